@@ -1,0 +1,12 @@
+//! The discrete-event engine: integer time, a deterministic event queue, cancellable
+//! timers and named random streams. It knows nothing about networks.
+
+pub mod queue;
+pub mod rng;
+pub mod time;
+pub mod timer;
+
+pub use queue::{EventQueue, PastEvent};
+pub use rng::RngStream;
+pub use time::{SimDuration, SimTime};
+pub use timer::{TimerAction, TimerFire, TimerSlot};

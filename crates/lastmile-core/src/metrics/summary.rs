@@ -1,0 +1,99 @@
+//! The run summary: every metric with the name and definition of
+//! `shared/design/experiments.md`, serialised to JSON for the CLI and the results store.
+
+use serde::Serialize;
+
+/// Per-flow metrics (TCP at the source, the application at the sink).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub variant: String,
+    /// Application bytes the source wrote in total.
+    pub bytes_total: u64,
+    /// Application bytes delivered in order to the receiving application.
+    pub bytes_delivered: u64,
+    /// True when every byte was delivered.
+    pub completed: bool,
+    /// `bytes_delivered` × 8 / (last byte delivered − first byte sent).
+    pub throughput_bps: f64,
+    /// Time from the first byte sent to the last byte delivered (the whole run so far when
+    /// the transfer did not complete).
+    pub completion_s: f64,
+    /// Retransmission timer expiries at the source.
+    pub tcp_timeouts: u64,
+    /// Fast retransmits at the source (entries into loss recovery on duplicate ACKs).
+    pub tcp_fast_retransmits: u64,
+    /// Data segments the source sent again, for any reason.
+    pub tcp_retransmits: u64,
+    /// Data segments the source sent, retransmissions included.
+    pub tcp_segments_sent: u64,
+    /// Mean per-packet delay: from the source's first transmission of a segment to its
+    /// in-order delivery to the receiving application.
+    pub delay_mean_s: f64,
+    /// Standard deviation of that delay.
+    pub delay_std_s: f64,
+    /// All bytes the source sent beyond the application payload: headers of every segment
+    /// and the whole of every retransmission.
+    pub overhead_bytes: u64,
+}
+
+/// Per-link, per-direction counters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub frames_sent: u64,
+    pub frames_lost: u64,
+    pub bytes_sent: u64,
+    pub queue_drops: u64,
+    pub max_queue_packets: u64,
+}
+
+/// The lossy ("wireless") hop's metrics, in its data-bound direction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WirelessSummary {
+    pub link: String,
+    /// All frames transmitted in the data-bound direction.
+    pub frames_sent: u64,
+    /// Frames lost to the channel in that direction.
+    pub frames_lost: u64,
+    /// Frames carrying data transmitted in that direction.
+    pub data_frames_sent: u64,
+    /// Of those, frames received intact and passed up.
+    pub data_frames_delivered: u64,
+    /// TULIP's goodput: data frames passed up / data frames transmitted (ideal 1 − PER).
+    pub goodput_wireless: f64,
+    /// WTCP's and the survey's goodput: new bytes (header + data) sent / all bytes sent.
+    pub goodput_bytes: f64,
+    /// Transmissions of a data packet the receiver already had.
+    pub redundant_tx: u64,
+    /// Frames lost in the reverse (ACK) direction.
+    pub reverse_frames_lost: u64,
+}
+
+/// The engine's own figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EngineSummary {
+    pub events: u64,
+    pub sim_time_s: f64,
+    /// Wall-clock time of the run (the only figure that is not deterministic).
+    pub wall_s: f64,
+    /// "completed" when every flow finished, "stop_time" otherwise.
+    pub stop_reason: String,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub name: String,
+    pub seed: u64,
+    pub flows: Vec<FlowSummary>,
+    /// The chain's (or the first wireless-marked link's) lossy hop; absent without one.
+    pub wireless: Option<WirelessSummary>,
+    /// Every link direction.
+    pub links: Vec<LinkSummary>,
+    pub engine: EngineSummary,
+}

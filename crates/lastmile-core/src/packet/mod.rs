@@ -1,0 +1,241 @@
+//! Packets as plain header structs (RFC 791 IPv4, RFC 9293 TCP, RFC 768 UDP); payload bytes
+//! are never stored, only their length. Each packet carries an id for tracing, the time
+//! its data was first sent (for per-packet delay) and simulation metadata (the flow it
+//! belongs to, the link-layer service it needs) that protocols must not read.
+
+pub mod seq;
+
+pub use seq::SeqNumber;
+
+use crate::engine::SimTime;
+use crate::ids::FlowId;
+
+/// An IPv4 address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Ipv4Addr(pub u32);
+
+impl Ipv4Addr {
+    /// Node `i` of a scenario gets 10.0.x.y, counting from 10.0.0.1.
+    pub fn for_node(index: u32) -> Self {
+        Ipv4Addr(0x0A00_0001 + index)
+    }
+    pub fn octets(self) -> [u8; 4] {
+        self.0.to_be_bytes()
+    }
+}
+
+impl std::fmt::Display for Ipv4Addr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let o = self.octets();
+        write!(f, "{}.{}.{}.{}", o[0], o[1], o[2], o[3])
+    }
+}
+
+pub const IPV4_HEADER_LEN: u32 = 20;
+pub const TCP_HEADER_LEN: u32 = 20;
+pub const UDP_HEADER_LEN: u32 = 8;
+pub const PROTO_TCP: u8 = 6;
+pub const PROTO_UDP: u8 = 17;
+pub const DEFAULT_TTL: u8 = 64;
+
+/// The IPv4 header fields lastmile uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ipv4Header {
+    pub src: Ipv4Addr,
+    pub dst: Ipv4Addr,
+    pub protocol: u8,
+    pub ttl: u8,
+    /// Total length: header, transport header and payload, in bytes.
+    pub total_len: u32,
+    pub ident: u16,
+}
+
+/// The one control flag a TCP segment may carry besides ACK (smoltcp's `Control`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Control {
+    #[default]
+    None,
+    Psh,
+    Syn,
+    Fin,
+    Rst,
+}
+
+/// A SACK block: the left edge and the right edge (exclusive), RFC 2018.
+pub type SackBlock = (SeqNumber, SeqNumber);
+
+/// TCP options (RFC 9293 MSS, RFC 7323 window scale and timestamps, RFC 2018 SACK).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct TcpOptions {
+    pub mss: Option<u16>,
+    pub window_scale: Option<u8>,
+    pub sack_permitted: bool,
+    /// (TSval, TSecr).
+    pub timestamp: Option<(u32, u32)>,
+    pub sack_blocks: [Option<SackBlock>; 3],
+}
+
+impl TcpOptions {
+    /// The encoded length of the options, padded to a multiple of 4 bytes.
+    pub fn encoded_len(&self) -> u32 {
+        let mut n = 0;
+        if self.mss.is_some() {
+            n += 4;
+        }
+        if self.window_scale.is_some() {
+            n += 3;
+        }
+        if self.sack_permitted {
+            n += 2;
+        }
+        if self.timestamp.is_some() {
+            n += 10;
+        }
+        let blocks = self.sack_blocks.iter().flatten().count() as u32;
+        if blocks > 0 {
+            n += 2 + 8 * blocks;
+        }
+        n.div_ceil(4) * 4
+    }
+}
+
+/// A TCP header.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: SeqNumber,
+    /// The acknowledgment number; `Some` means the ACK flag is set.
+    pub ack: Option<SeqNumber>,
+    pub control: Control,
+    /// The advertised window, already scaled (bytes).
+    pub window: u32,
+    pub options: TcpOptions,
+    /// ECN flags (RFC 3168), kept for later mechanisms.
+    pub ece: bool,
+    pub cwr: bool,
+}
+
+impl TcpHeader {
+    pub fn header_len(&self) -> u32 {
+        TCP_HEADER_LEN + self.options.encoded_len()
+    }
+}
+
+/// A TCP segment: header and payload length.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TcpSegment {
+    pub header: TcpHeader,
+    pub payload_len: u32,
+}
+
+impl TcpSegment {
+    /// The sequence space the segment occupies (payload plus SYN and FIN).
+    pub fn seq_len(&self) -> u32 {
+        let flag = matches!(self.header.control, Control::Syn | Control::Fin) as u32;
+        self.payload_len + flag
+    }
+    /// A segment with no payload and no SYN/FIN: a pure ACK (or RST).
+    pub fn is_pure_ack(&self) -> bool {
+        self.seq_len() == 0 && self.header.control != Control::Rst
+    }
+}
+
+/// A UDP datagram.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct UdpDatagram {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub payload_len: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Tcp(TcpSegment),
+    Udp(UdpDatagram),
+}
+
+/// The link-layer service a packet needs (TULIP §3: the network layer marks it; the link
+/// layer never parses TCP).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Service {
+    /// TCP data: delivered reliably by an ARQ link layer.
+    Reliable,
+    /// Pure TCP ACKs, UDP, link-layer control: best effort.
+    #[default]
+    Unreliable,
+}
+
+/// A unique packet id, for traces.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct PacketId(pub u64);
+
+/// A packet in flight: headers plus simulation metadata.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub id: PacketId,
+    /// When the source first sent the data this packet carries (retransmissions keep it).
+    pub origin_time: SimTime,
+    pub ip: Ipv4Header,
+    pub transport: Transport,
+    /// Metadata for metrics and traces only; protocols read headers, not this.
+    pub flow: FlowId,
+    pub service: Service,
+}
+
+impl Packet {
+    /// The IP datagram size in bytes (what crosses a link, before link-layer overhead).
+    pub fn size_bytes(&self) -> u32 {
+        self.ip.total_len
+    }
+    pub fn tcp(&self) -> Option<&TcpSegment> {
+        match &self.transport {
+            Transport::Tcp(s) => Some(s),
+            Transport::Udp(_) => None,
+        }
+    }
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpSegment> {
+        match &mut self.transport {
+            Transport::Tcp(s) => Some(s),
+            Transport::Udp(_) => None,
+        }
+    }
+    /// Payload bytes of the transport (TCP data or UDP payload).
+    pub fn payload_len(&self) -> u32 {
+        match &self.transport {
+            Transport::Tcp(s) => s.payload_len,
+            Transport::Udp(u) => u.payload_len,
+        }
+    }
+    /// True for a packet carrying transport payload.
+    pub fn is_data(&self) -> bool {
+        self.payload_len() > 0
+    }
+    /// Recomputes `ip.total_len` from the headers and payload.
+    pub fn fix_length(&mut self) {
+        self.ip.total_len = IPV4_HEADER_LEN
+            + match &self.transport {
+                Transport::Tcp(s) => s.header.header_len() + s.payload_len,
+                Transport::Udp(u) => UDP_HEADER_LEN + u.payload_len,
+            };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_lengths_pad_to_four_bytes() {
+        let mut o = TcpOptions {
+            mss: Some(1400),
+            ..Default::default()
+        };
+        assert_eq!(o.encoded_len(), 4);
+        o.timestamp = Some((1, 2));
+        assert_eq!(o.encoded_len(), 16);
+        o.sack_permitted = true;
+        o.window_scale = Some(7);
+        assert_eq!(o.encoded_len(), 20);
+    }
+}

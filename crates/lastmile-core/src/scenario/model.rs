@@ -1,0 +1,318 @@
+//! The scenario structure, defined once: serde reads it from TOML/YAML/JSON (unknown fields
+//! refused), schemars exports it as JSON Schema, and the builder turns it into a `Sim`.
+//! Doc comments here become the schema's descriptions, so each says its unit, its default
+//! and where the default comes from.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error_model::ErrorModelSpec;
+use crate::units::{ByteSize, Duration, QueueLimit, Rate};
+
+/// A whole simulation: a topology, the base station's agent and the flows.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A name for reports.
+    pub name: String,
+    /// The run seed; every random stream is derived from it. Default 1.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The run ends when every flow is done or at this time. Default "3600s".
+    #[serde(default = "default_stop_time")]
+    pub stop_time: Duration,
+    pub topology: Topology,
+    #[serde(default)]
+    pub base_station: BaseStation,
+    /// The flows: one application over one TCP connection each.
+    #[serde(rename = "flow")]
+    pub flows: Vec<FlowSpec>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_stop_time() -> Duration {
+    Duration::from_secs(3600)
+}
+
+/// A preset topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// Fixed host `fh` —wired— base station `bs` —wireless— mobile host `mh` (TULIP Fig. 8,
+    /// WTCP Fig. 3).
+    Chain,
+}
+
+/// The network: either a `preset` with its `wired` and `wireless` links, or explicit
+/// `nodes` and `links`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub preset: Option<Preset>,
+    /// The chain's wired link (fh → bs).
+    pub wired: Option<LinkSpec>,
+    /// The chain's wireless hop (bs → mh).
+    pub wireless: Option<LinkSpec>,
+    /// Node names, for an explicit topology.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Links, for an explicit topology; each needs `from` and `to`.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+}
+
+/// The medium access control of a hop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MacKind {
+    /// A full-duplex point-to-point channel: serialization and propagation only.
+    #[default]
+    P2p,
+}
+
+/// The link layer of a hop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkLayerKind {
+    /// No link-layer recovery.
+    #[default]
+    None,
+}
+
+/// A full-duplex point-to-point link with a drop-tail queue at each end.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// A name for metrics, traces and `--pcap`. Default: "<from>-<to>" ("wired" and
+    /// "wireless" in the chain preset).
+    pub name: Option<String>,
+    /// The node at the data-bound end's source (explicit topologies only).
+    pub from: Option<String>,
+    /// The node at the other end (explicit topologies only).
+    pub to: Option<String>,
+    /// The line rate.
+    pub rate: Rate,
+    /// One-way propagation delay. Default "0s".
+    #[serde(default)]
+    pub delay: Duration,
+    /// The drop-tail queue limit at each end. Default "100pkt".
+    #[serde(default = "default_queue")]
+    pub queue: QueueLimit,
+    /// Bytes added to every frame below IP (e.g. "2B" for PPP). Default "0B".
+    #[serde(default)]
+    pub overhead: ByteSize,
+    /// Frame errors from `from` to `to` (the data-bound direction in the chain).
+    #[serde(default)]
+    pub errors: ErrorModelSpec,
+    /// Frame errors from `to` to `from` (ACKs in the chain).
+    #[serde(default)]
+    pub reverse_errors: ErrorModelSpec,
+    /// The MAC (wireless hops). Default "p2p".
+    #[serde(default)]
+    pub mac: MacKind,
+    /// The link layer (wireless hops). Default "none".
+    #[serde(default)]
+    pub link: LinkLayerKind,
+    /// Count this link's frames in the `wireless` metrics. Default: true for the chain's
+    /// wireless hop, false otherwise.
+    pub wireless: Option<bool>,
+}
+
+fn default_queue() -> QueueLimit {
+    QueueLimit::Packets(100)
+}
+
+/// The TCP-aware agent on the base station's forwarding path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// Plain IP forwarding.
+    #[default]
+    None,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaseStation {
+    /// The agent. Default "none".
+    #[serde(default)]
+    pub agent: AgentKind,
+    /// The node that is the base station. Default "bs".
+    pub node: Option<String>,
+}
+
+/// One application over one TCP connection from `src` to `dst`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// A name for reports. Default "<src>-<dst>-<index>".
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    /// When the application opens the connection. Default "0s".
+    #[serde(default)]
+    pub start: Duration,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub app: AppSpec,
+}
+
+/// The TCP loss-recovery variant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    /// Go back to slow start on the 3rd duplicate ACK (4.3BSD Tahoe).
+    Tahoe,
+    /// Fast retransmit and fast recovery, RFC 5681 §3.2.
+    Reno,
+    /// Reno with partial-ACK handling, RFC 6582.
+    #[default]
+    Newreno,
+}
+
+/// The receiver's acknowledgment policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// An ACK for every segment (ns-2's TCPSink, as the seeds ran it).
+    #[default]
+    Every,
+    /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
+    /// out-of-order and gap-filling segments at once.
+    Delayed,
+}
+
+/// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
+/// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Loss recovery. Default "newreno".
+    #[serde(default)]
+    pub variant: TcpVariant,
+    /// Maximum segment size (payload bytes). Default "1460B".
+    #[serde(default = "default_mss")]
+    pub mss: ByteSize,
+    /// The receiver's window (buffer). Default "64KiB".
+    #[serde(default = "default_rwnd")]
+    pub rwnd: ByteSize,
+    /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
+    #[serde(default = "default_initial_window")]
+    pub initial_window: u32,
+    /// Initial slow-start threshold. Default: unlimited (RFC 5681 §3.1: "arbitrarily high").
+    pub initial_ssthresh: Option<ByteSize>,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
+    #[serde(default = "default_dupack_threshold")]
+    pub dupack_threshold: u32,
+    /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
+    /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms".
+    #[serde(default = "default_granularity")]
+    pub timer_granularity: Duration,
+    /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
+    #[serde(default = "default_initial_rto")]
+    pub initial_rto: Duration,
+    /// Lower bound of the RTO. Default "1s" (RFC 6298 §2.4).
+    #[serde(default = "default_min_rto")]
+    pub min_rto: Duration,
+    /// Upper bound of the RTO. Default "60s" (RFC 6298 §2.5).
+    #[serde(default = "default_max_rto")]
+    pub max_rto: Duration,
+    /// Use the timestamps option (RFC 7323) and take an RTT sample from every ACK.
+    /// Default false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// Acknowledgment policy. Default "every".
+    #[serde(default)]
+    pub ack: AckPolicy,
+    /// The delayed-ACK timer. Default "200ms" (RFC 1122 §4.2.3.2 allows up to 500 ms).
+    #[serde(default = "default_delack_timeout")]
+    pub delack_timeout: Duration,
+    /// Initial sequence number. Default: drawn from the flow's random stream.
+    pub isn: Option<u32>,
+}
+
+fn default_mss() -> ByteSize {
+    ByteSize(1460)
+}
+fn default_rwnd() -> ByteSize {
+    ByteSize(65_536)
+}
+fn default_initial_window() -> u32 {
+    1
+}
+fn default_dupack_threshold() -> u32 {
+    3
+}
+fn default_granularity() -> Duration {
+    Duration::from_millis(1)
+}
+fn default_initial_rto() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_min_rto() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_max_rto() -> Duration {
+    Duration::from_secs(60)
+}
+fn default_delack_timeout() -> Duration {
+    Duration::from_millis(200)
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            variant: TcpVariant::default(),
+            mss: default_mss(),
+            rwnd: default_rwnd(),
+            initial_window: default_initial_window(),
+            initial_ssthresh: None,
+            dupack_threshold: default_dupack_threshold(),
+            timer_granularity: default_granularity(),
+            initial_rto: default_initial_rto(),
+            min_rto: default_min_rto(),
+            max_rto: default_max_rto(),
+            timestamps: false,
+            ack: AckPolicy::default(),
+            delack_timeout: default_delack_timeout(),
+            isn: None,
+        }
+    }
+}
+
+/// The application at the flow's source.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Write `bytes` at once and close: a bulk transfer (FTP in the seeds).
+    Bulk {
+        /// The transfer size.
+        bytes: ByteSize,
+    },
+    /// Write `packet_size` bytes at exponentially distributed intervals, averaging `rate`,
+    /// until `bytes` have been written (TULIP §5: a Poisson source offering 1 Mbps).
+    Poisson {
+        /// The mean offered rate.
+        rate: Rate,
+        /// The size of each write. Default "1400B".
+        #[serde(default = "default_poisson_packet")]
+        packet_size: ByteSize,
+        /// The total to write before closing.
+        bytes: ByteSize,
+    },
+}
+
+fn default_poisson_packet() -> ByteSize {
+    ByteSize(1400)
+}
+
+impl AppSpec {
+    /// The total bytes the application will write.
+    pub fn total_bytes(&self) -> u64 {
+        match self {
+            AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
+        }
+    }
+}
