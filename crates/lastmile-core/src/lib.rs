@@ -9,8 +9,9 @@
 pub mod engine;
 pub mod error_model;
 pub mod ids;
+pub mod metrics;
 pub mod packet;
 pub mod scenario;
-pub mod units;
-pub mod metrics;
 pub mod sim;
+pub mod tcp;
+pub mod units;

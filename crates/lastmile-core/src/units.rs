@@ -63,7 +63,11 @@ impl Rate {
             "kbps" | "Kbps" => 1e3,
             "Mbps" => 1e6,
             "Gbps" => 1e9,
-            _ => return Err("a rate with a unit of bps, kbps, Mbps or Gbps (e.g. \"10Mbps\")".into()),
+            _ => {
+                return Err(
+                    "a rate with a unit of bps, kbps, Mbps or Gbps (e.g. \"10Mbps\")".into(),
+                )
+            }
         };
         if v.is_nan() || v <= 0.0 {
             return Err("a positive rate (e.g. \"10Mbps\")".into());
@@ -87,7 +91,11 @@ impl ByteSize {
             "KiB" => 1024.0,
             "MiB" => 1024.0 * 1024.0,
             "GiB" => 1024.0 * 1024.0 * 1024.0,
-            _ => return Err("a size with a unit of B, KB, MB, GB, KiB, MiB or GiB (e.g. \"42KB\")".into()),
+            _ => {
+                return Err(
+                    "a size with a unit of B, KB, MB, GB, KiB, MiB or GiB (e.g. \"42KB\")".into(),
+                )
+            }
         };
         if v.is_nan() || v < 0.0 {
             return Err("a size of zero or more (e.g. \"1400B\")".into());
@@ -117,7 +125,9 @@ impl Duration {
         if v.is_nan() || v < 0.0 {
             return Err("a time of zero or more (e.g. \"500ms\")".into());
         }
-        Ok(Duration(SimDuration::from_nanos(libm::round(v * nanos_per) as u64)))
+        Ok(Duration(SimDuration::from_nanos(
+            libm::round(v * nanos_per) as u64,
+        )))
     }
     pub fn sim(self) -> SimDuration {
         self.0
@@ -188,7 +198,11 @@ macro_rules! string_unit {
                 impl<'de> Visitor<'de> for V {
                     type Value = $ty;
                     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                        write!(f, "{} as a string with a unit, e.g. \"{}\"", $what, $example)
+                        write!(
+                            f,
+                            "{} as a string with a unit, e.g. \"{}\"",
+                            $what, $example
+                        )
                     }
                     fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
                         <$ty>::parse(s).map_err(|expected| {
@@ -243,9 +257,24 @@ macro_rules! string_unit {
 }
 
 const NUM: &str = r"^\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*";
-string_unit!(Rate, "a data rate", format!("{NUM}(bps|kbps|Kbps|Mbps|Gbps)$"), "10Mbps");
-string_unit!(ByteSize, "a size", format!("{NUM}(B|KB|kB|MB|GB|KiB|MiB|GiB)$"), "42KB");
-string_unit!(Duration, "a time", format!("{NUM}(ns|us|µs|ms|s|min)$"), "500ms");
+string_unit!(
+    Rate,
+    "a data rate",
+    format!("{NUM}(bps|kbps|Kbps|Mbps|Gbps)$"),
+    "10Mbps"
+);
+string_unit!(
+    ByteSize,
+    "a size",
+    format!("{NUM}(B|KB|kB|MB|GB|KiB|MiB|GiB)$"),
+    "42KB"
+);
+string_unit!(
+    Duration,
+    "a time",
+    format!("{NUM}(ns|us|µs|ms|s|min)$"),
+    "500ms"
+);
 string_unit!(
     QueueLimit,
     "a queue limit",

@@ -89,7 +89,10 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`; refuses a time before `now`.
     pub fn schedule(&mut self, time: SimTime, event: E) -> Result<(), PastEvent> {
         if time < self.now {
-            return Err(PastEvent { at: time, now: self.now });
+            return Err(PastEvent {
+                at: time,
+                now: self.now,
+            });
         }
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -123,8 +126,12 @@ mod tests {
         for i in 0..10 {
             q.schedule(t, i).unwrap();
         }
-        q.schedule(SimTime::ZERO + SimDuration::from_millis(1), 99).unwrap();
-        assert_eq!(q.pop(), Some((SimTime::ZERO + SimDuration::from_millis(1), 99)));
+        q.schedule(SimTime::ZERO + SimDuration::from_millis(1), 99)
+            .unwrap();
+        assert_eq!(
+            q.pop(),
+            Some((SimTime::ZERO + SimDuration::from_millis(1), 99))
+        );
         let order: Vec<i32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, (0..10).collect::<Vec<_>>());
     }
@@ -132,7 +139,8 @@ mod tests {
     #[test]
     fn scheduling_in_the_past_is_an_error() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime::ZERO + SimDuration::from_secs(2), ()).unwrap();
+        q.schedule(SimTime::ZERO + SimDuration::from_secs(2), ())
+            .unwrap();
         q.pop();
         let err = q
             .schedule(SimTime::ZERO + SimDuration::from_secs(1), ())

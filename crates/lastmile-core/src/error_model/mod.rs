@@ -13,6 +13,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{RngStream, SimTime};
+
+// The models themselves live in submodules (filled in alongside this spec).
 use crate::units::{ByteSize, Duration, Probability};
 
 /// What an error model may know about a frame.
@@ -81,4 +83,43 @@ pub struct GilbertElliottSpec {
     pub bad_loss: Option<Probability>,
     pub mean_loss: Option<Probability>,
     pub mean_burst: Option<f64>,
+}
+
+/// A field of an error-model spec that does not make sense, with what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    /// The field within the spec, e.g. "mean_bad" (empty for the spec as a whole).
+    pub field: String,
+    pub expected: String,
+}
+
+impl ErrorModelSpec {
+    /// Checks the combination of fields (e.g. exactly one Gilbert–Elliott form).
+    pub fn validate(&self) -> Result<(), SpecError> {
+        Ok(())
+    }
+
+    /// Builds the model for a link direction of `rate_bps`, with its own random stream.
+    pub fn build(&self, rate_bps: u64, rng: RngStream) -> AnyErrorModel {
+        let _ = (rate_bps, rng);
+        AnyErrorModel::None
+    }
+}
+
+/// A built error model, dispatched by enum (no allocation, `Clone + Debug`).
+#[derive(Clone, Debug)]
+pub enum AnyErrorModel {
+    None,
+}
+
+impl AnyErrorModel {
+    /// Decides whether `frame` is lost.
+    pub fn frame_lost(&mut self, frame: &FrameInfo) -> bool {
+        let _ = frame;
+        false
+    }
+    /// True for the `none` model (lets the engine skip the call).
+    pub fn is_none(&self) -> bool {
+        matches!(self, AnyErrorModel::None)
+    }
 }

@@ -1,0 +1,131 @@
+//! The types the engine and a `TcpConnection` exchange.
+
+use crate::engine::{SimDuration, SimTime};
+use crate::packet::{Ipv4Addr, TcpSegment};
+use crate::scenario::{AckPolicy, TcpVariant};
+
+/// Everything a connection endpoint needs to know at creation.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    pub local_addr: Ipv4Addr,
+    pub local_port: u16,
+    pub remote_addr: Ipv4Addr,
+    pub remote_port: u16,
+    pub variant: TcpVariant,
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    /// This endpoint's receive buffer, advertised as its window.
+    pub rwnd_bytes: u32,
+    /// Initial congestion window, in segments.
+    pub initial_window_segments: u32,
+    /// Initial ssthresh in bytes; `None` = unlimited.
+    pub initial_ssthresh_bytes: Option<u32>,
+    pub dupack_threshold: u32,
+    pub timer_granularity: SimDuration,
+    pub initial_rto: SimDuration,
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub timestamps: bool,
+    pub ack_policy: AckPolicy,
+    pub delack_timeout: SimDuration,
+    /// Initial send sequence number.
+    pub isn: u32,
+    /// Record trace events in the outbox.
+    pub trace: bool,
+}
+
+/// A segment the connection wants sent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OutSegment {
+    pub segment: TcpSegment,
+    /// When the first byte of this segment's data was first sent (equal to `now` for new
+    /// data, earlier for a retransmission; `now` for segments without data).
+    pub origin_time: SimTime,
+    /// True when this segment carries data (or SYN/FIN) sent before.
+    pub is_retransmission: bool,
+}
+
+/// In-order data handed to the receiving application.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Offset of the first byte in the peer's byte stream (0 = the first data byte).
+    pub offset: u64,
+    pub len: u32,
+    /// The origin time the segment carried (for per-packet delay).
+    pub origin_time: SimTime,
+}
+
+/// A trace record (only produced when `TcpConfig::trace` is set).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum TcpTraceEvent {
+    /// A data segment sent: stream offset of its first byte, length, retransmission?
+    Send {
+        offset: u64,
+        len: u32,
+        retransmission: bool,
+    },
+    /// An ACK received: the cumulative ACK as a stream offset.
+    Ack { offset: u64 },
+    /// The congestion window or ssthresh changed (bytes; ssthresh u64::MAX = unlimited).
+    Window { cwnd: u64, ssthresh: u64 },
+    /// An RTT sample was taken (or the RTO changed): sample, srtt, rttvar, rto.
+    Rtt {
+        sample: SimDuration,
+        srtt: SimDuration,
+        rttvar: SimDuration,
+        rto: SimDuration,
+    },
+}
+
+/// The effects of one call into a connection.
+#[derive(Debug, Default)]
+pub struct TcpOutbox {
+    pub segments: Vec<OutSegment>,
+    pub delivered: Vec<Delivery>,
+    pub trace: Vec<TcpTraceEvent>,
+}
+
+impl TcpOutbox {
+    pub fn clear(&mut self) {
+        self.segments.clear();
+        self.delivered.clear();
+        self.trace.clear();
+    }
+}
+
+/// RFC 9293 connection states.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+/// Counters kept by one endpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Entries into fast retransmit / fast recovery.
+    pub fast_retransmits: u64,
+    /// Data segments (and SYN/FIN) sent again.
+    pub retransmits: u64,
+    /// Data segments sent, retransmissions included.
+    pub data_segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub payload_bytes_sent: u64,
+    /// Header bytes (IP + TCP) of every segment sent.
+    pub header_bytes_sent: u64,
+    /// Pure ACKs sent.
+    pub acks_sent: u64,
+    /// Bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+}
