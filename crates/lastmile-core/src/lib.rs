@@ -10,6 +10,8 @@ pub mod engine;
 pub mod error_model;
 pub mod ids;
 pub mod metrics;
+pub mod net;
+pub mod ranges;
 pub mod packet;
 pub mod scenario;
 pub mod sim;
