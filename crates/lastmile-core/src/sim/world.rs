@@ -49,10 +49,6 @@ impl PacketArena {
         self.free.push(s.0);
         self.packets[s.0 as usize]
     }
-    /// Slots ever allocated: the high-water mark of packets in flight.
-    pub fn capacity_used(&self) -> usize {
-        self.packets.len()
-    }
 }
 
 /// The events of the world: small, copyable, no boxed closures.
