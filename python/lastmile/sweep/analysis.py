@@ -1,0 +1,131 @@
+"""Reading a results store: per-point means with Student-t confidence intervals, or runs.
+
+`results(store)` groups the successful runs of each point (by default: campaign when the
+selection holds several, code version when it holds several, variant and every axis) and
+reports, per metric, ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the 95 %
+interval over seeds (``t(0.975, n−1) · s/√n``, NaN for a single run), next to ``runs``
+(successful runs) and ``failed``. The grouping and averaging run in DuckDB; only the t
+factors (one per distinct n) are computed here.
+
+With ``runs=True`` it returns one row per run instead: campaign, variant, axes, seed,
+status, error, every metric, then the bookkeeping columns.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lastmile.sweep.stats import t_quantile
+from lastmile.sweep.store import Store, StoreError, quote
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["DEFAULT_METRICS", "resolve_metrics", "results"]
+
+#: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in.
+DEFAULT_METRICS = ("throughput_bps", "tcp_timeouts", "wireless_goodput_wireless")
+
+
+def _select_campaigns(st: Store, campaign: str | Sequence[str] | None) -> list[str]:
+    known = st.campaigns()
+    if not known:
+        raise StoreError(f"{st.path}: the store holds no campaign")
+    if campaign is None:
+        return known
+    wanted = [campaign] if isinstance(campaign, str) else list(campaign)
+    unknown = [c for c in wanted if c not in known]
+    if unknown:
+        raise StoreError(
+            f"{st.path}: no campaign {unknown[0]!r} (the store holds: {', '.join(known)})"
+        )
+    return wanted
+
+
+def resolve_metrics(st: Store, metrics: Sequence[str] | None) -> list[str]:
+    """The metric columns to report: `metrics` checked, or the defaults present."""
+    available = st.metric_columns()
+    numeric = st.numeric_columns()
+    if metrics is None:
+        chosen = [m if m in available else f"flow0_{m}" for m in DEFAULT_METRICS]
+        chosen = [m for m in chosen if m in available]
+        return chosen or [m for m in available if m in numeric]
+    for name in metrics:
+        if name not in available:
+            hint = f" (did you mean flow0_{name}?)" if f"flow0_{name}" in available else ""
+            raise StoreError(
+                f"unknown metric {name!r}{hint}; the store has: {', '.join(available)}"
+            )
+    return list(metrics)
+
+
+def _aggregate(
+    st: Store, names: list[str], group_by: Sequence[str] | None, metrics: list[str]
+) -> pd.DataFrame:
+    scope = "list_contains(?, campaign)"
+    groups = list(group_by) if group_by is not None else ["variant", *st.campaign_axes(names)]
+    versions = st.con.execute(
+        f"SELECT count(DISTINCT code_version) FROM runs WHERE {scope}", [names]
+    ).fetchone()
+    implicit = ["campaign"] if len(names) > 1 else []
+    implicit += ["code_version"] if versions and versions[0] > 1 else []
+    groups = [*(g for g in implicit if g not in groups), *groups]
+    for name in groups:
+        if name not in st.columns:
+            raise StoreError(f"cannot group by {name!r}: no such column (axes: "
+                             f"{', '.join(st.campaign_axes(names)) or 'none'})")
+    numeric = st.numeric_columns()
+    ok = "FILTER (WHERE status = 'ok')"
+    parts = [quote(g) for g in groups]
+    parts += [f"count(*) {ok} AS runs", "count(*) FILTER (WHERE status <> 'ok') AS failed"]
+    for m in metrics:
+        if m not in numeric:
+            raise StoreError(f"metric {m!r} is not numeric; use --runs to see it")
+        value = f"CAST({quote(m)} AS DOUBLE)"
+        parts += [
+            f"avg({value}) {ok} AS {quote(m + '_mean')}",
+            f"stddev_samp({value}) {ok} AS {quote(m + '__std')}",
+            f"count({value}) {ok} AS {quote(m + '__n')}",
+        ]
+    by = ", ".join(quote(g) for g in groups)
+    query = f"SELECT {', '.join(parts)} FROM runs WHERE {scope}"
+    if groups:
+        query += f" GROUP BY {by} ORDER BY {by}"
+    frame = st.con.execute(query, [names]).df()
+    for m in metrics:
+        n = frame.pop(m + "__n").astype("int64")
+        std = frame.pop(m + "__std")
+        factor = n.map({k: t_quantile(0.975, k - 1) if k > 1 else math.nan for k in set(n)})
+        frame[m + "_ci95"] = factor.astype("float64") * std / n.pow(0.5)
+    head = [*groups, "runs", "failed"]
+    ordered = [c for m in metrics for c in (m + "_mean", m + "_ci95")]
+    return frame[[*head, *ordered]]
+
+
+def results(
+    store: str | os.PathLike[str],
+    campaign: str | Sequence[str] | None = None,
+    group_by: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    runs: bool = False,
+) -> pd.DataFrame:
+    """Summarise (or list) the runs stored in `store`.
+
+    `campaign` picks one or more campaigns (default: all); `group_by` the columns that
+    define a point (default: variant and every axis); `metrics` the metric columns
+    (default: `DEFAULT_METRICS`, those present). Raises `StoreError` for an unknown
+    store, campaign, column or metric.
+    """
+    with Store(store, read_only=True) as st:
+        names = _select_campaigns(st, campaign)
+        if not runs:
+            return _aggregate(st, names, group_by, resolve_metrics(st, metrics))
+        frame = st.runs(names)
+        if metrics is not None:
+            chosen = resolve_metrics(st, metrics)
+            keep = [c for c in frame.columns if c not in st.metric_columns() or c in chosen]
+            frame = frame[keep]
+        return frame

@@ -1,0 +1,274 @@
+"""Running a campaign: validate every point, skip what is stored, run the rest, store it.
+
+1. The sweep is read and expanded (`spec`), and every point's scenario is checked with
+   its overrides (`validate_points`) before anything runs: a bad value is reported with
+   the axis (or variant) that set it.
+2. The store is asked which (point, seed) pairs it lacks for this code version; a stored
+   failure counts as done unless ``retry_failed``.
+3. The missing runs are cut into chunks and handed to an executor (this process, a local
+   spawn pool, or a Dask client). Each chunk's records are committed as the chunk
+   finishes, by this process alone. A killed sweep therefore loses at most the chunks in
+   flight, and running it again runs exactly those.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lastmile.sweep import executors
+from lastmile.sweep.progress import Progress
+from lastmile.sweep.runner import (
+    CodeVersion,
+    RunTask,
+    Runner,
+    ScenarioSource,
+    Validator,
+    code_version,
+    default_jobs,
+    run_lastmile,
+    validate_lastmile,
+)
+from lastmile.sweep.spec import Point, SweepError, SweepSpec, canonical_json, load_sweep
+from lastmile.sweep.store import Store
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["DEFAULT_STORE", "SweepOutcome", "default_store", "run_campaign", "validate_points"]
+
+#: The store of a sweep given as a dict (not read from a file), in the working directory.
+DEFAULT_STORE = "lastmile-results.duckdb"
+
+#: At most this many distinct validation problems are listed in one error.
+_MAX_PROBLEMS = 5
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did (the CLI's closing lines)."""
+
+    campaign: str
+    store: Path
+    code_version: str
+    #: Runs in the campaign: points × seeds.
+    total: int
+    points: list[Point] = field(repr=False)
+    #: Runs already stored (for this code version) when the sweep started.
+    stored_before: int = 0
+    #: Runs this sweep finished, and how many of them failed.
+    ran: int = 0
+    failed: int = 0
+    elapsed_s: float = 0.0
+    #: True when Ctrl-C stopped the sweep before it finished.
+    interrupted: bool = False
+    dry_run: bool = False
+
+
+def default_store(spec: SweepSpec) -> Path:
+    """``<sweep file's directory>/<campaign>.duckdb``, or `DEFAULT_STORE` for a dict."""
+    if spec.file is not None:
+        return spec.file.parent / f"{spec.name}.duckdb"
+    return Path(DEFAULT_STORE)
+
+
+def scenario_source(spec: SweepSpec) -> ScenarioSource:
+    """The base scenario as the runner takes it: a path string or an inline table."""
+    return str(spec.scenario) if isinstance(spec.scenario, Path) else dict(spec.scenario)
+
+
+def _field_path(error: BaseException) -> str:
+    """The scenario field an error names (``flow[0].tcp`` read as ``flow.0.tcp``)."""
+    path = str(getattr(error, "path", "") or "")
+    return path.replace("[", ".").replace("]", "").strip(".")
+
+
+def _blame(spec: SweepSpec, point: Point, error: BaseException) -> tuple[str, str | None]:
+    """The error in words, led by the override that caused it; and that override's key."""
+    text = " ".join(str(error).split())
+    path = _field_path(error)
+    related = [
+        key
+        for key in point.overrides
+        if path and (key == path or key.startswith(path + ".") or path.startswith(key + "."))
+    ]
+    if related:
+        key = max(related, key=len)
+        return f"{point.origin(key, spec)}: {text}", key
+    where = ", ".join(f"{k} = {v!r}" for k, v in point.params.items())
+    return f"variant {point.variant!r}" + (f" at {where}" if where else "") + f": {text}", None
+
+
+def validate_points(
+    spec: SweepSpec, points: Sequence[Point], validator: Validator | None = None
+) -> None:
+    """Check the base scenario, then every point with its overrides; raise `SweepError`.
+
+    The error names the axis (``[grid] topology.wireless.errors.per = 2.0``) or variant
+    whose override the scenario rejected, with the scenario's own message.
+    """
+    check = validator if validator is not None else validate_lastmile
+    source = scenario_source(spec)
+    try:
+        check(source, {})
+    except Exception as e:
+        raise SweepError(f"scenario: {' '.join(str(e).split())}", file=spec.origin) from None
+    problems: dict[str, tuple[str | None, Any]] = {}
+    for point in points:
+        try:
+            check(source, point.overrides)
+        except Exception as e:
+            message, key = _blame(spec, point, e)
+            problems.setdefault(message, (key, point.overrides.get(key) if key else None))
+            if len(problems) > _MAX_PROBLEMS:
+                break
+    if problems:
+        listed = list(problems)[:_MAX_PROBLEMS]
+        more = " (and more)" if len(problems) > _MAX_PROBLEMS else ""
+        axis, value = problems[listed[0]]
+        raise SweepError("; ".join(listed) + more, file=spec.origin, axis=axis, value=value)
+
+
+def _param_columns(spec: SweepSpec, point: Point) -> dict[str, Any]:
+    text_axes = spec.text_axes()
+    return {
+        axis: canonical_json(value) if axis in text_axes else value
+        for axis, value in point.params.items()
+    }
+
+
+class _Batcher:
+    """Turns worker records into Arrow batches for the store (key columns added)."""
+
+    def __init__(self, spec: SweepSpec, points: Sequence[Point], code: CodeVersion) -> None:
+        self.points = points
+        self.seeds = spec.seeds
+        self.fixed = {
+            "campaign": spec.name,
+            "code_version": code.key,
+            "lastmile_version": code.lastmile_version,
+            "git_commit": code.git_commit,
+        }
+        self.params = [_param_columns(spec, p) for p in points]
+
+    def batch(self, records: Sequence[Mapping[str, Any]]) -> pa.Table:
+        import pyarrow as pa
+
+        rows = []
+        for record in records:
+            i = int(record["_index"])
+            point_index, seed_index = divmod(i, len(self.seeds))
+            point = self.points[point_index]
+            rows.append(
+                {
+                    **self.fixed,
+                    "point_key": point.key,
+                    "seed": self.seeds[seed_index],
+                    "variant": point.variant,
+                    **self.params[point_index],
+                    **{k: v for k, v in record.items() if k != "_index"},
+                }
+            )
+        columns = dict.fromkeys(c for row in rows for c in row)
+        return pa.table({c: [row.get(c) for row in rows] for c in columns})
+
+
+def _executor(
+    runner: Runner, chunks: list[list[RunTask]], jobs: int, client: Any
+) -> Iterator[list[dict[str, Any]]]:
+    if client is not None:
+        return executors.execute_dask(runner, chunks, client)
+    if jobs <= 1:
+        return executors.execute_serial(runner, chunks)
+    return executors.execute_pool(runner, chunks, min(jobs, len(chunks)))
+
+
+def run_campaign(
+    sweep: str | os.PathLike[str] | Mapping[str, Any] | SweepSpec,
+    *,
+    jobs: int | None = None,
+    client: Any = None,
+    store: str | os.PathLike[str] | None = None,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    progress: bool | None = None,
+    runner: Runner | None = None,
+    validator: Validator | None = None,
+    chunk_size: int | None = None,
+) -> SweepOutcome:
+    """Run the campaign's missing runs (see the module docstring) and say what happened.
+
+    `progress` None reports on stderr; False is silent. Ctrl-C stops the sweep cleanly:
+    the outcome says ``interrupted`` and what was stored stays stored.
+    """
+    spec = load_sweep(sweep if isinstance(sweep, SweepSpec | Mapping) else Path(sweep))
+    points = spec.points()
+    validate_points(spec, points, validator)
+    code = code_version()
+    path = Path(store) if store is not None else default_store(spec)
+    outcome = SweepOutcome(spec.name, path, code.key, len(points) * len(spec.seeds), points)
+    if dry_run and not path.is_file():
+        outcome.dry_run = True
+        return outcome
+    import pyarrow as pa
+
+    with Store(path, read_only=dry_run) as st:
+        keys = [p.key for p in points for _ in spec.seeds]
+        todo = pa.table(
+            {"i": range(len(keys)), "point_key": keys, "seed": list(spec.seeds) * len(points)}
+        )
+        missing = st.missing(spec.name, code.key, todo, retry_failed=retry_failed)
+        outcome.stored_before = outcome.total - len(missing)
+        if dry_run:
+            outcome.dry_run = True
+            return outcome
+        st.record_campaign(spec.name, spec.axes, spec.to_json(), str(spec.file or ""))
+        _execute(spec, points, code, st, missing, outcome, jobs, client, runner, chunk_size,
+                 progress)
+    return outcome
+
+
+def _execute(
+    spec: SweepSpec,
+    points: Sequence[Point],
+    code: CodeVersion,
+    st: Store,
+    missing: Sequence[int],
+    outcome: SweepOutcome,
+    jobs: int | None,
+    client: Any,
+    runner: Runner | None,
+    chunk_size: int | None,
+    progress: bool | None,
+) -> None:
+    source = scenario_source(spec)
+    n_seeds = len(spec.seeds)
+    tasks = [
+        RunTask(i, source, spec.seeds[i % n_seeds], points[i // n_seeds].overrides)
+        for i in missing
+    ]
+    workers = executors.dask_workers(client) if client is not None else jobs or default_jobs()
+    size = chunk_size or executors.chunk_size_for(len(tasks), workers)
+    chunks = executors.chunked(tasks, size)
+    batcher = _Batcher(spec, points, code)
+    bar = Progress(len(tasks), label=f"{spec.name}: ", enabled=progress is not False)
+    stream = _executor(runner or run_lastmile, chunks, workers, client) if tasks else iter(())
+    try:
+        for records in stream:
+            st.insert(batcher.batch(records))
+            failed = sum(r["status"] != "ok" for r in records)
+            outcome.ran += len(records)
+            outcome.failed += failed
+            bar.advance(len(records), failed)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+        bar.close()
+        outcome.elapsed_s = bar.elapsed_s
+

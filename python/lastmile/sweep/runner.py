@@ -1,0 +1,230 @@
+"""What a worker does: run chunks of runs, and flatten each run's summary into columns.
+
+The function that executes one run is injectable: `run_lastmile` (the default) calls
+`lastmile.run`; any picklable callable with the same signature (a module-level function)
+can replace it, which is how the tests run campaigns without the simulator. A run that
+raises is a *failed run* (recorded with its error text), never a failed sweep.
+
+Flattening (the store's metric columns): every leaf of the summary becomes one column,
+nested names joined by ``_``; list items take the singular of the list's name and their
+index (``flows[0].throughput_bps`` → ``flow0_throughput_bps``, ``links[2].queue_drops`` →
+``link2_queue_drops``); ``wireless.goodput_wireless`` → ``wireless_goodput_wireless``;
+``engine.events`` → ``engine_events``; the scenario's ``name`` → ``scenario_name``. When a
+run has exactly one flow its non-text flow metrics are also stored unprefixed
+(``throughput_bps``, ``tcp_timeouts``, ...). The summary's ``seed`` is the ``seed`` column.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lastmile.sweep.spec import canonical_json
+
+__all__ = [
+    "CodeVersion",
+    "RunTask",
+    "Runner",
+    "ScenarioSource",
+    "Validator",
+    "code_version",
+    "default_jobs",
+    "failed_records",
+    "flatten_summary",
+    "ignore_sigint",
+    "run_chunk",
+    "run_lastmile",
+    "validate_lastmile",
+]
+
+#: A base scenario: a path to a scenario file, or a scenario as a (JSON-like) table.
+ScenarioSource = str | Mapping[str, Any]
+#: Runs one scenario with a seed and overrides and returns its summary dict.
+Runner = Callable[[ScenarioSource, int, Mapping[str, Any]], Mapping[str, Any]]
+#: Checks one point's scenario with its overrides; raises (e.g. `ScenarioError`) if wrong.
+Validator = Callable[[ScenarioSource, Mapping[str, Any]], None]
+
+#: Flow fields that label a flow rather than measure it: not repeated unprefixed.
+_FLOW_LABELS = frozenset({"name", "src", "dst", "variant"})
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run for a worker: which row it fills, and what to run."""
+
+    index: int
+    scenario: ScenarioSource
+    seed: int
+    overrides: Mapping[str, Any]
+
+
+@functools.lru_cache(maxsize=8)
+def _inline_scenario(text: str) -> Any:
+    """An inline scenario table as the core's `Scenario` (read once per worker)."""
+    import lastmile
+
+    scenario_type = getattr(lastmile, "Scenario", None)
+    if scenario_type is not None and hasattr(scenario_type, "from_text"):
+        return scenario_type.from_text(text, "json", origin="<sweep inline scenario>")
+    return json.loads(text)
+
+
+def _scenario_arg(scenario: ScenarioSource) -> Any:
+    return scenario if isinstance(scenario, str) else _inline_scenario(canonical_json(scenario))
+
+
+def run_lastmile(
+    scenario: ScenarioSource, seed: int, overrides: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The default runner: ``lastmile.run(scenario, seed=seed, overrides=...).summary``."""
+    import lastmile
+
+    summary: Mapping[str, Any] = lastmile.run(
+        _scenario_arg(scenario), seed=seed, overrides=dict(overrides)
+    ).summary
+    return summary
+
+
+def validate_lastmile(scenario: ScenarioSource, overrides: Mapping[str, Any]) -> None:
+    """The default validator: read and check the scenario with the overrides, run nothing.
+
+    Uses ``lastmile.validate(scenario, overrides)`` when the package offers it, else
+    ``lastmile.load(path, overrides)`` (or ``Scenario.from_text`` for an inline table).
+    """
+    import lastmile
+
+    hook = getattr(lastmile, "validate", None)
+    if hook is not None:
+        hook(_scenario_arg(scenario), dict(overrides))
+    elif isinstance(scenario, str):
+        lastmile.load(scenario, overrides=dict(overrides))
+    else:
+        lastmile.Scenario.from_text(
+            canonical_json(scenario), "json", origin="<sweep>", overrides=dict(overrides)
+        )
+
+
+def _flatten_into(out: dict[str, Any], prefix: str, value: Any) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _flatten_into(out, f"{prefix}_{key}" if prefix else str(key), item)
+    elif isinstance(value, list):
+        singular = prefix.removesuffix("s")
+        for i, item in enumerate(value):
+            _flatten_into(out, f"{singular}{i}", item)
+    elif value is not None:
+        out[prefix] = value
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The run summary as flat metric columns (the rule is in the module docstring)."""
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        if key == "seed":
+            continue
+        _flatten_into(out, "scenario_name" if key == "name" else key, value)
+    flows = summary.get("flows")
+    if isinstance(flows, list) and len(flows) == 1:
+        for key, value in flows[0].items():
+            if key not in _FLOW_LABELS and not isinstance(value, Mapping | list):
+                out[key] = value
+    return out
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
+
+
+def run_chunk(runner: Runner, tasks: list[RunTask]) -> list[dict[str, Any]]:
+    """Run `tasks` one after the other; one record per task, in order.
+
+    A record holds the flattened metrics plus ``_index`` (the task's index), ``status``
+    ("ok" or "failed"), ``error`` (text, or None) and ``wall_s`` (this run's time in the
+    worker, the runner's own overhead included).
+    """
+    records = []
+    for task in tasks:
+        start = time.perf_counter()
+        try:
+            record = flatten_summary(runner(task.scenario, task.seed, task.overrides))
+            record.update(status="ok", error=None)
+        except Exception as e:
+            record = {"status": "failed", "error": _error_text(e)}
+        record["wall_s"] = time.perf_counter() - start
+        record["_index"] = task.index
+        records.append(record)
+    return records
+
+
+def failed_records(tasks: list[RunTask], error: str) -> list[dict[str, Any]]:
+    """Records marking every task of a chunk as failed with `error` (e.g. a lost worker)."""
+    return [
+        {"_index": t.index, "status": "failed", "error": error, "wall_s": None} for t in tasks
+    ]
+
+
+def ignore_sigint() -> None:
+    """Pool-worker initializer: Ctrl-C is the parent's to handle (it stops the sweep)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@dataclass(frozen=True)
+class CodeVersion:
+    """The code a run was made with: part of every stored row's key."""
+
+    lastmile_version: str
+    git_commit: str
+
+    @property
+    def key(self) -> str:
+        """``<version>+<commit>``: the ``code_version`` column."""
+        return f"{self.lastmile_version}+{self.git_commit}"
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(cwd), *args], capture_output=True, timeout=10, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode(errors="replace").strip()
+
+
+def code_version() -> CodeVersion:
+    """The installed lastmile's version and, when it runs from a git checkout, its commit.
+
+    Uncommitted changes to ``crates/`` or ``python/`` append ``-dirty.<hash of the diff>``,
+    so that results of modified code are never taken for those of the commit. Outside a
+    checkout (an installed wheel) the commit is "unknown".
+    """
+    import lastmile
+
+    version = str(getattr(lastmile, "__version__", "unknown"))
+    init = getattr(lastmile, "__file__", None)
+    package_dir = Path(init).resolve().parent if init else Path(__file__).resolve().parent
+    commit = _git(package_dir, "rev-parse", "HEAD")
+    if not commit:
+        return CodeVersion(version, "unknown")
+    diff = _git(package_dir, "diff", "HEAD", "--", ":/crates", ":/python")
+    if diff:
+        import hashlib
+
+        commit += "-dirty." + hashlib.sha256(diff.encode()).hexdigest()[:8]
+    return CodeVersion(version, commit)
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
