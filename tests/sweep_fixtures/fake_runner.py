@@ -64,18 +64,57 @@ def fake_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str
         "delay_std_s": rng.uniform(0.0, 0.05),
         "overhead_bytes": 40 * sent,
     }
-    link = {"name": "wireless", "from": "bs", "to": "mh", "frames_sent": sent,
-            "frames_lost": lost, "bytes_sent": 1440 * sent, "queue_drops": 0,
-            "max_queue_packets": rng.randrange(30)}
+    link = {
+        "name": "wireless",
+        "from": "bs",
+        "to": "mh",
+        "frames_sent": sent,
+        "frames_lost": lost,
+        "bytes_sent": 1440 * sent,
+        "queue_drops": 0,
+        "max_queue_packets": rng.randrange(30),
+    }
     return {
         "name": "chain",
         "seed": seed,
         "flows": [flow],
-        "wireless": {"link": "wireless", "frames_sent": sent, "frames_lost": lost,
-                     "data_frames_sent": sent, "data_frames_delivered": sent - lost,
-                     "goodput_wireless": (sent - lost) / sent, "goodput_bytes": 0.97,
-                     "redundant_tx": 0, "reverse_frames_lost": 0},
+        "wireless": {
+            "link": "wireless",
+            "frames_sent": sent,
+            "frames_lost": lost,
+            "data_frames_sent": sent,
+            "data_frames_delivered": sent - lost,
+            "goodput_wireless": (sent - lost) / sent,
+            "goodput_bytes": 0.97,
+            "redundant_tx": 0,
+            "reverse_frames_lost": 0,
+        },
         "links": [link],
-        "engine": {"events": 1000 + rng.randrange(1000), "sim_time_s": 1.5,
-                   "wall_s": time.perf_counter() % 0.001, "stop_reason": "completed"},
+        "engine": {
+            "events": 1000 + rng.randrange(1000),
+            "sim_time_s": 1.5,
+            "wall_s": time.perf_counter() % 0.001,
+            "stop_reason": "completed",
+        },
     }
+
+
+def flaky_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Fails every run with seed 2, as a transient problem would."""
+    if seed == 2:
+        raise RuntimeError("transient failure")
+    return fake_run(scenario, seed, overrides)
+
+
+def crash_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Kills its worker process outright for the run with seed 3 (a segfault, say)."""
+    if seed == 3:
+        os._exit(17)
+    return fake_run(scenario, seed, overrides)
+
+
+def seed_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Throughput equal to the seed: a known sample for confidence intervals."""
+    summary = fake_run(scenario, seed, overrides)
+    summary["flows"][0]["throughput_bps"] = float(seed)
+    return summary

@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from lastmile.sweep.campaign import DEFAULT_STORE, SweepOutcome, default_store, run_campaign
 from lastmile.sweep.analysis import results
+from lastmile.sweep.campaign import DEFAULT_STORE, SweepOutcome, default_store, run_campaign
+from lastmile.sweep.executors import distributed
 from lastmile.sweep.runner import Runner, Validator, flatten_summary
 from lastmile.sweep.spec import Point, SweepError, SweepSpec, load_sweep
 from lastmile.sweep.stats import mean_ci, t_quantile
@@ -60,22 +61,21 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
     ``local:N`` starts a LocalCluster of N single-threaded worker processes; anything
     else is a scheduler address (``tcp://host:8786``).
     """
-    from distributed import Client, LocalCluster
-
+    dask = distributed()
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
         cluster = stack.enter_context(
-            LocalCluster(
+            dask.LocalCluster(
                 n_workers=int(count),
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
             )
         )
-        return stack.enter_context(Client(cluster))
-    return stack.enter_context(Client(address))
+        return stack.enter_context(dask.Client(cluster))
+    return stack.enter_context(dask.Client(address))
 
 
 def sweep(

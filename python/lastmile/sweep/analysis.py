@@ -3,7 +3,7 @@
 `results(store)` groups the successful runs of each point (by default: campaign when the
 selection holds several, code version when it holds several, variant and every axis) and
 reports, per metric, ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the 95 %
-interval over seeds (``t(0.975, n−1) · s/√n``, NaN for a single run), next to ``runs``
+interval over seeds (``t(0.975, n-1) · s/√n``, NaN for a single run), next to ``runs``
 (successful runs) and ``failed``. The grouping and averaging run in DuckDB; only the t
 factors (one per distinct n) are computed here.
 
@@ -67,16 +67,18 @@ def _aggregate(
 ) -> pd.DataFrame:
     scope = "list_contains(?, campaign)"
     groups = list(group_by) if group_by is not None else ["variant", *st.campaign_axes(names)]
-    versions = st.con.execute(
+    ((versions,),) = st.con.execute(
         f"SELECT count(DISTINCT code_version) FROM runs WHERE {scope}", [names]
-    ).fetchone()
+    ).fetchall()
     implicit = ["campaign"] if len(names) > 1 else []
-    implicit += ["code_version"] if versions and versions[0] > 1 else []
+    implicit += ["code_version"] if versions > 1 else []
     groups = [*(g for g in implicit if g not in groups), *groups]
     for name in groups:
         if name not in st.columns:
-            raise StoreError(f"cannot group by {name!r}: no such column (axes: "
-                             f"{', '.join(st.campaign_axes(names)) or 'none'})")
+            raise StoreError(
+                f"cannot group by {name!r}: no such column (axes: "
+                f"{', '.join(st.campaign_axes(names)) or 'none'})"
+            )
     numeric = st.numeric_columns()
     ok = "FILTER (WHERE status = 'ok')"
     parts = [quote(g) for g in groups]
@@ -94,7 +96,7 @@ def _aggregate(
     query = f"SELECT {', '.join(parts)} FROM runs WHERE {scope}"
     if groups:
         query += f" GROUP BY {by} ORDER BY {by}"
-    frame = st.con.execute(query, [names]).df()
+    frame = st.frame(query, [names])
     for m in metrics:
         n = frame.pop(m + "__n").astype("int64")
         std = frame.pop(m + "__std")

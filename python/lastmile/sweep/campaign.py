@@ -23,8 +23,8 @@ from lastmile.sweep import executors
 from lastmile.sweep.progress import Progress
 from lastmile.sweep.runner import (
     CodeVersion,
-    RunTask,
     Runner,
+    RunTask,
     ScenarioSource,
     Validator,
     code_version,
@@ -51,10 +51,11 @@ _MAX_PROBLEMS = 5
 class SweepOutcome:
     """What a sweep did (the CLI's closing lines)."""
 
+    spec: SweepSpec = field(repr=False)
     campaign: str
     store: Path
     code_version: str
-    #: Runs in the campaign: points × seeds.
+    #: Runs in the campaign: points x seeds.
     total: int
     points: list[Point] = field(repr=False)
     #: Runs already stored (for this code version) when the sweep started.
@@ -209,7 +210,7 @@ def run_campaign(
     validate_points(spec, points, validator)
     code = code_version()
     path = Path(store) if store is not None else default_store(spec)
-    outcome = SweepOutcome(spec.name, path, code.key, len(points) * len(spec.seeds), points)
+    outcome = SweepOutcome(spec, spec.name, path, code.key, len(points) * len(spec.seeds), points)
     if dry_run and not path.is_file():
         outcome.dry_run = True
         return outcome
@@ -226,8 +227,9 @@ def run_campaign(
             outcome.dry_run = True
             return outcome
         st.record_campaign(spec.name, spec.axes, spec.to_json(), str(spec.file or ""))
-        _execute(spec, points, code, st, missing, outcome, jobs, client, runner, chunk_size,
-                 progress)
+        _execute(
+            spec, points, code, st, missing, outcome, jobs, client, runner, chunk_size, progress
+        )
     return outcome
 
 
@@ -247,8 +249,7 @@ def _execute(
     source = scenario_source(spec)
     n_seeds = len(spec.seeds)
     tasks = [
-        RunTask(i, source, spec.seeds[i % n_seeds], points[i // n_seeds].overrides)
-        for i in missing
+        RunTask(i, source, spec.seeds[i % n_seeds], points[i // n_seeds].overrides) for i in missing
     ]
     workers = executors.dask_workers(client) if client is not None else jobs or default_jobs()
     size = chunk_size or executors.chunk_size_for(len(tasks), workers)
@@ -271,4 +272,3 @@ def _execute(
             close()
         bar.close()
         outcome.elapsed_s = bar.elapsed_s
-

@@ -21,6 +21,7 @@ on a Dask worker) is not a run's failure: it stops the sweep, and what is stored
 
 from __future__ import annotations
 
+import importlib
 import math
 import multiprocessing
 from collections import deque
@@ -29,12 +30,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from lastmile.sweep.runner import RunTask, Runner, failed_records, ignore_sigint, run_chunk
+from lastmile.sweep.runner import Runner, RunTask, failed_records, ignore_sigint, run_chunk
 
 __all__ = [
     "chunk_size_for",
     "chunked",
     "dask_workers",
+    "distributed",
     "execute_dask",
     "execute_pool",
     "execute_serial",
@@ -69,12 +71,10 @@ def _new_pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, mp_context=context, initializer=ignore_sigint)
 
 
-def execute_pool(
-    runner: Runner, chunks: Sequence[list[RunTask]], jobs: int
-) -> Iterator[Records]:
+def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> Iterator[Records]:
     """Run the chunks on a pool of `jobs` spawned worker processes.
 
-    At most ``2 × jobs`` chunks are in flight, so a broken pool (a worker died) only
+    At most ``2 x jobs`` chunks are in flight, so a broken pool (a worker died) only
     loses those; their runs are then retried one at a time on a fresh pool, which finds
     the run that kills its worker and records it as failed.
     """
@@ -126,6 +126,11 @@ def _one_by_one(
     return pool
 
 
+def distributed() -> Any:
+    """The `distributed` module, typed as Any (its API is not annotated)."""
+    return importlib.import_module("distributed")
+
+
 def dask_workers(client: Any) -> int:
     """Worker threads of a Dask cluster (at least 1)."""
     info = client.scheduler_info()
@@ -134,15 +139,14 @@ def dask_workers(client: Any) -> int:
 
 def execute_dask(runner: Runner, chunks: Sequence[list[RunTask]], client: Any) -> Iterator[Records]:
     """Run the chunks as futures on `client` (a `distributed.Client`)."""
-    from distributed import KilledWorker, as_completed
-
+    dask = distributed()
     futures = client.map(run_chunk, chunks, runner=runner, pure=False)
     index = {future.key: i for i, future in enumerate(futures)}
     try:
-        for future in as_completed(futures):
+        for future in dask.as_completed(futures):
             if future.status == "error":
                 error = future.exception()
-                if not isinstance(error, KilledWorker):
+                if not isinstance(error, dask.KilledWorker):
                     raise error
                 chunk = chunks[index[future.key]]
                 yield failed_records(chunk, f"Dask worker lost while running: {error}")

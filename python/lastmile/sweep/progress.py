@@ -20,7 +20,9 @@ def _clock(seconds: float) -> str:
     if seconds != seconds or seconds == float("inf"):  # NaN or unknown
         return "--:--"
     s = int(seconds + 0.5)
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    return (
+        f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
 
 
 class Progress:
@@ -46,8 +48,8 @@ class Progress:
         self.enabled = enabled
         self.tty = self.stream.isatty() if tty is None else tty
         self.start = time.monotonic()
-        self._last_draw = 0.0
-        self._last_step = -1
+        self._last_draw = self.start
+        self._last_step = 0
         if enabled and not self.tty:
             self._line()
 

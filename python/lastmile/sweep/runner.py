@@ -166,9 +166,7 @@ def run_chunk(runner: Runner, tasks: list[RunTask]) -> list[dict[str, Any]]:
 
 def failed_records(tasks: list[RunTask], error: str) -> list[dict[str, Any]]:
     """Records marking every task of a chunk as failed with `error` (e.g. a lost worker)."""
-    return [
-        {"_index": t.index, "status": "failed", "error": error, "wall_s": None} for t in tasks
-    ]
+    return [{"_index": t.index, "status": "failed", "error": error, "wall_s": None} for t in tasks]
 
 
 def ignore_sigint() -> None:

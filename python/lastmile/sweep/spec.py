@@ -14,7 +14,7 @@ manner of ns-3's SEM (a campaign is a scenario, a parameter space and a code ver
     "flow.0.tcp.rwnd" = ["16KB", "42KB"]
     "flow.0.app.bytes" = ["100KB", "1MB"]
 
-    [variants.tulip]                   # named override sets, crossed with grid × zip
+    [variants.tulip]                   # named override sets, crossed with grid x zip
     "topology.wireless.link" = "tulip"
     [variants.snoop]
     "base_station.agent" = "snoop"
@@ -181,10 +181,12 @@ class SweepSpec:
 
     def text_axes(self) -> frozenset[str]:
         """Axes stored as JSON text: those mixing kinds (number, string, bool) or holding lists."""
-        return frozenset(a for a, values in {**self.grid, **self.zip}.items() if not _uniform(values))
+        return frozenset(
+            a for a, values in {**self.grid, **self.zip}.items() if not _uniform(values)
+        )
 
     def run_count(self) -> int:
-        """Points × seeds."""
+        """Points x seeds."""
         zip_len = len(next(iter(self.zip.values()))) if self.zip else 1
         grid = 1
         for values in self.grid.values():
@@ -288,7 +290,9 @@ def _axes(table: Any, section: str, fail: Any) -> dict[str, tuple[Any, ...]]:
         _check_path(path, section, fail)
         if not isinstance(values, list) or not values:
             raise fail(
-                f"[{section}] {path} = {values!r}: expected a non-empty list of values", path, values
+                f"[{section}] {path} = {values!r}: expected a non-empty list of values",
+                path,
+                values,
             )
         seen: set[str] = set()
         for value in values:

@@ -1,10 +1,10 @@
 """Confidence intervals over seeds: Student's t, without SciPy.
 
 The half-width of the two-sided interval at level ``c`` over ``n`` runs is
-``t(1 − (1 − c)/2, n − 1) · s / √n`` with ``s`` the sample standard deviation (ddof 1).
+``t(1 - (1 - c)/2, n - 1) · s / √n`` with ``s`` the sample standard deviation (ddof 1).
 The t quantile inverts the t distribution's CDF, written with the regularized incomplete
 beta function I_x(a, b) (evaluated by its continued fraction, Numerical Recipes §6.4):
-for t > 0, ``F(t; ν) = 1 − ½ I_{ν/(ν+t²)}(ν/2, ½)``. Bisection gives 12 significant
+for t > 0, ``F(t; nu) = 1 - ½ I_{nu/(nu+t²)}(nu/2, ½)``. Bisection gives 12 significant
 digits; `t_quantile(0.975, 4)` is 2.776445.
 """
 

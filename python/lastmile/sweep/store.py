@@ -262,10 +262,14 @@ class Store:
         order = ", ".join(quote(c) for c in ("campaign", "variant", *axes, "seed"))
         query = f"SELECT {select} FROM runs WHERE {' AND '.join(where)} ORDER BY {order}"
         try:
-            return self.con.execute(query, params).df()
+            return self.frame(query, params)
         finally:
             if point_keys is not None:
                 self.con.unregister("_keys")
+
+    def frame(self, query: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+        """The result of `query` as a pandas DataFrame (through Arrow)."""
+        return self.con.sql(query, params=list(params)).to_arrow_table().to_pandas()
 
     def metric_columns(self) -> list[str]:
         """The metric columns (all but keys, bookkeeping and any campaign's axes)."""
