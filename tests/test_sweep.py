@@ -335,7 +335,7 @@ def test_results_errors_name_what_is_missing(tmp_path: Path) -> None:
     path = write_sweep(tmp_path, f'name = "e"\nscenario = "chain.toml"\n[grid]\n"{PER}" = [0]\n')
     fake_sweep(path)
     store = tmp_path / "e.duckdb"
-    with pytest.raises(StoreError, match="no campaign 'nope'.*holds: e"):
+    with pytest.raises(StoreError, match=r"no campaign 'nope' .* holds: e\)"):
         results(store, campaign="nope")
     with pytest.raises(StoreError, match="unknown metric 'goodput'"):
         results(store, metrics=["goodput"])
