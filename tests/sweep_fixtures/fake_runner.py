@@ -118,3 +118,21 @@ def seed_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str
     summary = fake_run(scenario, seed, overrides)
     summary["flows"][0]["throughput_bps"] = float(seed)
     return summary
+
+
+def die_once_run(scenario: Any, seed: int, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Kills its worker the first time any run reaches seed 2 (``LASTMILE_FAKE_MARKER``).
+
+    The marker file makes it happen once per campaign: a worker lost mid-sweep, whose runs
+    must be redone elsewhere and stored exactly once.
+    """
+    marker = os.environ["LASTMILE_FAKE_MARKER"]
+    if seed == 2:
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            pass
+        else:
+            os.close(fd)
+            os._exit(9)
+    return fake_run(scenario, seed, overrides)

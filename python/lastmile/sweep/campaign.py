@@ -255,7 +255,9 @@ def _execute(
     size = chunk_size or executors.chunk_size_for(len(tasks), workers)
     chunks = executors.chunked(tasks, size)
     batcher = _Batcher(spec, points, code)
-    bar = Progress(len(tasks), label=f"{spec.name}: ", enabled=progress is not False)
+    bar = Progress(
+        len(tasks), label=f"{spec.name}: ", enabled=bool(tasks) and progress is not False
+    )
     stream = _executor(runner or run_lastmile, chunks, workers, client) if tasks else iter(())
     try:
         for records in stream:

@@ -140,7 +140,7 @@ def dask_workers(client: Any) -> int:
 def execute_dask(runner: Runner, chunks: Sequence[list[RunTask]], client: Any) -> Iterator[Records]:
     """Run the chunks as futures on `client` (a `distributed.Client`)."""
     dask = distributed()
-    futures = client.map(run_chunk, chunks, runner=runner, pure=False)
+    futures = client.map(run_chunk, [runner] * len(chunks), chunks, pure=False)
     index = {future.key: i for i, future in enumerate(futures)}
     try:
         for future in dask.as_completed(futures):
