@@ -227,38 +227,32 @@ def run_campaign(
             outcome.dry_run = True
             return outcome
         st.record_campaign(spec.name, spec.axes, spec.to_json(), str(spec.file or ""))
-        _execute(
-            spec, points, code, st, missing, outcome, jobs, client, runner, chunk_size, progress
-        )
+        tasks = _tasks(spec, points, missing)
+        if not tasks:
+            return outcome
+        workers = executors.dask_workers(client) if client is not None else jobs or default_jobs()
+        size = chunk_size or executors.chunk_size_for(len(tasks), workers)
+        stream = _executor(runner or run_lastmile, executors.chunked(tasks, size), workers, client)
+        bar = Progress(len(tasks), label=f"{spec.name}: ", enabled=progress is not False)
+        _drain(stream, st, _Batcher(spec, points, code), outcome, bar)
     return outcome
 
 
-def _execute(
-    spec: SweepSpec,
-    points: Sequence[Point],
-    code: CodeVersion,
-    st: Store,
-    missing: Sequence[int],
-    outcome: SweepOutcome,
-    jobs: int | None,
-    client: Any,
-    runner: Runner | None,
-    chunk_size: int | None,
-    progress: bool | None,
-) -> None:
+def _tasks(spec: SweepSpec, points: Sequence[Point], missing: Sequence[int]) -> list[RunTask]:
+    """The runs to do: run ``i`` is point ``i // seeds`` with seed ``i % seeds``."""
     source = scenario_source(spec)
-    n_seeds = len(spec.seeds)
-    tasks = [
-        RunTask(i, source, spec.seeds[i % n_seeds], points[i // n_seeds].overrides) for i in missing
-    ]
-    workers = executors.dask_workers(client) if client is not None else jobs or default_jobs()
-    size = chunk_size or executors.chunk_size_for(len(tasks), workers)
-    chunks = executors.chunked(tasks, size)
-    batcher = _Batcher(spec, points, code)
-    bar = Progress(
-        len(tasks), label=f"{spec.name}: ", enabled=bool(tasks) and progress is not False
-    )
-    stream = _executor(runner or run_lastmile, chunks, workers, client) if tasks else iter(())
+    n = len(spec.seeds)
+    return [RunTask(i, source, spec.seeds[i % n], points[i // n].overrides) for i in missing]
+
+
+def _drain(
+    stream: Iterator[list[dict[str, Any]]],
+    st: Store,
+    batcher: _Batcher,
+    outcome: SweepOutcome,
+    bar: Progress,
+) -> None:
+    """Store each chunk's records as they come (one commit each), counting them."""
     try:
         for records in stream:
             st.insert(batcher.batch(records))
