@@ -136,7 +136,7 @@ def _plan(outcome: SweepOutcome) -> str:
     spec = outcome.spec
     axes = ", ".join(f"{a} ({len(v)})" for a, v in {**spec.grid, **spec.zip}.items())
     lines = [
-        f"campaign {outcome.campaign}: {len(outcome.points)} points, {len(spec.seeds)} seeds,"
+        f"campaign {outcome.campaign}: {len(outcome.points)} points x {len(spec.seeds)} seeds"
         f" = {outcome.total} runs",
         f"  variants: {', '.join(spec.variants)}",
         f"  axes: {axes or 'none'}",
@@ -178,8 +178,8 @@ def _sweep(args: argparse.Namespace) -> int:
         print(format_table(results(outcome.store, campaign=outcome.campaign)))
     if outcome.failed:
         print(
-            f"{outcome.failed} runs failed: see `lastmile results {outcome.store} --runs`; "
-            "--retry-failed runs them again",
+            f"{outcome.failed} runs failed (the first: {outcome.first_error}); see "
+            f"`lastmile results {outcome.store} --runs`; --retry-failed runs them again",
             file=sys.stderr,
         )
         return EXIT_FAILED

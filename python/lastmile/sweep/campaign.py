@@ -63,6 +63,8 @@ class SweepOutcome:
     #: Runs this sweep finished, and how many of them failed.
     ran: int = 0
     failed: int = 0
+    #: The error text of this sweep's first failed run, if any.
+    first_error: str | None = None
     elapsed_s: float = 0.0
     #: True when Ctrl-C stopped the sweep before it finished.
     interrupted: bool = False
@@ -256,7 +258,10 @@ def _drain(
     try:
         for records in stream:
             st.insert(batcher.batch(records))
-            failed = sum(r["status"] != "ok" for r in records)
+            errors = [r["error"] for r in records if r["status"] != "ok"]
+            failed = len(errors)
+            if errors and outcome.first_error is None:
+                outcome.first_error = errors[0]
             outcome.ran += len(records)
             outcome.failed += failed
             bar.advance(len(records), failed)
