@@ -291,6 +291,12 @@ def test_column_types_widen_across_campaigns(tmp_path: Path) -> None:
     assert sorted(runs["x.y"]) == ["0.5", "1.0", "2.0", "2.0", "a", "b"]
 
 
+def test_an_axis_mixing_kinds_is_stored_as_json_text(tmp_path: Path) -> None:
+    spec = 'name = "mixed"\nscenario = "chain.toml"\n[grid]\n"x.y" = [1, "a", [2, 3]]\n'
+    runs = fake_sweep(write_sweep(tmp_path, spec))
+    assert sorted(runs["x.y"]) == ['"a"', "1", "[2,3]"]
+
+
 # -- results -----------------------------------------------------------------------------
 
 

@@ -135,14 +135,6 @@ def validate_points(
         raise SweepError("; ".join(listed) + more, file=spec.origin, axis=axis, value=value)
 
 
-def _param_columns(spec: SweepSpec, point: Point) -> dict[str, Any]:
-    text_axes = spec.text_axes()
-    return {
-        axis: canonical_json(value) if axis in text_axes else value
-        for axis, value in point.params.items()
-    }
-
-
 class _Batcher:
     """Turns worker records into Arrow batches for the store (key columns added)."""
 
@@ -155,7 +147,11 @@ class _Batcher:
             "lastmile_version": code.lastmile_version,
             "git_commit": code.git_commit,
         }
-        self.params = [_param_columns(spec, p) for p in points]
+        # Axis columns; an axis mixing kinds (or holding lists) is stored as JSON text.
+        text = spec.text_axes()
+        self.params = [
+            {a: canonical_json(v) if a in text else v for a, v in p.params.items()} for p in points
+        ]
 
     def batch(self, records: Sequence[Mapping[str, Any]]) -> pa.Table:
         import pyarrow as pa
