@@ -30,6 +30,7 @@ from lastmile.sweep import (
     results,
     run_campaign,
 )
+from lastmile.sweep.executors import ExecutorError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -213,7 +214,7 @@ def _guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namesp
     except (SweepError, StoreError, ValueError) as e:
         _error(str(e))
         return EXIT_BAD_INPUT
-    except OSError as e:
+    except (OSError, ExecutorError) as e:
         _error(str(e))
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -33,6 +33,7 @@ from typing import Any
 from lastmile.sweep.runner import Runner, RunTask, failed_records, ignore_sigint, run_chunk
 
 __all__ = [
+    "ExecutorError",
     "chunk_size_for",
     "chunked",
     "dask_workers",
@@ -66,9 +67,27 @@ def execute_serial(runner: Runner, chunks: Sequence[list[RunTask]]) -> Iterator[
         yield run_chunk(runner, chunk)
 
 
+class ExecutorError(RuntimeError):
+    """The workers themselves cannot run (not one run's failure): the sweep stops."""
+
+
 def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    """A started pool whose workers have proved they can run a task.
+
+    A pool whose fresh workers die before doing anything (an unguarded ``__main__`` under
+    spawn, a broken install) would otherwise pass for a run that crashes its worker.
+    """
     context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(jobs, mp_context=context, initializer=ignore_sigint)
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=ignore_sigint)
+    try:
+        pool.submit(int).result()
+    except BrokenProcessPool:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise ExecutorError(
+            "worker processes died on start-up; a script that starts a sweep must guard "
+            "it with `if __name__ == '__main__':` (workers are spawned)"
+        ) from None
+    return pool
 
 
 def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> Iterator[Records]:

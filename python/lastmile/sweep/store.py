@@ -2,14 +2,14 @@
 
 Tables:
 
-- ``runs``: the key ``(campaign, point_key, seed, code_version)`` is the primary key and
-  rows are written with ``INSERT OR REPLACE``, so a run stored twice (a resumed sweep, a
-  retried failure) is one row. Then ``variant``, ``status`` ("ok"/"failed"), ``error``,
-  ``wall_s`` (the run's time in its worker), ``lastmile_version``, ``git_commit``,
-  ``finished_at``; one column per axis, named by its dotted path (quote it in SQL:
-  ``"topology.wireless.errors.per"``); and the flattened metrics (see `runner`), added as
-  they first appear. A column's type widens when later values need it (BOOLEAN → BIGINT →
-  DOUBLE → VARCHAR).
+- ``runs``: the key ``(campaign, point_key, seed, code_version)`` is the primary key, and
+  a row whose key is stored already replaces it (insert-or-replace), so a run stored
+  twice (a resumed sweep, a retried failure) is one row. Then ``variant``, ``status``
+  ("ok"/"failed"), ``error``, ``wall_s`` (the run's time in its worker),
+  ``lastmile_version``, ``git_commit``, ``finished_at``; one column per axis, named by
+  its dotted path (quote it in SQL: ``"topology.wireless.errors.per"``); and the
+  flattened metrics (see `runner`), added as they first appear. A column's type widens
+  when later values need it (BOOLEAN → BIGINT → DOUBLE → VARCHAR).
 - ``campaigns``: per campaign, its axes (every axis it has ever had, JSON), its latest
   sweep (canonical JSON) and sweep file, and when it was created and last updated.
 
@@ -206,25 +206,39 @@ class Store:
         return [int(r[0]) for r in rows]
 
     def insert(self, batch: pa.Table) -> None:
-        """Insert (or replace) `batch`'s rows and commit, adding or widening columns."""
+        """Insert (or replace) `batch`'s rows and commit, adding or widening columns.
+
+        A sweep only runs what the store lacks, so a plain INSERT is tried first (DuckDB's
+        INSERT OR REPLACE costs several times more); a key that is already stored (a
+        retried failure) makes the batch go in again with INSERT OR REPLACE.
+        """
+        import duckdb
+
         # A column that is all null in this batch and new to the table waits for a value.
         keep = [f.name for f in batch.schema if f.name in self._types or _duck_type(f.type)]
         batch = batch.select(keep)
+        self.con.register("_batch", batch)
+        try:
+            try:
+                self._insert("INSERT", batch.schema)
+            except duckdb.ConstraintException:
+                self._insert("INSERT OR REPLACE", batch.schema)
+        finally:
+            self.con.unregister("_batch")
+
+    def _insert(self, verb: str, schema: pa.Schema) -> None:
         self.con.execute("BEGIN TRANSACTION")
         try:
-            self._fit_columns(batch)
-            self.con.register("_batch", batch)
-            self.con.execute("INSERT OR REPLACE INTO runs BY NAME SELECT * FROM _batch")
+            self._fit_columns(schema)
+            self.con.execute(f"{verb} INTO runs BY NAME SELECT * FROM _batch")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             self._types = self._column_types()
             raise
-        finally:
-            self.con.unregister("_batch")
 
-    def _fit_columns(self, batch: pa.Table) -> None:
-        for field in batch.schema:
+    def _fit_columns(self, schema: pa.Schema) -> None:
+        for field in schema:
             wanted = _duck_type(field.type)
             have = self._types.get(field.name)
             if wanted is None or have == wanted:
