@@ -62,7 +62,11 @@ fn error_free_10mb_transfer_takes_what_the_bottleneck_predicts() {
         f.completion_s,
         err * 100.0
     );
-    let w = out.summary.wireless.as_ref().expect("the chain has a wireless hop");
+    let w = out
+        .summary
+        .wireless
+        .as_ref()
+        .expect("the chain has a wireless hop");
     assert_eq!(w.frames_lost, 0);
     assert_eq!(w.goodput_wireless, 1.0);
     assert_eq!(w.redundant_tx, 0);
@@ -154,7 +158,12 @@ fn different_seeds_differ_on_a_lossy_run() {
 fn a_dropped_segment_is_recovered_by_one_fast_retransmit() {
     // Frame 1 on the forward wireless direction is the SYN; frame 21 is a data segment
     // in the middle of slow start's larger flights.
-    let s = chain(r#"{ model = "drop_list", packets = [21] }"#, "newreno", "500KB", "");
+    let s = chain(
+        r#"{ model = "drop_list", packets = [21] }"#,
+        "newreno",
+        "500KB",
+        "",
+    );
     let out = run_ok(&s, &RunOptions::default());
     let f = &out.summary.flows[0];
     assert!(f.completed);
@@ -174,5 +183,8 @@ fn the_run_stops_at_stop_time_when_flows_cannot_finish() {
     let f = &out.summary.flows[0];
     assert!(!f.completed);
     // About 5 s of a 1 Mbps bottleneck.
-    assert!(f.bytes_delivered > 550_000 && f.bytes_delivered < 625_000, "{f:?}");
+    assert!(
+        f.bytes_delivered > 550_000 && f.bytes_delivered < 625_000,
+        "{f:?}"
+    );
 }
