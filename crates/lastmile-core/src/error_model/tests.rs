@@ -649,9 +649,12 @@ fn parse(toml_value: &str) -> ErrorModelSpec {
         .errors
 }
 
+/// Recognises the variant a spec should build.
+type BuildsAs = fn(&AnyErrorModel) -> bool;
+
 #[test]
 fn scenario_file_forms_parse_validate_and_build() {
-    let cases: [(&str, fn(&AnyErrorModel) -> bool); 9] = [
+    let cases: [(&str, BuildsAs); 9] = [
         (r#"{ model = "none" }"#, |m| m.is_none()),
         (r#"{ model = "ber", ber = 15e-6 }"#, |m| {
             matches!(m, AnyErrorModel::Ber(_))
