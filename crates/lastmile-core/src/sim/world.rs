@@ -13,6 +13,7 @@ use crate::packet::{
 };
 use crate::tcp::{TcpConnection, TcpOutbox};
 
+use super::capture::Captures;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::SimError;
@@ -123,8 +124,8 @@ pub struct World {
     outbox: TcpOutbox,
     next_packet_id: u64,
     flows_done: usize,
-    /// Called with every frame at the start of its transmission (pcap capture).
-    pub capture: Option<Box<dyn FnMut(LinkId, SimTime, &Packet) -> std::io::Result<()>>>,
+    /// Opt-in pcap capture of chosen links.
+    pub captures: Option<Captures>,
 }
 
 impl World {
@@ -144,7 +145,7 @@ impl World {
             outbox: TcpOutbox::default(),
             next_packet_id: 0,
             flows_done: 0,
-            capture: None,
+            captures: None,
         }
     }
 
@@ -234,8 +235,8 @@ impl World {
         now: SimTime,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
-        if let Some(capture) = self.capture.as_mut() {
-            capture(link, now, self.packets.get(slot))?;
+        if let Some(captures) = self.captures.as_mut() {
+            captures.write(link, now, self.packets.get(slot))?;
         }
         Ok(())
     }
