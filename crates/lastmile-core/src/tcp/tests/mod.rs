@@ -213,6 +213,9 @@ pub enum Side {
     B,
 }
 
+/// Decides whether a segment is lost (see `Pair::drop`).
+pub type DropRule = dyn FnMut(Side, &OutSegment, u32) -> bool;
+
 /// Two endpoints connected back to back: A connects and sends `bytes`, B listens.
 pub struct Pair {
     pub a: TcpConnection,
@@ -223,7 +226,7 @@ pub struct Pair {
     wires: [Wire; 2],
     /// Decides whether a segment is lost: (sender, the segment, how many times a segment
     /// with the same sequence number and length was sent before by that side).
-    pub drop: Box<dyn FnMut(Side, &OutSegment, u32) -> bool>,
+    pub drop: Box<DropRule>,
     /// Transmissions so far per (side, seq, len, control).
     sent_before: BTreeMap<(u8, u32, u32, u8), u32>,
     pub delivered_to_b: Vec<Delivery>,

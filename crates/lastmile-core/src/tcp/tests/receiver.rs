@@ -7,18 +7,23 @@ struct Rx {
     conn: TcpConnection,
     now: SimTime,
     out: TcpOutbox,
+    /// The TSval the client puts on its segments (timestamps in use when `Some`).
+    tsval: Option<u32>,
 }
 
 impl Rx {
     fn new(cfg: TcpConfig) -> Self {
+        let cfg_timestamps = cfg.timestamps;
         let mut rx = Rx {
             conn: TcpConnection::new(cfg),
             now: SimTime::ZERO,
             out: TcpOutbox::default(),
+            tsval: cfg_timestamps.then_some(1),
         };
         rx.conn.listen();
         assert_eq!(rx.conn.state(), TcpState::Listen);
-        let syn = peer_segment(SeqNumber(PEER_ISN), None, Control::Syn, 1_000_000, 0);
+        let mut syn = peer_segment(SeqNumber(PEER_ISN), None, Control::Syn, 1_000_000, 0);
+        syn.header.options.timestamp = rx.tsval.map(|v| (v, 0));
         rx.feed(syn);
         assert_eq!(rx.conn.state(), TcpState::SynReceived);
         let synack = rx.out.segments[0].segment.header;
@@ -41,7 +46,8 @@ impl Rx {
     /// (as a stream offset) if one was sent.
     fn bytes(&mut self, offset: u64, len: u32, origin: SimTime) -> Option<u64> {
         let seq = SeqNumber(PEER_ISN) + 1 + offset as u32;
-        let seg = peer_segment(seq, Some(SeqNumber(ISN) + 1), Control::None, 1_000_000, len);
+        let mut seg = peer_segment(seq, Some(SeqNumber(ISN) + 1), Control::None, 1_000_000, len);
+        seg.header.options.timestamp = self.tsval.map(|v| (v, 0));
         self.out.clear();
         self.conn.on_segment(self.now, &seg, origin, &mut self.out);
         self.ack_sent()
@@ -231,4 +237,38 @@ fn the_window_after_a_partial_fill_is_rwnd_less_the_held_bytes_or_the_old_edge()
     assert_eq!(rx.window_sent(), 9000);
     assert_eq!(rx.seg(2), Some(10));
     assert_eq!(rx.window_sent(), 10_000);
+}
+
+#[test]
+fn rfc7323_ts_recent_echoes_the_earliest_unacknowledged_in_order_segment() {
+    let mut cfg = delayed();
+    cfg.timestamps = true;
+    let mut rx = Rx::new(cfg);
+    let echoed = |rx: &Rx| {
+        rx.out.segments[0]
+            .segment
+            .header
+            .options
+            .timestamp
+            .unwrap()
+            .1
+    };
+    rx.tsval = Some(10);
+    assert_eq!(rx.seg(0), None);
+    rx.tsval = Some(20);
+    assert_eq!(rx.seg(1), Some(2));
+    assert_eq!(
+        echoed(&rx),
+        10,
+        "the delayed ACK echoes the first of the two segments"
+    );
+    // Out of order: a segment beyond Last.ACK.sent does not update TS.Recent (rule (2)),
+    // so the duplicate ACK still echoes 10.
+    rx.tsval = Some(30);
+    assert_eq!(rx.seg(3), Some(2));
+    assert_eq!(echoed(&rx), 10);
+    // The segment that fills the hole starts at Last.ACK.sent: its TSval is echoed.
+    rx.tsval = Some(40);
+    assert_eq!(rx.seg(2), Some(4));
+    assert_eq!(echoed(&rx), 40);
 }

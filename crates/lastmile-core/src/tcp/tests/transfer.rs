@@ -119,7 +119,7 @@ fn lossy_transfer(variant: TcpVariant, ack_policy: AckPolicy, timestamps: bool) 
             },
             Side::B if seg.segment.is_pure_ack() => {
                 pure_acks += 1;
-                pure_acks % 13 == 0
+                pure_acks.is_multiple_of(13)
             }
             _ => false,
         }
