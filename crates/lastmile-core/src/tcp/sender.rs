@@ -9,8 +9,9 @@
 //! * **What to send** (RFC 5681 §3.1, RFC 9293 §3.8.6.2.1): the window is
 //!   min(cwnd, SND.WND) measured from SND.UNA; no Nagle. A segment of up to SMSS goes out if
 //!   it is full-sized, or carries all the data written so far, or fills at least half the
-//!   largest window the peer has offered (the SWS-avoidance sender rule); otherwise the
-//!   sender waits for more window. A retransmission requested by recovery or the timer
+//!   largest window the peer has offered (the SWS-avoidance sender rule), or nothing is in
+//!   flight (in place of the rule's override timer, so a small window cannot stall the
+//!   sender); otherwise the sender waits for more window. A retransmission requested by recovery or the timer
 //!   (SND.UNA) goes first and ignores the window (RFC 5681 §3.2 step 3, RFC 6298 (5.4)).
 //!   The FIN rides on the segment that carries the last byte, or goes alone, and does not
 //!   need window space (as 4.4BSD's `tcp_output`).
@@ -323,7 +324,12 @@ impl Sender {
         if len == 0 && !fin_alone {
             return None;
         }
-        let worth_sending = len == self.mss || len == avail || 2 * len >= self.max_snd_wnd.max(1);
+        // RFC 9293 §3.8.6.2.1: a full segment, all the data, half the largest window seen,
+        // or (in place of its override timeout) anything at all when nothing is in flight.
+        let worth_sending = len == self.mss
+            || len == avail
+            || 2 * len >= self.max_snd_wnd.max(1)
+            || offset == self.snd_una;
         if !worth_sending {
             return None;
         }

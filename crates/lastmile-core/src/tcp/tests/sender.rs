@@ -294,3 +294,14 @@ fn trace_records_sends_acks_window_changes_and_rtt_samples() {
         ]
     );
 }
+
+#[test]
+fn rfc9293_a_window_below_one_smss_is_used_when_nothing_is_in_flight() {
+    let mut s = with_iw(TcpVariant::Reno, 10);
+    assert_eq!(s.write(1_000_000), new_segs(0, 10));
+    s.peer_window = 500;
+    assert_eq!(s.ack(10_000), vec![(10, false)]);
+    assert_eq!(s.out.segments[0].segment.payload_len, 500);
+    // With those 500 bytes in flight, nothing more until they are acknowledged.
+    assert_eq!(s.ack(10_000), vec![]);
+}

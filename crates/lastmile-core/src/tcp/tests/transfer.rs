@@ -201,3 +201,35 @@ fn delivery_origin_times_are_first_transmission_times() {
     let d = p.delivered_to_b.iter().find(|d| d.offset == 8000).unwrap();
     assert_eq!(d.origin_time, first_sent);
 }
+
+/// `cargo test --release -p lastmile-core ten_megabytes -- --ignored --nocapture`
+#[test]
+#[ignore = "timing; run in release"]
+fn ten_megabytes_back_to_back_timing() {
+    let setup = |mut cfg: TcpConfig| {
+        cfg.mss = 1400;
+        cfg.rwnd_bytes = 65_536;
+        cfg
+    };
+    let mut p = Pair::new(
+        setup(config(TcpVariant::Reno)),
+        setup(peer_config(TcpVariant::Reno)),
+    );
+    p.rate_bps = 2_000_000;
+    let mut dropped = 0u32;
+    p.drop = Box::new(move |side, seg, _| {
+        dropped += 1;
+        side == Side::A && seg.segment.payload_len > 0 && dropped.is_multiple_of(97)
+    });
+    let wall = std::time::Instant::now();
+    p.transfer(10_000_000, SimDuration::from_secs(3600));
+    let elapsed = wall.elapsed();
+    Pair::assert_in_order_once(&p.delivered_to_b, 10_000_000);
+    println!(
+        "10 MB: {} segments, {:?} simulated, {:?} wall, {:?}",
+        p.log.len(),
+        p.now,
+        elapsed,
+        p.a.stats()
+    );
+}
