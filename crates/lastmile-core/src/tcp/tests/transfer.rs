@@ -233,3 +233,51 @@ fn ten_megabytes_back_to_back_timing() {
         p.a.stats()
     );
 }
+
+/// A deterministic xorshift stream for loss patterns.
+fn coin(seed: u64) -> impl FnMut(u64) -> bool {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move |per_mille| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % 1000 < per_mille
+    }
+}
+
+#[test]
+fn random_losses_both_ways_never_break_exactly_once_in_order_delivery() {
+    const BYTES: u64 = 60_000;
+    for variant in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::Newreno] {
+        for (policy, timestamps, tick_ms) in [
+            (AckPolicy::Every, false, 1),
+            (AckPolicy::Delayed, true, 1),
+            (AckPolicy::Delayed, false, 500),
+            (AckPolicy::Every, true, 500),
+        ] {
+            for seed in 1..=6 {
+                let setup = |mut cfg: TcpConfig| {
+                    cfg.ack_policy = policy;
+                    cfg.timestamps = timestamps;
+                    cfg.timer_granularity = ms(tick_ms);
+                    cfg.rwnd_bytes = 16_000;
+                    cfg.initial_window_segments = 2;
+                    cfg
+                };
+                let mut p = Pair::new(setup(config(variant)), setup(peer_config(variant)));
+                let mut lose = coin(seed);
+                p.drop = Box::new(move |_, _, _| lose(50));
+                p.transfer(BYTES, secs(3600));
+                let label =
+                    format!("{variant:?} {policy:?} ts={timestamps} G={tick_ms}ms seed {seed}");
+                assert!(
+                    p.a.is_finished() && p.b.is_finished(),
+                    "{label}: {:?} {:?}",
+                    p.a.state(),
+                    p.b.state()
+                );
+                Pair::assert_in_order_once(&p.delivered_to_b, BYTES);
+            }
+        }
+    }
+}
