@@ -17,9 +17,10 @@
 //!   CLOSE-WAIT) at once, and the FIN is sent after all written data (`sender.rs`) and
 //!   retransmitted like data. A passive endpoint (`listen`) closes its own half by itself
 //!   (CLOSE-WAIT → LAST-ACK) once the peer's FIN has arrived and all the data it was given
-//!   has been sent once, since lastmile's applications are one-way. TIME-WAIT is entered but never left (no 2·MSL timer):
-//!   `is_finished()` is true once our FIN is acknowledged and the peer's FIN received, and
-//!   an endpoint in TIME-WAIT still re-acknowledges a retransmitted FIN.
+//!   has been sent once, since lastmile's applications are one-way. TIME-WAIT is entered
+//!   but never left (no 2·MSL timer): `is_finished()` is true once our FIN is acknowledged
+//!   and the peer's FIN received, and an endpoint in TIME-WAIT still re-acknowledges a
+//!   retransmitted FIN, so the engine should keep feeding it segments.
 //! * **Window updates** follow RFC 9293 §3.10.7.4 (SND.WL1 / SND.WL2). An ACK beyond
 //!   SND.MAX is answered with an ACK and the segment dropped; an ACK below SND.UNA is
 //!   ignored but the segment's data is processed.
