@@ -11,8 +11,9 @@
 //!   it is full-sized, or carries all the data written so far, or fills at least half the
 //!   largest window the peer has offered (the SWS-avoidance sender rule), or nothing is in
 //!   flight (in place of the rule's override timer, so a small window cannot stall the
-//!   sender); otherwise the sender waits for more window. A retransmission requested by recovery or the timer
-//!   (SND.UNA) goes first and ignores the window (RFC 5681 §3.2 step 3, RFC 6298 (5.4)).
+//!   sender); otherwise the sender waits for more window. A retransmission requested by
+//!   recovery or the timer (SND.UNA) goes first and ignores the window (RFC 5681 §3.2
+//!   step 3, RFC 6298 (5.4)).
 //!   The FIN rides on the segment that carries the last byte, or goes alone, and does not
 //!   need window space (as 4.4BSD's `tcp_output`).
 //! * **Origin times.** The first-send time of every range of new data is kept in a
