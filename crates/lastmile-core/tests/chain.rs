@@ -84,6 +84,19 @@ fn reno_over_tulip_ber_15_per_million_delivers_everything_and_matches_the_paper_
     assert!(f.tcp_timeouts > 0, "{f:?}");
     assert!(f.tcp_retransmits > 0);
     let w = out.summary.wireless.unwrap();
+    println!(
+        "TULIP chain, Reno, BER 15/million, 10 MB: {:.1} kbps, {:.1} s, {} timeouts, \
+         {} redundant wireless tx, goodput {:.3}, delay {:.0} ± {:.0} ms, {} events in {:.1} ms",
+        f.throughput_bps / 1e3,
+        f.completion_s,
+        f.tcp_timeouts,
+        w.redundant_tx,
+        w.goodput_wireless,
+        f.delay_mean_s * 1e3,
+        f.delay_std_s * 1e3,
+        out.summary.engine.events,
+        out.summary.engine.wall_s * 1e3
+    );
     assert!(w.redundant_tx > 0);
     // The paper's arithmetic: PER = 1 − (1 − BER)^(8·1440) ≈ 0.159 for 1,440-byte packets.
     let per = 1.0 - (1.0f64 - 15e-6).powf(8.0 * 1440.0);
