@@ -1,0 +1,1 @@
+//! DCF unit tests: the state machine driven by scripted medium indications.
