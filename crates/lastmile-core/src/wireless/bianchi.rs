@@ -19,7 +19,8 @@
 //! data frame's airtime. Bianchi assumes no retry limit, a backoff before every
 //! transmission (no immediate access; a saturated station always has a post-backoff
 //! pending, so this holds), and that every station resumes after DIFS following a collision.
-//! The last one differs from the standard (see `standard_collision_time`).
+//! The last one differs from the standard, where the bystanders of a collision defer EIFS
+//! (see `standard_collision_time`).
 
 use crate::engine::SimDuration;
 use crate::wireless::mac::DcfConfig;
@@ -142,23 +143,24 @@ impl BianchiInput {
     }
 }
 
-/// The channel time a collision really costs under the standard, from the start of the
-/// colliding frames until the first slot anyone may count again: the non-colliding stations
-/// saw a corrupted frame and defer EIFS (9.2.3.4), the colliding ones wait out their
-/// ACK/CTSTimeout and then DIFS has long passed. The earliest is the colliders', at
-/// frame + ACKTimeout (they do not see the EIFS), but others stay frozen until EIFS; we take
-/// the colliders' resume time, max(ACKTimeout, δ + DIFS), which is what a new slot costs to
-/// the colliders who then hold the larger share of the next accesses anyway.
-///
-/// This is not part of Bianchi's model; it is offered to explain the gap between the model
-/// and a standard-conforming simulation.
-pub fn standard_collision_time(cfg: &DcfConfig, msdu_bytes: u32, access: Access) -> SimDuration {
+/// T_c as the standard makes it, for use in place of eq. (14)/(15)'s T_c: after a collision
+/// every station that was not transmitting has received a corrupted frame and defers EIFS
+/// instead of DIFS (9.2.3.4), so the channel is lost for frame + δ + EIFS. (The colliding
+/// stations themselves resume after their ACK/CTSTimeout, 222 µs, a little earlier, so this
+/// slightly overstates the cost.) Not part of Bianchi's model: it explains most of the gap
+/// between the model and a standard-conforming simulation as n grows.
+pub fn standard_collision_time(
+    cfg: &DcfConfig,
+    msdu_bytes: u32,
+    access: Access,
+    delta: SimDuration,
+) -> SimDuration {
     let phy = &cfg.phy;
     let frame = match access {
         Access::Basic => phy.data_airtime(msdu_bytes),
         Access::RtsCts => phy.rts_airtime(),
     };
-    frame + phy.ack_timeout().max(phy.difs())
+    frame + delta + phy.eifs()
 }
 
 #[cfg(test)]

@@ -222,7 +222,11 @@ impl Cell {
     }
 
     fn report(self) -> SaturationReport {
-        let secs = self.cfg.duration.saturating_sub(self.cfg.warmup).as_secs_f64();
+        let secs = self
+            .cfg
+            .duration
+            .saturating_sub(self.cfg.warmup)
+            .as_secs_f64();
         let per_station_bps: Vec<f64> = self
             .delivered_bytes
             .iter()
@@ -244,37 +248,4 @@ impl Cell {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wireless::bianchi::{Access, BianchiInput};
-    use crate::wireless::phy::PhyConfig;
-
-    #[test]
-    fn explore() {
-        for access in [Access::Basic, Access::RtsCts] {
-            for n in [1u32, 2, 5, 10] {
-                let mut dcf = DcfConfig::with_phy(PhyConfig::preset("802.11b").unwrap());
-                if access == Access::RtsCts {
-                    dcf.rts_threshold_bytes = 0;
-                }
-                let delta = SimDuration::from_micros(1);
-                let b = BianchiInput::for_dcf(&dcf, n, 1500, access, delta).solve();
-                let r = run_saturated(SaturationConfig {
-                    stations: n,
-                    msdu_bytes: 1500,
-                    dcf,
-                    propagation: delta,
-                    warmup: SimDuration::from_secs(1),
-                    duration: SimDuration::from_secs(11),
-                    seed: 7,
-                });
-                eprintln!(
-                    "{access:?} n={n} sim={:.0} bianchi={:.0} err={:+.2}% p_sim={:.3} p_b={:.3} jain={:.4} ev={}",
-                    r.throughput_bps, b.throughput_bps,
-                    100.0 * (r.throughput_bps / b.throughput_bps - 1.0),
-                    r.collision_probability, b.p, r.jain_index, r.events
-                );
-            }
-        }
-    }
-}
+mod tests;

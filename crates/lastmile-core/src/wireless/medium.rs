@@ -264,7 +264,10 @@ mod tests {
         assert!(!m.is_busy(NodeId(1), t(0)));
         assert!(m.is_busy(NodeId(1), t(1)));
         assert!(m.is_busy(NodeId(2), t(100)));
-        assert!(!m.is_busy(NodeId(0), t(50)), "a sender does not hear itself");
+        assert!(
+            !m.is_busy(NodeId(0), t(50)),
+            "a sender does not hear itself"
+        );
         assert!(m.is_transmitting(NodeId(0), t(50)));
         assert_eq!(m.finish_rx(tx, NodeId(1)), RxOutcome::Intact);
         assert_eq!(m.finish_rx(tx, NodeId(2)), RxOutcome::Intact);

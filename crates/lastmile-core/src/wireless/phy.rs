@@ -112,7 +112,8 @@ impl PhyConfig {
 
     /// Whether both rates are DSSS/HR-DSSS rates.
     pub fn is_valid(&self) -> bool {
-        DSSS_RATES_BPS.contains(&self.data_rate_bps) && DSSS_RATES_BPS.contains(&self.basic_rate_bps)
+        DSSS_RATES_BPS.contains(&self.data_rate_bps)
+            && DSSS_RATES_BPS.contains(&self.basic_rate_bps)
     }
 
     /// PLCP preamble + header duration.

@@ -203,10 +203,14 @@ pub struct DcfCounters {
 pub enum DcfPhase {
     /// Nothing to send, or deferring / backing off for the head-of-line frame.
     Contend,
-    AwaitCts { deadline: SimTime },
+    AwaitCts {
+        deadline: SimTime,
+    },
     /// CTS received; DATA goes SIFS later.
     SendData,
-    AwaitAck { deadline: SimTime },
+    AwaitAck {
+        deadline: SimTime,
+    },
 }
 
 /// A snapshot for tests and metrics.
