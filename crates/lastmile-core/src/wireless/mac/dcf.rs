@@ -79,9 +79,39 @@ impl DcfConfig {
             rts_threshold_bytes: DOT11_RTS_THRESHOLD,
         }
     }
+    /// Checks what a user may get wrong; the DCF itself assumes a valid configuration.
+    pub fn validate(&self) -> Result<(), DcfConfigError> {
+        let err =
+            |field: &'static str, expected: &'static str| Err(DcfConfigError { field, expected });
+        if !self.phy.is_valid() {
+            return err("phy", "DSSS rates of 1, 2, 5.5 or 11 Mbps");
+        }
+        if self.phy.slot.is_zero() {
+            return err("phy.slot", "a positive slot time");
+        }
+        if !(self.cw_min + 1).is_power_of_two() || !(self.cw_max + 1).is_power_of_two() {
+            return err("cw_min/cw_max", "2^k − 1 values (e.g. 31, 1023)");
+        }
+        if self.cw_min > self.cw_max {
+            return err("cw_min", "cw_min <= cw_max");
+        }
+        if self.short_retry_limit == 0 || self.long_retry_limit == 0 {
+            return err("retry_limit", "at least 1 attempt");
+        }
+        Ok(())
+    }
+
     fn uses_rts(&self, msdu_bytes: u32) -> bool {
         PhyConfig::data_frame_bytes(msdu_bytes) > self.rts_threshold_bytes
     }
+}
+
+/// A DCF configuration field that does not make sense, with what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: expected {expected}")]
+pub struct DcfConfigError {
+    pub field: &'static str,
+    pub expected: &'static str,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -487,9 +517,23 @@ impl<P: Clone> Dcf<P> {
             }
             return;
         }
+        let awaited = matches!(
+            (frame.kind, self.phase),
+            (FrameKind::Cts, DcfPhase::AwaitCts { .. })
+                | (FrameKind::Ack, DcfPhase::AwaitAck { .. })
+        );
+        if !awaited {
+            if self.overdue {
+                // 9.2.8: the frame received after the timeout is not the response.
+                self.response_missing(now, out);
+            }
+            if matches!(frame.kind, FrameKind::Cts | FrameKind::Ack) {
+                return; // stale or unexpected response
+            }
+        }
         match frame.kind {
             FrameKind::Rts => self.on_rts(now, &frame),
-            FrameKind::Cts => self.on_cts(now, out),
+            FrameKind::Cts => self.on_cts(now),
             FrameKind::Ack => self.on_ack(now, out),
             FrameKind::Data => self.on_data(now, frame, out),
         }
@@ -516,13 +560,7 @@ impl<P: Clone> Dcf<P> {
         self.sifs_tx = Some((now + phy.sifs, cts));
     }
 
-    fn on_cts(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
-        if !matches!(self.phase, DcfPhase::AwaitCts { .. }) {
-            if self.overdue {
-                self.response_missing(now, out);
-            }
-            return;
-        }
+    fn on_cts(&mut self, now: SimTime) {
         self.overdue = false;
         self.ssrc = 0; // 9.2.4: a CTS resets the SSRC
         let data = self.data_frame();
@@ -531,12 +569,6 @@ impl<P: Clone> Dcf<P> {
     }
 
     fn on_ack(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
-        if !matches!(self.phase, DcfPhase::AwaitAck { .. }) {
-            if self.overdue {
-                self.response_missing(now, out);
-            }
-            return;
-        }
         self.overdue = false;
         let long = self.head_uses_rts();
         if long {
@@ -559,8 +591,11 @@ impl<P: Clone> Dcf<P> {
             msdu_bytes: 0,
             payload: None,
         };
-        // 9.2.8: the ACK goes SIFS after the data, whatever the medium or the NAV.
-        self.sifs_tx = Some((now + self.cfg.phy.sifs, ack));
+        // 9.2.8: the ACK goes SIFS after the data, whatever the medium or the NAV. (A SIFS
+        // transmission of our own already pending wins; the sender will retry.)
+        if self.sifs_tx.is_none() {
+            self.sifs_tx = Some((now + self.cfg.phy.sifs, ack));
+        }
         let duplicate = frame.retry && self.last_seq_from.get(&frame.ta) == Some(&frame.seq);
         self.last_seq_from.insert(frame.ta, frame.seq);
         if duplicate {

@@ -12,6 +12,6 @@ pub mod dcf;
 mod tests;
 
 pub use dcf::{
-    Dcf, DcfConfig, DcfCounters, DcfInput, DcfOutput, DcfPhase, DcfState, FrameKind, MacFrame,
-    MacSignal,
+    Dcf, DcfConfig, DcfConfigError, DcfCounters, DcfInput, DcfOutput, DcfPhase, DcfState,
+    FrameKind, MacFrame, MacSignal,
 };

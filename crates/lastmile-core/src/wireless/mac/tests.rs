@@ -402,3 +402,21 @@ fn backoff_expiring_as_the_medium_turns_busy_still_transmits() {
     let out = s.step(go, DcfInput::MediumBusy);
     assert_eq!(sent(&out).len(), 1);
 }
+
+#[test]
+fn config_validation_names_the_field() {
+    assert_eq!(cfg().validate(), Ok(()));
+    let mut c = cfg();
+    c.cw_min = 30;
+    assert_eq!(c.validate().unwrap_err().field, "cw_min/cw_max");
+    let mut c = cfg();
+    c.phy.data_rate_bps = 54_000_000;
+    assert_eq!(c.validate().unwrap_err().field, "phy");
+    let mut c = cfg();
+    c.short_retry_limit = 0;
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("retry_limit"));
+}
