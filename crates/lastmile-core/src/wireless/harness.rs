@@ -1,6 +1,6 @@
 //! A minimal deterministic event loop for one cell: n saturated DCF stations sending
 //! fixed-size datagrams to one receiver over the shared `Medium`, with no channel errors
-//! unless the receiver is given an error model. It exists to check the DCF against Bianchi's
+//! (the medium's per-receiver error-model hook is left at `none`). It exists to check the DCF against Bianchi's
 //! saturation model (Bianchi 2000 §IV) and for benchmarks; the main engine wires the MAC
 //! through the link layer instead.
 //!
