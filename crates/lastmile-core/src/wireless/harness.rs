@@ -1,8 +1,8 @@
 //! A minimal deterministic event loop for one cell: n saturated DCF stations sending
 //! fixed-size datagrams to one receiver over the shared `Medium`, with no channel errors
-//! (the medium's per-receiver error-model hook is left at `none`). It exists to check the DCF against Bianchi's
-//! saturation model (Bianchi 2000 §IV) and for benchmarks; the main engine wires the MAC
-//! through the link layer instead.
+//! (the medium's per-receiver error-model hook is left at `none`). It exists to check the
+//! DCF against Bianchi's saturation model (Bianchi 2000 §IV) and for benchmarks; the main
+//! engine wires the MAC through the link layer instead.
 //!
 //! Stations are `NodeId(0..n)`, the receiver `NodeId(n)`. Saturation: each station starts
 //! with two datagrams queued and gets a new one on every `TxSuccess` / `TxFailure`, so it
