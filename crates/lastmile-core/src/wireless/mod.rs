@@ -1,7 +1,7 @@
-//! The wireless cell: PHY timing, the shared medium and the MAC.
-//!
-//! TEMPORARY (branch `dcf`): the merged `wireless/mod.rs` belongs to the link-layer work and
-//! should add the `pub mod` lines below next to its own `pub mod link;`.
+//! The wireless cell (groundwork for the wireless issue): IEEE 802.11 DSSS PHY timing, the
+//! shared half-duplex medium, the DCF MAC as a pure state machine, Bianchi's analytical
+//! saturation model and a saturation harness that validates the MAC against it. Wiring the
+//! cell into the engine (replacing the core's full-duplex stand-in hop) comes next.
 
 pub mod bianchi;
 pub mod harness;
