@@ -17,3 +17,4 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod units;
+pub mod wireless;
