@@ -123,7 +123,9 @@ impl TulipReceiver {
             self.buffer.push_back(None);
             self.cum_ack = self.space.add(self.cum_ack, 1);
             self.metrics.frames_released += 1;
-            out.push(TulipOutput::Event(TulipEvent::Released { seq: self.cum_ack }));
+            out.push(TulipOutput::Event(TulipEvent::Released {
+                seq: self.cum_ack,
+            }));
             out.push(TulipOutput::ToNetwork(packet));
         }
     }

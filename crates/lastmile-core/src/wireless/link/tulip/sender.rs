@@ -148,12 +148,12 @@ impl TulipSender {
 
     pub fn handle(&mut self, now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
-            TulipInput::FromNetwork(packet) => self.on_from_network(now, packet, out),
+            TulipInput::FromNetwork(packet) => self.on_from_network(packet, out),
             TulipInput::FrameReceived(TulipFrame::Lack { lack, piggyback }) => {
                 if let Some(p) = piggyback {
                     out.push(TulipOutput::ToNetwork(p));
                 }
-                self.on_lack(now, lack, out);
+                self.on_lack(lack, out);
             }
             // Data frames belong to the receiver (see `TulipLink`).
             TulipInput::FrameReceived(_) => {}
@@ -175,22 +175,22 @@ impl TulipSender {
         }
     }
 
-    fn on_from_network(&mut self, now: SimTime, packet: Packet, out: &mut TulipOutbox) {
+    fn on_from_network(&mut self, packet: Packet, out: &mut TulipOutbox) {
         if is_reliable(&packet) {
             self.reliable_queue.push_back(packet);
         } else {
             self.unreliable_queue.push_back(packet);
         }
-        self.try_send(now, out);
+        self.try_send(out);
     }
 
     /// Figure 2, LACK: "cancel Timer T1; process_received_ack(); if (data to send)
     /// send_packet()".
-    fn on_lack(&mut self, now: SimTime, lack: Lack, out: &mut TulipOutbox) {
+    fn on_lack(&mut self, lack: Lack, out: &mut TulipOutbox) {
         self.metrics.lacks_received += 1;
         self.t1 = None;
         self.process_received_ack(lack, out);
-        self.try_send(now, out);
+        self.try_send(out);
     }
 
     fn on_mac_signal(&mut self, now: SimTime, signal: MacSignal, out: &mut TulipOutbox) {
@@ -198,7 +198,7 @@ impl TulipSender {
             MacSignal::Trans => self.on_trans(now),
             MacSignal::Wait { duration, .. } => self.on_wait(now, duration),
             MacSignal::TxSuccess => self.on_tx_success(now, out),
-            MacSignal::TxFailure => self.on_tx_failure(now, out),
+            MacSignal::TxFailure => self.on_tx_failure(out),
         }
     }
 
@@ -230,7 +230,7 @@ impl TulipSender {
             } => {
                 self.mac = MacState::Idle;
                 self.t1 = None;
-                self.try_send(now, out);
+                self.try_send(out);
             }
             MacState::AwaitingTrans {
                 kind: FrameKind::Reliable,
@@ -247,11 +247,11 @@ impl TulipSender {
 
     /// The MAC gave up: the turn is over. A reliable frame stays in the window and is
     /// recovered through the LACK bit vector or the liveness rule.
-    fn on_tx_failure(&mut self, now: SimTime, out: &mut TulipOutbox) {
+    fn on_tx_failure(&mut self, out: &mut TulipOutbox) {
         if self.mac != MacState::Idle {
             self.mac = MacState::Idle;
             self.t1 = None;
-            self.try_send(now, out);
+            self.try_send(out);
         }
     }
 
@@ -263,16 +263,13 @@ impl TulipSender {
         if self.t2.is_some_and(|t| t <= now) {
             self.t2 = None;
         }
-        self.try_send(now, out);
+        self.try_send(out);
     }
 
     /// Figure 2, `process_received_ack`: advance SN_min to CumACK + 1, free the frames the bit
     /// vector reports received, and create a new retransmission list from its zeros.
     fn process_received_ack(&mut self, lack: Lack, out: &mut TulipOutbox) {
-        let left_edge = self
-            .window
-            .front()
-            .map_or(self.next_seq, |o| o.seq);
+        let left_edge = self.window.front().map_or(self.next_seq, |o| o.seq);
         let in_window = self
             .space
             .in_range(left_edge, self.window.len() as u16, lack.cum_ack);
@@ -313,12 +310,11 @@ impl TulipSender {
     }
 
     /// Send if the pacing allows: no T1 or T2 running and the MAC not holding a frame.
-    fn try_send(&mut self, now: SimTime, out: &mut TulipOutbox) {
+    fn try_send(&mut self, out: &mut TulipOutbox) {
         let mac_busy = matches!(self.mac, MacState::AwaitingTrans { .. });
         if self.t1.is_some() || self.t2.is_some() || mac_busy {
             return;
         }
-        let _ = now;
         self.send_packet(out);
     }
 
@@ -331,7 +327,11 @@ impl TulipSender {
         }
         if let Some(packet) = self.unreliable_queue.pop_front() {
             self.metrics.unreliable_sent += 1;
-            self.hand_to_mac(FrameKind::Unreliable, TulipFrame::Unreliable { packet }, out);
+            self.hand_to_mac(
+                FrameKind::Unreliable,
+                TulipFrame::Unreliable { packet },
+                out,
+            );
             return;
         }
         if self.window.len() < usize::from(self.space.window()) {
@@ -346,7 +346,12 @@ impl TulipSender {
             self.send_from_list(out);
             return;
         }
-        if let Some(seq) = self.window.iter().find(|o| o.packet.is_some()).map(|o| o.seq) {
+        if let Some(seq) = self
+            .window
+            .iter()
+            .find(|o| o.packet.is_some())
+            .map(|o| o.seq)
+        {
             self.metrics.liveness_retransmissions += 1;
             self.retransmit(seq, out);
         }
@@ -378,7 +383,7 @@ impl TulipSender {
         self.next_seq = self.space.add(seq, 1);
         self.window.push_back(Outstanding {
             seq,
-            packet: Some(packet.clone()),
+            packet: Some(packet),
         });
         self.metrics.new_frames_sent += 1;
         out.push(TulipOutput::Event(TulipEvent::DataSent { seq }));
@@ -390,7 +395,7 @@ impl TulipSender {
             .window
             .iter()
             .find(|o| o.seq == seq)
-            .and_then(|o| o.packet.clone())
+            .and_then(|o| o.packet)
             .expect("retransmit only frames still buffered");
         self.metrics.retransmissions += 1;
         out.push(TulipOutput::Event(TulipEvent::Retransmission { seq }));
