@@ -8,6 +8,7 @@ use super::{
     Lack, LinkSeq, SeqSpace, TulipConfig, TulipConfigError, TulipEvent, TulipFrame, TulipInput,
     TulipOutbox, TulipOutput,
 };
+use crate::engine::SimTime;
 use crate::packet::Packet;
 
 /// Counters of a receiver.
@@ -45,8 +46,9 @@ impl TulipReceiver {
         })
     }
 
-    /// Only received frames concern the receiver; other inputs are ignored.
-    pub fn handle(&mut self, input: TulipInput, out: &mut TulipOutbox) {
+    /// Only received frames concern the receiver; other inputs are ignored. The receiver has
+    /// no timers: it answers each data frame at once (Figure 3).
+    pub fn handle(&mut self, _now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
             TulipInput::FrameReceived(TulipFrame::Data { seq, packet }) => {
                 self.on_data(seq, packet, None, out)

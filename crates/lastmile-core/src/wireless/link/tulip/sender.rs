@@ -5,6 +5,9 @@
 //! Unreliable packets (ULPs, §3.1) are never numbered nor buffered: each takes one sending
 //! turn, after pending retransmissions and before new reliable frames (so a TCP ACK is not
 //! stuck behind a full window), and is forgotten once handed to the MAC.
+//!
+//! Like the paper, the sender has no retry limit: with a peer gone it keeps forcing a LACK
+//! every Δt1 (the liveness rule). Giving up is for a later link-failure signal.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -185,12 +188,13 @@ impl TulipSender {
     }
 
     /// Figure 2, LACK: "cancel Timer T1; process_received_ack(); if (data to send)
-    /// send_packet()".
+    /// send_packet()". A stale LACK (see `process_received_ack`) changes nothing, T1 included.
     fn on_lack(&mut self, lack: Lack, out: &mut TulipOutbox) {
         self.metrics.lacks_received += 1;
-        self.t1 = None;
-        self.process_received_ack(lack, out);
-        self.try_send(out);
+        if self.process_received_ack(lack, out) {
+            self.t1 = None;
+            self.try_send(out);
+        }
     }
 
     fn on_mac_signal(&mut self, now: SimTime, signal: MacSignal, out: &mut TulipOutbox) {
@@ -267,15 +271,16 @@ impl TulipSender {
     }
 
     /// Figure 2, `process_received_ack`: advance SN_min to CumACK + 1, free the frames the bit
-    /// vector reports received, and create a new retransmission list from its zeros.
-    fn process_received_ack(&mut self, lack: Lack, out: &mut TulipOutbox) {
+    /// vector reports received, and create a new retransmission list from its zeros. Returns
+    /// false for a stale LACK, whose CumACK is neither in S nor just before it.
+    fn process_received_ack(&mut self, lack: Lack, out: &mut TulipOutbox) -> bool {
         let left_edge = self.window.front().map_or(self.next_seq, |o| o.seq);
         let in_window = self
             .space
             .in_range(left_edge, self.window.len() as u16, lack.cum_ack);
         if !in_window && lack.cum_ack != self.space.prev(left_edge) {
             self.metrics.stale_lacks += 1;
-            return;
+            return false;
         }
         if in_window {
             while let Some(o) = self.window.pop_front() {
@@ -307,6 +312,7 @@ impl TulipSender {
         }));
         self.retx_list = list;
         self.retx_pos = 0;
+        true
     }
 
     /// Send if the pacing allows: no T1 or T2 running and the MAC not holding a frame.
