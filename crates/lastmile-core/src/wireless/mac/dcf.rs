@@ -174,21 +174,7 @@ pub enum DcfInput<P> {
     Timeout,
 }
 
-/// Signals to the layer above (TULIP / LLE-TCP).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MacSignal {
-    /// We won the channel: the head-of-line frame (or its RTS) is going now.
-    Trans,
-    /// An RTS was heard from `sender`, reserving the medium for `duration`.
-    Wait {
-        sender: NodeId,
-        duration: SimDuration,
-    },
-    /// The head-of-line frame was acknowledged.
-    TxSuccess,
-    /// The head-of-line frame was dropped at its retry limit.
-    TxFailure,
-}
+pub use crate::wireless::signals::MacSignal;
 
 /// The effects of one `handle` call.
 #[derive(Clone, Debug, PartialEq)]
