@@ -25,15 +25,20 @@ Overrides = Mapping[str, object] | Sequence[str]
 Format = Literal["toml", "yaml", "json"]
 
 
-def _override_value(value: object) -> str:
-    """The text of one override value, as the core's ``--set`` parser reads it."""
+def _literal(value: object) -> str:
+    """`value` as a TOML literal, the syntax the core reads override values in."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
+        return json.dumps(value)  # a JSON string is a TOML basic string
     if isinstance(value, int | float):
         return repr(value)
-    return json.dumps(value)
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{json.dumps(str(k))} = {_literal(v)}" for k, v in value.items())
+        return "{ " + items + " }"
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    raise TypeError(f"cannot use {value!r} as an override value")
 
 
 def normalise_overrides(overrides: Overrides | None) -> list[str]:
@@ -43,7 +48,7 @@ def normalise_overrides(overrides: Overrides | None) -> list[str]:
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, Mapping):
-        return [f"{key}={_override_value(value)}" for key, value in overrides.items()]
+        return [f"{key}={_literal(value)}" for key, value in overrides.items()]
     return [str(item) for item in overrides]
 
 
