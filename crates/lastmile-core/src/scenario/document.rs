@@ -197,7 +197,8 @@ mod tests {
     fn scenario_syntax_errors_give_line_and_column() {
         let e = parse("a = 1\nb = \"open\n", Format::Toml).unwrap_err();
         assert!(
-            e.expected.starts_with("invalid TOML at line 2, column 5"),
+            e.expected
+                .starts_with("invalid TOML at line 2, column 10: invalid basic string"),
             "{e}"
         );
         let e = parse("a: 1\n b: [\n", Format::Yaml).unwrap_err();

@@ -149,8 +149,8 @@ fn explicit(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
             return Err(ScenarioError::problem(
                 format!("topology.{key}"),
                 format!(
-                    "`{key}` belongs to `preset = \"chain\"`; without a preset, list the link \
-                     under `links` with `from` and `to`"
+                    "`{key}` belongs to `preset = \"chain\"`; without a preset, use `links` \
+                     (each with `from` and `to`)"
                 ),
             ));
         }
