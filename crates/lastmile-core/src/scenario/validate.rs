@@ -62,7 +62,7 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     if spec.rate.bps() == 0 {
         return Err(ScenarioError::bad_value(
             format!("{path}.rate"),
-            format!("\"{}\"", spec.rate),
+            format!("\"{}bps\"", spec.rate.bps()),
             "a positive rate (e.g. \"10Mbps\")",
         ));
     }
@@ -240,7 +240,7 @@ fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
         if rate.bps() == 0 {
             return Err(ScenarioError::bad_value(
                 format!("{path}.rate"),
-                format!("\"{rate}\""),
+                format!("\"{}bps\"", rate.bps()),
                 "a positive rate (e.g. \"1Mbps\")",
             ));
         }
