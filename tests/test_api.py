@@ -13,7 +13,42 @@ from conftest import edit_example, example, without_wall_time
 from lastmile import _core
 
 SMALL = {"flow.0.app.bytes": "200KB"}
-TRACE_DTYPES = {"float64", "uint64", "uint32", "bool"}
+
+#: The documented columns of each trace (README, "The traces"), with their dtypes.
+TRACE_COLUMNS = {
+    "seq": {
+        "time_s": "float64",
+        "flow": "uint32",
+        "offset": "uint64",
+        "len": "uint32",
+        "retransmission": "bool",
+        "ack": "bool",
+    },
+    "cwnd": {
+        "time_s": "float64",
+        "flow": "uint32",
+        "cwnd_bytes": "uint64",
+        "ssthresh_bytes": "uint64",
+    },
+    "rtt": {
+        "time_s": "float64",
+        "flow": "uint32",
+        "sample_s": "float64",
+        "srtt_s": "float64",
+        "rttvar_s": "float64",
+        "rto_s": "float64",
+    },
+    "wireless_tx": {
+        "time_s": "float64",
+        "link": "uint32",
+        "flow": "uint32",
+        "packet_id": "uint64",
+        "seq": "uint32",
+        "bytes": "uint32",
+        "data": "bool",
+        "lost": "bool",
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -92,9 +127,10 @@ def test_unknown_format_is_a_value_error() -> None:
         lastmile.Scenario.from_text("", "ini")  # type: ignore[arg-type]
 
 
-def test_run_requires_out_dir_for_pcap() -> None:
-    with pytest.raises(ValueError, match="out_dir"):
-        lastmile.run(example("tulip-basic"), pcap=["wireless"])
+def test_pcap_without_out_dir_is_a_simulation_error() -> None:
+    with pytest.raises(lastmile.SimulationError, match="output directory") as info:
+        lastmile.run(example("tulip-basic"), overrides=SMALL, pcap=["wireless"])
+    assert info.value.kind == "invalid"
 
 
 def test_native_surface() -> None:
@@ -145,27 +181,52 @@ def test_links_dataframe(traced: lastmile.RunResult) -> None:
     assert (links["frames_sent"] > 0).all()
 
 
-@pytest.mark.parametrize("name", ["cwnd", "seq", "rtt", "wireless_tx"])
-def test_trace_dataframes(traced: lastmile.RunResult, name: str) -> None:
+def test_every_trace_is_documented() -> None:
+    assert set(TRACE_COLUMNS) == set(lastmile.trace_names())
+
+
+@pytest.mark.parametrize("name", sorted(TRACE_COLUMNS))
+def test_trace_dataframes_have_the_documented_columns(
+    traced: lastmile.RunResult, name: str
+) -> None:
     frame = traced.trace(name)
     assert isinstance(frame, pd.DataFrame)
-    assert len(frame) > 0 and len(frame.columns) >= 2
-    assert {str(t) for t in frame.dtypes} <= TRACE_DTYPES
-    time = frame.iloc[:, 0]
-    assert str(time.dtype) == "float64"
-    assert time.is_monotonic_increasing and time.iloc[0] >= 0
+    assert {c: str(t) for c, t in frame.dtypes.items()} == TRACE_COLUMNS[name]
+    assert list(frame.columns) == list(TRACE_COLUMNS[name])
+    assert len(frame) > 0
+    assert frame["time_s"].is_monotonic_increasing and frame["time_s"].iloc[0] >= 0
     table = traced.arrow(name)
     assert table.num_rows == len(frame) and table.column_names == list(frame.columns)
 
 
+def test_cwnd_trace_values(traced: lastmile.RunResult) -> None:
+    cwnd = traced.trace("cwnd")
+    assert (cwnd["flow"] == 0).all()
+    assert (cwnd["cwnd_bytes"] >= 1400).all()  # never below one segment
+    assert cwnd["cwnd_bytes"].max() > 1400  # it grew
+
+
+def test_seq_trace_has_data_and_acks(traced: lastmile.RunResult) -> None:
+    seq = traced.trace("seq")
+    data = seq[~seq["ack"]]
+    assert len(data) > 0 and seq["ack"].any()
+    # The highest offset sent covers the last byte of the 200 KB transfer.
+    assert int((data["offset"] + data["len"]).max()) >= 200_000
+    assert int(data["retransmission"].sum()) == traced.flows.loc[0, "tcp_retransmits"]
+
+
+def test_rtt_trace_values(traced: lastmile.RunResult) -> None:
+    rtt = traced.trace("rtt")
+    assert (rtt["srtt_s"] > 0).all() and (rtt["rto_s"] >= 1.0).all()  # RFC 6298 (2.4)
+
+
 def test_wireless_tx_trace_agrees_with_the_summary(traced: lastmile.RunResult) -> None:
-    frame = traced.trace("wireless_tx")
-    bool_columns = [c for c in frame.columns if str(frame[c].dtype) == "bool"]
-    assert bool_columns, "wireless_tx records whether each frame was lost"
-    assert traced.wireless is not None
-    assert int(frame[bool_columns[0]].sum()) <= traced.wireless["frames_lost"] + traced.summary[
-        "wireless"
-    ].get("reverse_frames_lost", 0)
+    tx = traced.trace("wireless_tx")
+    wireless = traced.wireless
+    assert wireless is not None
+    # Both directions of the hop are traced; the summary splits them.
+    assert int(tx["data"].sum()) >= wireless["data_frames_sent"]
+    assert int(tx["lost"].sum()) == wireless["frames_lost"] + wireless["reverse_frames_lost"]
 
 
 def test_unrecorded_trace_is_a_key_error_listing_recorded_ones() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lastmile import _core
@@ -197,7 +196,8 @@ def run(
 
     `seed` replaces the scenario's seed; `overrides` change fields as ``--set`` does;
     `traces` names the traces to record (see `lastmile.trace_names()`); `pcap` names links
-    to capture into ``<out_dir>/<link>.pcap``. The GIL is released while the core runs.
+    to capture into ``<out_dir>/<link>.pcap`` (the core creates the directory). The GIL is
+    released while the core runs.
 
     Raises `lastmile.ScenarioError` for a bad scenario and `lastmile.SimulationError` when
     the run fails.
@@ -206,8 +206,6 @@ def run(
         traces = [traces]
     if isinstance(pcap, str):
         pcap = [pcap]
-    if pcap and out_dir is None:
-        raise ValueError("pcap capture needs out_dir")
     common: dict[str, Any] = {
         "overrides": normalise_overrides(overrides),
         "seed": seed,
@@ -215,8 +213,6 @@ def run(
         "pcap": list(pcap),
         "out_dir": out_dir,
     }
-    if out_dir is not None:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
     if isinstance(scenario, Scenario):
         summary, tables = _core.run(
             text=scenario.to_json(), format="json", origin=scenario.origin, **common

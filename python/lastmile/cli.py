@@ -185,6 +185,8 @@ def _write_traces(result: RunResult, names: Sequence[str], out_dir: Path) -> lis
     import pyarrow.parquet as pq
 
     written = []
+    if names:
+        out_dir.mkdir(parents=True, exist_ok=True)
     for name in dict.fromkeys(names):
         path = out_dir / f"{name}.parquet"
         pq.write_table(result.arrow(name), path)
