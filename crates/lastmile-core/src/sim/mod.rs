@@ -1,10 +1,21 @@
 //! The simulated world: builds nodes, links, endpoints and applications from a `Scenario`
 //! and runs the event loop until every flow is done or `stop_time`.
 
+mod build;
+mod capture;
+mod flow;
+mod observe;
+mod report;
+mod world;
+
 use std::path::PathBuf;
 
 use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::Scenario;
+
+pub use build::SINK_PORT;
+pub use observe::Welford;
+pub use world::StopReason;
 
 /// The traces a run can record (opt-in).
 pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx"];
@@ -44,6 +55,33 @@ pub enum SimError {
 
 /// Runs `scenario` to the end.
 pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimError> {
-    let _ = (scenario, options);
-    Err(SimError::Invalid("the simulator is being built".into()))
+    for t in &options.traces {
+        if !TRACE_NAMES.contains(&t.as_str()) {
+            return Err(SimError::Invalid(format!(
+                "unknown trace \"{t}\": expected one of {}",
+                TRACE_NAMES.join(", ")
+            )));
+        }
+    }
+    let wall = std::time::Instant::now();
+    let seed = options.seed.unwrap_or(scenario.seed);
+    let mut world = build::build(scenario, options, seed)?;
+    if !options.pcap.is_empty() {
+        let dir = options.out_dir.as_deref().ok_or_else(|| {
+            SimError::Invalid("pcap capture needs an output directory (--out DIR)".into())
+        })?;
+        world.captures = Some(capture::Captures::open(&world, &options.pcap, dir)?);
+    }
+    let reason = world.run()?;
+    if let Some(captures) = world.captures.take() {
+        captures.finish()?;
+    }
+    let end = match reason {
+        StopReason::Completed => world.queue.now(),
+        StopReason::StopTime => world.stop_time,
+    };
+    let wall_s = wall.elapsed().as_secs_f64();
+    let summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
+    let traces = std::mem::take(&mut world.traces).into_tables();
+    Ok(RunOutput { summary, traces })
 }

@@ -1,0 +1,177 @@
+//! One direction of a full-duplex point-to-point link: a drop-tail queue feeding a
+//! transmitter of fixed rate, a propagation delay, a per-frame link-layer overhead and an
+//! error model deciding which frames arrive intact. The lossy "wireless" hop of the core is
+//! this same channel with an error model; the half-duplex 802.11 cell comes later.
+
+use crate::engine::{SimDuration, SimTime};
+use crate::error_model::{AnyErrorModel, FrameInfo};
+use crate::ids::NodeId;
+use crate::units::QueueLimit;
+
+use super::queue::DropTail;
+
+/// What happened to a packet offered to a channel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Offer<P> {
+    /// The transmitter was idle: the frame's last bit leaves at `tx_end`.
+    Started { tx_end: SimTime },
+    /// Waiting in the queue.
+    Queued,
+    /// The queue was full: the packet is handed back to be freed.
+    Dropped(P),
+}
+
+/// Counters of one channel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChannelStats {
+    pub frames_sent: u64,
+    pub frames_lost: u64,
+    pub bytes_sent: u64,
+    pub queue_drops: u64,
+    pub max_queue_packets: u64,
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct Channel<P> {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    /// Bytes added below IP to every frame (e.g. 2 for PPP).
+    pub overhead_bytes: u32,
+    queue: DropTail<(P, u32)>,
+    /// The frame on the wire: packet, IP size, transmission start.
+    on_wire: Option<(P, u32, SimTime)>,
+    errors: AnyErrorModel,
+    pub stats: ChannelStats,
+}
+
+impl<P: Copy> Channel<P> {
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        rate_bps: u64,
+        delay: SimDuration,
+        overhead_bytes: u32,
+        limit: QueueLimit,
+        errors: AnyErrorModel,
+    ) -> Self {
+        Channel {
+            from,
+            to,
+            rate_bps,
+            delay,
+            overhead_bytes,
+            queue: DropTail::new(limit),
+            on_wire: None,
+            errors,
+            stats: ChannelStats::default(),
+        }
+    }
+
+    /// The serialization time of a packet of `ip_bytes` on this channel.
+    pub fn tx_time(&self, ip_bytes: u32) -> SimDuration {
+        let bits = u64::from(ip_bytes + self.overhead_bytes) * 8;
+        SimDuration::transmission(bits, self.rate_bps)
+    }
+
+    /// Offers a packet of `ip_bytes` for transmission.
+    pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> Offer<P> {
+        if self.on_wire.is_none() {
+            return Offer::Started {
+                tx_end: self.start(now, packet, ip_bytes),
+            };
+        }
+        match self.queue.push((packet, ip_bytes), ip_bytes) {
+            Ok(()) => {
+                self.stats.max_queue_packets =
+                    self.stats.max_queue_packets.max(self.queue.len() as u64);
+                Offer::Queued
+            }
+            Err((p, _)) => {
+                self.stats.queue_drops += 1;
+                Offer::Dropped(p)
+            }
+        }
+    }
+
+    fn start(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> SimTime {
+        self.on_wire = Some((packet, ip_bytes, now));
+        self.stats.frames_sent += 1;
+        self.stats.bytes_sent += u64::from(ip_bytes + self.overhead_bytes);
+        now + self.tx_time(ip_bytes)
+    }
+
+    /// The frame on the wire (for capture at transmission start).
+    pub fn on_wire(&self) -> Option<P> {
+        self.on_wire.map(|(p, _, _)| p)
+    }
+
+    /// The last bit of the frame on the wire has left at `now`: returns it and whether the
+    /// channel lost it (`payload_bytes` tells the error model whether it carries data).
+    pub fn finish(&mut self, now: SimTime, payload_bytes: u32) -> (P, bool) {
+        let (packet, ip_bytes, tx_start) = self.on_wire.take().expect("no frame on the wire");
+        let lost = !self.errors.is_none()
+            && self.errors.frame_lost(&FrameInfo {
+                tx_start,
+                tx_end: now,
+                bits: u64::from(ip_bytes + self.overhead_bytes) * 8,
+                payload_bytes,
+            });
+        if lost {
+            self.stats.frames_lost += 1;
+        }
+        (packet, lost)
+    }
+
+    /// Starts the next queued frame, if any, returning when its last bit leaves.
+    pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        let (packet, ip_bytes) = self.queue.pop()?;
+        Some(self.start(now, packet, ip_bytes))
+    }
+
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chan(limit: u64) -> Channel<u32> {
+        Channel::new(
+            NodeId(0),
+            NodeId(1),
+            1_000_000,
+            SimDuration::from_millis(1),
+            2,
+            QueueLimit::Packets(limit),
+            AnyErrorModel::None,
+        )
+    }
+
+    #[test]
+    fn serializes_with_link_overhead_and_queues_behind_the_frame_on_the_wire() {
+        let mut c = chan(1);
+        let t0 = SimTime::ZERO;
+        // 1438 + 2 bytes at 1 Mbps = 11.52 ms.
+        assert_eq!(
+            c.offer(t0, 1, 1438),
+            Offer::Started {
+                tx_end: t0 + SimDuration::from_micros(11_520)
+            }
+        );
+        assert_eq!(c.offer(t0, 2, 1438), Offer::Queued);
+        assert_eq!(c.offer(t0, 3, 1438), Offer::Dropped(3));
+        let t1 = t0 + SimDuration::from_micros(11_520);
+        assert_eq!(c.finish(t1, 1398), (1, false));
+        assert_eq!(
+            c.start_next(t1),
+            Some(t1 + SimDuration::from_micros(11_520))
+        );
+        assert_eq!(c.stats.queue_drops, 1);
+        assert_eq!(c.stats.frames_sent, 2);
+    }
+}

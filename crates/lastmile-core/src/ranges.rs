@@ -1,0 +1,116 @@
+//! A set of half-open `u64` ranges kept sorted and coalesced: which bytes of a stream a
+//! receiver holds. Small in practice (one entry per hole), so a sorted `Vec` beats a tree.
+
+/// Sorted, non-overlapping, non-adjacent half-open ranges `[start, end)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeSet {
+    ranges: Vec<(u64, u64)>,
+}
+
+impl RangeSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `[start, end)`; returns how many of its bytes were not already present.
+    pub fn insert(&mut self, start: u64, end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        // First range whose end reaches `start` (touching ranges merge).
+        let first = self.ranges.partition_point(|&(_, e)| e < start);
+        let mut new_start = start;
+        let mut new_end = end;
+        let mut covered = 0;
+        let mut last = first;
+        while last < self.ranges.len() && self.ranges[last].0 <= end {
+            let (s, e) = self.ranges[last];
+            covered += e.min(end).saturating_sub(s.max(start));
+            new_start = new_start.min(s);
+            new_end = new_end.max(e);
+            last += 1;
+        }
+        self.ranges
+            .splice(first..last, std::iter::once((new_start, new_end)));
+        (end - start) - covered
+    }
+
+    /// True if every byte of `[start, end)` is present.
+    pub fn contains(&self, start: u64, end: u64) -> bool {
+        if start >= end {
+            return true;
+        }
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        self.ranges
+            .get(i)
+            .is_some_and(|&(s, e)| s <= start && end <= e)
+    }
+
+    /// The end of the range starting at or before `from` and covering it, i.e. how far the
+    /// bytes from `from` are contiguous; `from` itself if `from` is missing.
+    pub fn contiguous_end(&self, from: u64) -> u64 {
+        let i = self.ranges.partition_point(|&(_, e)| e <= from);
+        match self.ranges.get(i) {
+            Some(&(s, e)) if s <= from => e,
+            _ => from,
+        }
+    }
+
+    /// Removes everything below `below`.
+    pub fn trim_below(&mut self, below: u64) {
+        let i = self.ranges.partition_point(|&(_, e)| e <= below);
+        self.ranges.drain(..i);
+        if let Some(first) = self.ranges.first_mut() {
+            first.0 = first.0.max(below);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Number of disjoint ranges.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Total bytes present.
+    pub fn total(&self) -> u64 {
+        self.ranges.iter().map(|(s, e)| e - s).sum()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ranges.iter().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalesces_overlapping_and_adjacent_ranges() {
+        let mut r = RangeSet::new();
+        assert_eq!(r.insert(10, 20), 10);
+        assert_eq!(r.insert(30, 40), 10);
+        assert_eq!(r.insert(15, 35), 10);
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![(10, 40)]);
+        assert_eq!(r.insert(40, 50), 10);
+        assert_eq!(r.insert(0, 10), 10);
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![(0, 50)]);
+        assert_eq!(r.insert(5, 45), 0);
+    }
+
+    #[test]
+    fn answers_containment_and_contiguity() {
+        let mut r = RangeSet::new();
+        r.insert(0, 100);
+        r.insert(200, 300);
+        assert!(r.contains(10, 100));
+        assert!(!r.contains(90, 210));
+        assert_eq!(r.contiguous_end(50), 100);
+        assert_eq!(r.contiguous_end(150), 150);
+        r.trim_below(250);
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![(250, 300)]);
+    }
+}

@@ -1,0 +1,222 @@
+//! From a `Scenario` to a ready `World`: nodes with addresses 10.0.0.1.., links with their
+//! channels and error models (each with its own named random stream), routes, and for each
+//! flow a listening sink, a source and the application's start event.
+
+use std::collections::HashMap;
+
+use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
+use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::net::{Channel, RoutingTable};
+use crate::packet::Ipv4Addr;
+use crate::scenario::{resolve_topology, AppSpec, FlowSpec, Scenario, TcpVariant};
+use crate::tcp::{TcpConfig, TcpConnection};
+
+use super::flow::{AppState, Flow};
+use super::observe::{DataAccounting, Traces};
+use super::world::{Endpoint, Event, Link, Node, World};
+use super::{RunOptions, SimError};
+
+/// The port every sink listens on; sources use 49152 + flow index (IANA dynamic range).
+pub const SINK_PORT: u16 = 5001;
+const SOURCE_PORT_BASE: u16 = 49152;
+
+pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<World, SimError> {
+    let topology = resolve_topology(scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
+    let mut world = World::new(
+        SimTime::ZERO + scenario.stop_time.sim(),
+        Traces::new(&options.traces),
+    );
+    for (i, name) in topology.nodes.iter().enumerate() {
+        world.nodes.push(Node {
+            name: name.clone(),
+            addr: Ipv4Addr::for_node(i as u32),
+            demux: HashMap::new(),
+        });
+    }
+    let flow_count = scenario.flows.len();
+    for l in &topology.links {
+        let s = &l.spec;
+        let channel =
+            |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
+                let rng = RngStream::derive(seed, &format!("link/{}/{dir}/errors", l.name));
+                Channel::new(
+                    NodeId(from as u32),
+                    NodeId(to as u32),
+                    s.rate.bps(),
+                    s.delay.sim(),
+                    s.overhead.bytes() as u32,
+                    s.queue,
+                    errors.build(s.rate.bps(), rng),
+                )
+            };
+        world.links.push(Link {
+            name: l.name.clone(),
+            wireless: l.wireless,
+            dirs: [
+                channel(l.from, l.to, &s.errors, "fwd"),
+                channel(l.to, l.from, &s.reverse_errors, "rev"),
+            ],
+            accounting: [
+                DataAccounting::new(flow_count),
+                DataAccounting::new(flow_count),
+            ],
+        });
+    }
+    let pairs: Vec<(NodeId, NodeId)> = topology
+        .links
+        .iter()
+        .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
+        .collect();
+    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs);
+    let node_index = |name: &str| {
+        topology
+            .nodes
+            .iter()
+            .position(|n| n == name)
+            .map(|i| NodeId(i as u32))
+            .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
+    };
+    for (i, f) in scenario.flows.iter().enumerate() {
+        let src = node_index(&f.src)?;
+        let dst = node_index(&f.dst)?;
+        add_flow(
+            &mut world,
+            FlowId(i as u32),
+            f,
+            src,
+            dst,
+            seed,
+            !options.traces.is_empty(),
+        )?;
+    }
+    Ok(world)
+}
+
+fn tcp_config(
+    f: &FlowSpec,
+    local: (Ipv4Addr, u16),
+    remote: (Ipv4Addr, u16),
+    isn: u32,
+    trace: bool,
+) -> TcpConfig {
+    let t = &f.tcp;
+    TcpConfig {
+        local_addr: local.0,
+        local_port: local.1,
+        remote_addr: remote.0,
+        remote_port: remote.1,
+        variant: t.variant,
+        mss: t.mss.bytes() as u32,
+        rwnd_bytes: t.rwnd.bytes().min(u64::from(u32::MAX)) as u32,
+        initial_window_segments: t.initial_window,
+        initial_ssthresh_bytes: t
+            .initial_ssthresh
+            .map(|b| b.bytes().min(u64::from(u32::MAX)) as u32),
+        dupack_threshold: t.dupack_threshold,
+        timer_granularity: t.timer_granularity.sim(),
+        initial_rto: t.initial_rto.sim(),
+        min_rto: t.min_rto.sim(),
+        max_rto: t.max_rto.sim(),
+        timestamps: t.timestamps,
+        ack_policy: t.ack,
+        delack_timeout: t.delack_timeout.sim(),
+        isn,
+        trace,
+    }
+}
+
+fn variant_name(v: TcpVariant) -> &'static str {
+    match v {
+        TcpVariant::Tahoe => "tahoe",
+        TcpVariant::Reno => "reno",
+        TcpVariant::Newreno => "newreno",
+    }
+}
+
+fn add_flow(
+    world: &mut World,
+    id: FlowId,
+    f: &FlowSpec,
+    src: NodeId,
+    dst: NodeId,
+    seed: u64,
+    trace: bool,
+) -> Result<(), SimError> {
+    let i = id.index();
+    let src_addr = world.nodes[src.index()].addr;
+    let dst_addr = world.nodes[dst.index()].addr;
+    let src_port = SOURCE_PORT_BASE
+        .checked_add(u16::try_from(i).unwrap_or(u16::MAX))
+        .ok_or_else(|| SimError::Invalid("too many flows for the port space".into()))?;
+    let mut isn_rng = RngStream::derive(seed, &format!("flow/{i}/isn"));
+    let source_isn = f.tcp.isn.unwrap_or_else(|| isn_rng.next_u64() as u32);
+    let sink_isn = isn_rng.next_u64() as u32;
+
+    let source = EndpointId(world.endpoints.len() as u32);
+    let sink = EndpointId(source.0 + 1);
+    let source_conn = TcpConnection::new(tcp_config(
+        f,
+        (src_addr, src_port),
+        (dst_addr, SINK_PORT),
+        source_isn,
+        trace,
+    ));
+    let mut sink_conn = TcpConnection::new(tcp_config(
+        f,
+        (dst_addr, SINK_PORT),
+        (src_addr, src_port),
+        sink_isn,
+        false,
+    ));
+    sink_conn.listen();
+    for (conn, node, remote, is_source) in [
+        (source_conn, src, dst_addr, true),
+        (sink_conn, dst, src_addr, false),
+    ] {
+        world.endpoints.push(Endpoint {
+            conn,
+            node,
+            remote,
+            flow: id,
+            is_source,
+            timer: TimerSlot::default(),
+        });
+    }
+    world.nodes[src.index()]
+        .demux
+        .insert((src_port, dst_addr, SINK_PORT), source);
+    world.nodes[dst.index()]
+        .demux
+        .insert((SINK_PORT, src_addr, src_port), sink);
+
+    let app = match &f.app {
+        AppSpec::Bulk { .. } => AppState::Bulk,
+        AppSpec::Poisson {
+            rate, packet_size, ..
+        } => AppState::Poisson {
+            packet_size: packet_size.bytes().max(1),
+            mean_gap: SimDuration::transmission(packet_size.bytes() * 8, rate.bps()),
+            rng: Box::new(RngStream::derive(seed, &format!("flow/{i}/app"))),
+        },
+    };
+    world.flows.push(Flow {
+        name: f
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}-{i}", f.src, f.dst)),
+        src: f.src.clone(),
+        dst: f.dst.clone(),
+        variant: variant_name(f.tcp.variant),
+        app,
+        source,
+        sink,
+        total_bytes: f.app.total_bytes(),
+        written: 0,
+        delivered: 0,
+        first_data_sent: None,
+        last_delivery: None,
+        delay: Default::default(),
+        done: false,
+    });
+    world.schedule(SimTime::ZERO + f.start.sim(), Event::FlowStart { flow: id })
+}

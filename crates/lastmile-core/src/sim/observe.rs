@@ -1,0 +1,351 @@
+//! Observation without interference: per-channel accounting of new, redundant and
+//! delivered data (the wireless goodput metrics of `experiments.md`), per-packet delay
+//! statistics, and the opt-in column traces.
+
+use crate::engine::{SimDuration, SimTime};
+use crate::ids::FlowId;
+use crate::metrics::{Column, TraceTable};
+use crate::packet::{Packet, SeqNumber};
+use crate::ranges::RangeSet;
+use crate::tcp::TcpTraceEvent;
+
+/// Maps 32-bit wire sequence numbers of one stream to 64-bit offsets (unwrapping across
+/// 2^32), relative to the first sequence number seen.
+#[derive(Clone, Copy, Debug, Default)]
+struct Unwrapper {
+    reference: Option<(SeqNumber, u64)>,
+}
+
+impl Unwrapper {
+    fn offset(&mut self, seq: SeqNumber) -> u64 {
+        match self.reference {
+            None => {
+                // Start far from zero so data a little before the first seen stays positive.
+                let base = 1 << 40;
+                self.reference = Some((seq, base));
+                base
+            }
+            Some((ref_seq, ref_off)) => {
+                let off = (ref_off as i64 + i64::from(seq.wrapping_diff(ref_seq))) as u64;
+                if off > ref_off {
+                    self.reference = Some((seq, off));
+                }
+                off
+            }
+        }
+    }
+}
+
+/// What one channel knows of one flow's data: what it carried and what arrived intact.
+#[derive(Clone, Debug, Default)]
+struct FlowOnChannel {
+    unwrap: Unwrapper,
+    highest_sent: u64,
+    received: RangeSet,
+}
+
+/// Counters of the data crossing a channel, per the papers' definitions.
+#[derive(Clone, Debug, Default)]
+pub struct DataAccounting {
+    flows: Vec<FlowOnChannel>,
+    pub data_frames_sent: u64,
+    pub data_frames_delivered: u64,
+    /// Bytes (IP datagram + link overhead) of frames carrying nothing sent before.
+    pub new_bytes_sent: u64,
+    pub all_bytes_sent: u64,
+    pub redundant_tx: u64,
+}
+
+impl DataAccounting {
+    pub fn new(flow_count: usize) -> Self {
+        DataAccounting {
+            flows: vec![FlowOnChannel::default(); flow_count],
+            ..Default::default()
+        }
+    }
+
+    /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate.
+    pub fn on_transmitted(&mut self, packet: &Packet, frame_bytes: u64, lost: bool) {
+        self.all_bytes_sent += frame_bytes;
+        let Some(seg) = packet.tcp() else {
+            self.new_bytes_sent += frame_bytes;
+            return;
+        };
+        let len = u64::from(seg.seq_len());
+        if len == 0 {
+            self.new_bytes_sent += frame_bytes;
+            return;
+        }
+        let flow = &mut self.flows[packet.flow.index()];
+        let start = flow.unwrap.offset(seg.header.seq);
+        let end = start + len;
+        if end > flow.highest_sent {
+            flow.highest_sent = end;
+            self.new_bytes_sent += frame_bytes;
+        }
+        if seg.payload_len > 0 {
+            self.data_frames_sent += 1;
+            if flow.received.contains(start, end) {
+                self.redundant_tx += 1;
+            }
+            if !lost {
+                self.data_frames_delivered += 1;
+            }
+        }
+        if !lost {
+            flow.received.insert(start, end);
+        }
+    }
+}
+
+/// Running mean and variance (Welford), for per-packet delay.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Welford {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Welford {
+    pub fn push(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+    /// Population standard deviation.
+    pub fn std(&self) -> f64 {
+        if self.n < 2 {
+            0.0
+        } else {
+            libm::sqrt(self.m2 / self.n as f64)
+        }
+    }
+}
+
+fn secs(d: SimDuration) -> f64 {
+    d.as_secs_f64()
+}
+
+#[derive(Debug, Default)]
+struct SeqColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    offset: Vec<u64>,
+    len: Vec<u32>,
+    retransmission: Vec<u8>,
+    ack: Vec<u8>,
+}
+
+impl SeqColumns {
+    fn push(&mut self, t: f64, flow: u32, offset: u64, len: u32, retransmission: bool, ack: bool) {
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.offset.push(offset);
+        self.len.push(len);
+        self.retransmission.push(u8::from(retransmission));
+        self.ack.push(u8::from(ack));
+    }
+}
+
+#[derive(Debug, Default)]
+struct CwndColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    cwnd_bytes: Vec<u64>,
+    ssthresh_bytes: Vec<u64>,
+}
+
+#[derive(Debug, Default)]
+struct RttColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    sample_s: Vec<f64>,
+    srtt_s: Vec<f64>,
+    rttvar_s: Vec<f64>,
+    rto_s: Vec<f64>,
+}
+
+#[derive(Debug, Default)]
+struct WirelessTxColumns {
+    time_s: Vec<f64>,
+    link: Vec<u32>,
+    flow: Vec<u32>,
+    packet_id: Vec<u64>,
+    seq: Vec<u32>,
+    bytes: Vec<u32>,
+    data: Vec<u8>,
+    lost: Vec<u8>,
+}
+
+/// The opt-in traces of a run, as growing columns.
+#[derive(Debug, Default)]
+pub struct Traces {
+    pub seq: bool,
+    pub cwnd: bool,
+    pub rtt: bool,
+    pub wireless_tx: bool,
+    seq_cols: SeqColumns,
+    cwnd_cols: CwndColumns,
+    rtt_cols: RttColumns,
+    wtx_cols: WirelessTxColumns,
+}
+
+impl Traces {
+    pub fn new(names: &[String]) -> Self {
+        let has = |n: &str| names.iter().any(|x| x == n);
+        Traces {
+            seq: has("seq"),
+            cwnd: has("cwnd"),
+            rtt: has("rtt"),
+            wireless_tx: has("wireless_tx"),
+            ..Default::default()
+        }
+    }
+
+    pub fn wants_tcp(&self) -> bool {
+        self.seq || self.cwnd || self.rtt
+    }
+
+    pub fn on_tcp(&mut self, now: SimTime, flow: FlowId, ev: &TcpTraceEvent) {
+        let t = now.as_secs_f64();
+        match *ev {
+            TcpTraceEvent::Send {
+                offset,
+                len,
+                retransmission,
+            } if self.seq => self
+                .seq_cols
+                .push(t, flow.0, offset, len, retransmission, false),
+            TcpTraceEvent::Ack { offset } if self.seq => {
+                self.seq_cols.push(t, flow.0, offset, 0, false, true)
+            }
+            TcpTraceEvent::Window { cwnd, ssthresh } if self.cwnd => {
+                let c = &mut self.cwnd_cols;
+                c.time_s.push(t);
+                c.flow.push(flow.0);
+                c.cwnd_bytes.push(cwnd);
+                c.ssthresh_bytes.push(ssthresh);
+            }
+            TcpTraceEvent::Rtt {
+                sample,
+                srtt,
+                rttvar,
+                rto,
+            } if self.rtt => {
+                let c = &mut self.rtt_cols;
+                c.time_s.push(t);
+                c.flow.push(flow.0);
+                c.sample_s.push(secs(sample));
+                c.srtt_s.push(secs(srtt));
+                c.rttvar_s.push(secs(rttvar));
+                c.rto_s.push(secs(rto));
+            }
+            _ => {}
+        }
+    }
+
+    /// A frame finished its transmission on a wireless-marked link.
+    pub fn on_wireless_tx(&mut self, now: SimTime, link: u32, packet: &Packet, lost: bool) {
+        let c = &mut self.wtx_cols;
+        c.time_s.push(now.as_secs_f64());
+        c.link.push(link);
+        c.flow.push(packet.flow.0);
+        c.packet_id.push(packet.id.0);
+        c.seq
+            .push(packet.tcp().map(|s| s.header.seq.0).unwrap_or(0));
+        c.bytes.push(packet.size_bytes());
+        c.data.push(u8::from(packet.is_data()));
+        c.lost.push(u8::from(lost));
+    }
+
+    /// The recorded traces as tables, in a fixed order.
+    pub fn into_tables(self) -> Vec<TraceTable> {
+        let mut out = Vec::new();
+        if self.seq {
+            let c = self.seq_cols;
+            out.push(TraceTable::new(
+                "seq",
+                &[
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("offset", Column::U64(c.offset)),
+                    ("len", Column::U32(c.len)),
+                    ("retransmission", Column::Bool(c.retransmission)),
+                    ("ack", Column::Bool(c.ack)),
+                ],
+            ));
+        }
+        if self.cwnd {
+            let c = self.cwnd_cols;
+            out.push(TraceTable::new(
+                "cwnd",
+                &[
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("cwnd_bytes", Column::U64(c.cwnd_bytes)),
+                    ("ssthresh_bytes", Column::U64(c.ssthresh_bytes)),
+                ],
+            ));
+        }
+        if self.rtt {
+            let c = self.rtt_cols;
+            out.push(TraceTable::new(
+                "rtt",
+                &[
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("sample_s", Column::F64(c.sample_s)),
+                    ("srtt_s", Column::F64(c.srtt_s)),
+                    ("rttvar_s", Column::F64(c.rttvar_s)),
+                    ("rto_s", Column::F64(c.rto_s)),
+                ],
+            ));
+        }
+        if self.wireless_tx {
+            let c = self.wtx_cols;
+            out.push(TraceTable::new(
+                "wireless_tx",
+                &[
+                    ("time_s", Column::F64(c.time_s)),
+                    ("link", Column::U32(c.link)),
+                    ("flow", Column::U32(c.flow)),
+                    ("packet_id", Column::U64(c.packet_id)),
+                    ("seq", Column::U32(c.seq)),
+                    ("bytes", Column::U32(c.bytes)),
+                    ("data", Column::Bool(c.data)),
+                    ("lost", Column::Bool(c.lost)),
+                ],
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwrapper_crosses_the_32_bit_wrap() {
+        let mut u = Unwrapper::default();
+        let a = u.offset(SeqNumber(u32::MAX - 99));
+        let b = u.offset(SeqNumber(u32::MAX - 99) + 1000);
+        assert_eq!(b - a, 1000);
+        let c = u.offset(SeqNumber(u32::MAX - 99) + 500);
+        assert_eq!(c - a, 500);
+    }
+
+    #[test]
+    fn welford_matches_the_textbook_formula() {
+        let mut w = Welford::default();
+        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            w.push(x);
+        }
+        assert!((w.mean() - 5.0).abs() < 1e-12);
+        assert!((w.std() - 2.0).abs() < 1e-12);
+    }
+}

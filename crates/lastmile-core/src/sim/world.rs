@@ -1,0 +1,459 @@
+//! The world and its event loop: packets move from endpoints through routing onto link
+//! channels, across them (or into the channel's error model) and up into the next node,
+//! which delivers them to a TCP endpoint or forwards them. Protocols are driven only
+//! through their public state-machine interface; the world applies their outboxes.
+
+use std::collections::HashMap;
+
+use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
+use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
+use crate::net::{Channel, Hop, Offer, RoutingTable};
+use crate::packet::{
+    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
+};
+use crate::tcp::{TcpConnection, TcpOutbox};
+
+use super::capture::Captures;
+use super::flow::{AppState, Flow};
+use super::observe::{DataAccounting, Traces};
+use super::SimError;
+
+/// An index into the packet arena.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PacketSlot(u32);
+
+/// Packets in flight live here; events refer to them by slot, so events stay small.
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    packets: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketArena {
+    pub fn insert(&mut self, p: Packet) -> PacketSlot {
+        match self.free.pop() {
+            Some(i) => {
+                self.packets[i as usize] = p;
+                PacketSlot(i)
+            }
+            None => {
+                self.packets.push(p);
+                PacketSlot(self.packets.len() as u32 - 1)
+            }
+        }
+    }
+    pub fn get(&self, s: PacketSlot) -> &Packet {
+        &self.packets[s.0 as usize]
+    }
+    pub fn get_mut(&mut self, s: PacketSlot) -> &mut Packet {
+        &mut self.packets[s.0 as usize]
+    }
+    pub fn remove(&mut self, s: PacketSlot) -> Packet {
+        self.free.push(s.0);
+        self.packets[s.0 as usize]
+    }
+}
+
+/// The events of the world: small, copyable, no boxed closures.
+#[derive(Copy, Clone, Debug)]
+pub enum Event {
+    /// The frame on a channel finished serializing.
+    TxDone { link: LinkId, dir: Direction },
+    /// A packet reached a node.
+    Arrive { node: NodeId, slot: PacketSlot },
+    /// An endpoint's timer (generation-checked).
+    EndpointTimer {
+        endpoint: EndpointId,
+        generation: u32,
+    },
+    /// A flow's application starts.
+    FlowStart { flow: FlowId },
+    /// A Poisson application writes its next packet.
+    AppWrite { flow: FlowId },
+}
+
+/// A host or router.
+#[derive(Debug)]
+pub struct Node {
+    pub name: String,
+    pub addr: Ipv4Addr,
+    /// (local port, remote address, remote port) → endpoint.
+    pub demux: HashMap<(u16, Ipv4Addr, u16), EndpointId>,
+}
+
+/// A full-duplex link: two channels and their data accounting.
+#[derive(Debug)]
+pub struct Link {
+    pub name: String,
+    pub wireless: bool,
+    pub dirs: [Channel<PacketSlot>; 2],
+    pub accounting: [DataAccounting; 2],
+}
+
+/// One side of a TCP connection, placed on a node.
+#[derive(Debug)]
+pub struct Endpoint {
+    pub conn: TcpConnection,
+    pub node: NodeId,
+    pub remote: Ipv4Addr,
+    pub flow: FlowId,
+    pub is_source: bool,
+    pub timer: TimerSlot,
+}
+
+/// Why a run ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Completed,
+    StopTime,
+}
+
+/// The whole simulated world.
+pub struct World {
+    pub queue: EventQueue<Event>,
+    pub packets: PacketArena,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub routes: RoutingTable,
+    pub endpoints: Vec<Endpoint>,
+    pub flows: Vec<Flow>,
+    pub traces: Traces,
+    pub stop_time: SimTime,
+    pub no_route_drops: u64,
+    pub ttl_drops: u64,
+    outbox: TcpOutbox,
+    next_packet_id: u64,
+    flows_done: usize,
+    /// Opt-in pcap capture of chosen links.
+    pub captures: Option<Captures>,
+}
+
+impl World {
+    pub(super) fn new(stop_time: SimTime, traces: Traces) -> Self {
+        World {
+            queue: EventQueue::new(),
+            packets: PacketArena::default(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            routes: RoutingTable::default(),
+            endpoints: Vec::new(),
+            flows: Vec::new(),
+            traces,
+            stop_time,
+            no_route_drops: 0,
+            ttl_drops: 0,
+            outbox: TcpOutbox::default(),
+            next_packet_id: 0,
+            flows_done: 0,
+            captures: None,
+        }
+    }
+
+    /// Runs until every flow is done or the next event lies beyond `stop_time`.
+    pub fn run(&mut self) -> Result<StopReason, SimError> {
+        if self.flows.is_empty() {
+            return Ok(StopReason::Completed);
+        }
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.stop_time {
+                break;
+            }
+            let (now, event) = self.queue.pop().expect("peeked");
+            self.dispatch(now, event)?;
+            if self.flows_done == self.flows.len() {
+                return Ok(StopReason::Completed);
+            }
+        }
+        Ok(StopReason::StopTime)
+    }
+
+    fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
+        match event {
+            Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
+            Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
+            Event::EndpointTimer {
+                endpoint,
+                generation,
+            } => self.on_endpoint_timer(now, endpoint, generation),
+            Event::FlowStart { flow } => self.on_flow_start(now, flow),
+            Event::AppWrite { flow } => self.on_app_write(now, flow),
+        }
+    }
+
+    pub(super) fn schedule(&mut self, at: SimTime, event: Event) -> Result<(), SimError> {
+        Ok(self.queue.schedule(at, event)?)
+    }
+
+    // ----- links -------------------------------------------------------------------------
+
+    fn node_of(&self, addr: Ipv4Addr) -> Option<NodeId> {
+        let index = addr.0.checked_sub(Ipv4Addr::for_node(0).0)? as usize;
+        (index < self.nodes.len()).then_some(NodeId(index as u32))
+    }
+
+    /// Sends the packet in `slot` from `node` towards its destination.
+    fn route_from(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
+        let dst = self.packets.get(slot).ip.dst;
+        let hop = self
+            .node_of(dst)
+            .and_then(|d| self.routes.next_hop(node, d));
+        match hop {
+            Some(hop) => self.transmit(now, hop, slot),
+            None => {
+                self.no_route_drops += 1;
+                self.packets.remove(slot);
+                Ok(())
+            }
+        }
+    }
+
+    fn transmit(&mut self, now: SimTime, hop: Hop, slot: PacketSlot) -> Result<(), SimError> {
+        let size = self.packets.get(slot).size_bytes();
+        let channel = &mut self.links[hop.link.index()].dirs[hop.dir.index()];
+        match channel.offer(now, slot, size) {
+            Offer::Started { tx_end } => {
+                self.capture_frame(hop.link, now, slot)?;
+                self.schedule(
+                    tx_end,
+                    Event::TxDone {
+                        link: hop.link,
+                        dir: hop.dir,
+                    },
+                )
+            }
+            Offer::Queued => Ok(()),
+            Offer::Dropped(p) => {
+                self.packets.remove(p);
+                Ok(())
+            }
+        }
+    }
+
+    fn capture_frame(
+        &mut self,
+        link: LinkId,
+        now: SimTime,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        if let Some(captures) = self.captures.as_mut() {
+            captures.write(link, now, self.packets.get(slot))?;
+        }
+        Ok(())
+    }
+
+    fn on_tx_done(&mut self, now: SimTime, link: LinkId, dir: Direction) -> Result<(), SimError> {
+        let l = &mut self.links[link.index()];
+        let channel = &mut l.dirs[dir.index()];
+        let slot = channel
+            .on_wire()
+            .expect("TxDone without a frame on the wire");
+        let packet = self.packets.get(slot);
+        let (_, lost) = channel.finish(now, packet.payload_len());
+        let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
+        let (to, delay) = (channel.to, channel.delay);
+        l.accounting[dir.index()].on_transmitted(packet, frame_bytes, lost);
+        if l.wireless && self.traces.wireless_tx {
+            self.traces.on_wireless_tx(now, link.0, packet, lost);
+        }
+        if lost {
+            self.packets.remove(slot);
+        } else {
+            self.schedule(now + delay, Event::Arrive { node: to, slot })?;
+        }
+        let channel = &mut self.links[link.index()].dirs[dir.index()];
+        if let Some(tx_end) = channel.start_next(now) {
+            let next = channel.on_wire().expect("just started");
+            self.capture_frame(link, now, next)?;
+            self.schedule(tx_end, Event::TxDone { link, dir })?;
+        }
+        Ok(())
+    }
+
+    fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
+        let n = &self.nodes[node.index()];
+        let packet = *self.packets.get(slot);
+        if packet.ip.dst != n.addr {
+            let p = self.packets.get_mut(slot);
+            p.ip.ttl = p.ip.ttl.saturating_sub(1);
+            if p.ip.ttl == 0 {
+                self.ttl_drops += 1;
+                self.packets.remove(slot);
+                return Ok(());
+            }
+            return self.route_from(now, node, slot);
+        }
+        self.packets.remove(slot);
+        let Transport::Tcp(segment) = packet.transport else {
+            return Ok(()); // No UDP sinks yet: datagrams are consumed.
+        };
+        let key = (
+            segment.header.dst_port,
+            packet.ip.src,
+            segment.header.src_port,
+        );
+        let Some(&endpoint) = n.demux.get(&key) else {
+            return Ok(()); // No listener: a real host would answer RST; nothing here needs it.
+        };
+        self.with_endpoint(now, endpoint, |conn, now, out| {
+            conn.on_segment(now, &segment, packet.origin_time, out)
+        })
+    }
+
+    // ----- endpoints ---------------------------------------------------------------------
+
+    fn on_endpoint_timer(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        generation: u32,
+    ) -> Result<(), SimError> {
+        match self.endpoints[ep.index()].timer.fire(now, generation) {
+            TimerFire::Ignore => Ok(()),
+            TimerFire::Rearm { at, generation } => self.schedule(
+                at,
+                Event::EndpointTimer {
+                    endpoint: ep,
+                    generation,
+                },
+            ),
+            TimerFire::Expired => {
+                self.with_endpoint(now, ep, |conn, now, out| conn.on_timeout(now, out))
+            }
+        }
+    }
+
+    /// Calls into an endpoint's state machine, then applies what it asked for.
+    pub(super) fn with_endpoint(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        call: impl FnOnce(&mut TcpConnection, SimTime, &mut TcpOutbox),
+    ) -> Result<(), SimError> {
+        let mut out = std::mem::take(&mut self.outbox);
+        out.clear();
+        call(&mut self.endpoints[ep.index()].conn, now, &mut out);
+        let result = self.apply_outbox(now, ep, &out);
+        self.outbox = out;
+        result?;
+        let endpoint = &mut self.endpoints[ep.index()];
+        let deadline = endpoint.conn.poll_timeout();
+        if let TimerAction::Schedule { at, generation } = endpoint.timer.set(deadline) {
+            self.schedule(
+                at,
+                Event::EndpointTimer {
+                    endpoint: ep,
+                    generation,
+                },
+            )?;
+        }
+        self.check_flow_done(self.endpoints[ep.index()].flow);
+        Ok(())
+    }
+
+    fn apply_outbox(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        out: &TcpOutbox,
+    ) -> Result<(), SimError> {
+        let (node, remote, flow, is_source) = {
+            let e = &self.endpoints[ep.index()];
+            (e.node, e.remote, e.flow, e.is_source)
+        };
+        if self.traces.wants_tcp() && is_source {
+            for ev in &out.trace {
+                self.traces.on_tcp(now, flow, ev);
+            }
+        }
+        for d in &out.delivered {
+            if !is_source {
+                self.flows[flow.index()].on_delivery(now, d)?;
+            }
+        }
+        for s in &out.segments {
+            if is_source && s.segment.payload_len > 0 {
+                self.flows[flow.index()].on_data_sent(now);
+            }
+            let mut packet = Packet {
+                id: PacketId(self.next_packet_id),
+                origin_time: s.origin_time,
+                ip: Ipv4Header {
+                    src: self.nodes[node.index()].addr,
+                    dst: remote,
+                    protocol: PROTO_TCP,
+                    ttl: DEFAULT_TTL,
+                    total_len: 0,
+                    ident: self.next_packet_id as u16,
+                },
+                transport: Transport::Tcp(s.segment),
+                flow,
+                service: if s.segment.payload_len > 0 {
+                    Service::Reliable
+                } else {
+                    Service::Unreliable
+                },
+            };
+            packet.fix_length();
+            self.next_packet_id += 1;
+            let slot = self.packets.insert(packet);
+            self.route_from(now, node, slot)?;
+        }
+        Ok(())
+    }
+
+    fn check_flow_done(&mut self, flow: FlowId) {
+        let f = &self.flows[flow.index()];
+        if f.done || !f.all_delivered() {
+            return;
+        }
+        let finished = |e: EndpointId| self.endpoints[e.index()].conn.is_finished();
+        if finished(f.source) && finished(f.sink) {
+            self.flows[flow.index()].done = true;
+            self.flows_done += 1;
+        }
+    }
+
+    // ----- applications ------------------------------------------------------------------
+
+    fn on_flow_start(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
+        let source = self.flows[flow.index()].source;
+        self.with_endpoint(now, source, |c, now, out| c.connect(now, out))?;
+        match self.flows[flow.index()].app {
+            AppState::Bulk => {
+                let total = self.flows[flow.index()].total_bytes;
+                self.flows[flow.index()].written = total;
+                self.with_endpoint(now, source, |c, now, out| {
+                    c.app_write(now, total, out);
+                    c.app_close(now, out);
+                })
+            }
+            AppState::Poisson { .. } => self.schedule_next_write(now, flow),
+        }
+    }
+
+    fn schedule_next_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
+        let gap = self.flows[flow.index()].next_poisson_gap();
+        self.schedule(now + gap, Event::AppWrite { flow })
+    }
+
+    fn on_app_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
+        let f = &mut self.flows[flow.index()];
+        let AppState::Poisson { packet_size, .. } = f.app else {
+            return Ok(());
+        };
+        let n = packet_size.min(f.total_bytes - f.written);
+        f.written += n;
+        let last = f.written == f.total_bytes;
+        let source = f.source;
+        self.with_endpoint(now, source, |c, now, out| {
+            c.app_write(now, n, out);
+            if last {
+                c.app_close(now, out);
+            }
+        })?;
+        if !last {
+            self.schedule_next_write(now, flow)?;
+        }
+        Ok(())
+    }
+}
