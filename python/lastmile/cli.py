@@ -102,9 +102,10 @@ def _scenario_file(args: argparse.Namespace) -> Path:
     return Path(args.scenario)
 
 
-def _throughput_unit(flows: list[dict[str, Any]]) -> tuple[str, float]:
+def _throughput_unit(flows: list[dict[str, Any]]) -> tuple[str, float, str]:
+    """The unit for the throughput column: (name, scale, format spec)."""
     top = max((float(f.get("throughput_bps") or 0.0) for f in flows), default=0.0)
-    return ("Mbps", 1e6) if top >= 1e6 else ("kbps", 1e3)
+    return ("Mbps", 1e6, ".3f") if top >= 1e6 else ("kbps", 1e3, ".1f")
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -128,7 +129,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     """The human-readable summary that ``lastmile run`` prints (units in the headers)."""
     engine = summary.get("engine", {})
     flows: list[dict[str, Any]] = summary.get("flows", [])
-    unit, scale = _throughput_unit(flows)
+    unit, scale, spec = _throughput_unit(flows)
     out = [
         f"{summary.get('name')} (seed {summary.get('seed')}): "
         f"{engine.get('stop_reason', '?')} at {_fmt(engine.get('sim_time_s'), '.3f')} s "
@@ -152,7 +153,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         [
             str(f.get("name")),
             str(f.get("variant")),
-            _fmt((f.get("throughput_bps") or 0.0) / scale, ".1f"),
+            _fmt((f.get("throughput_bps") or 0.0) / scale, spec),
             _fmt(f.get("completion_s"), ".3f") + ("" if f.get("completed", True) else "*"),
             _fmt(f.get("bytes_delivered"), "d"),
             _fmt(f.get("tcp_timeouts"), "d"),
