@@ -28,7 +28,10 @@ lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	$(VENV)/bin/ruff format --check python tests bench
 	$(VENV)/bin/mypy python/lastmile tests bench
 
-bench: $(PY) ## release build, then time a whole `lastmile run --json` process
+bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process
+	cargo bench -p lastmile-core --bench engine
+	cargo run -q --release -p lastmile-core --example whole_run -- 10MB 10
+	cargo run -q --release -p lastmile-core --example whole_run -- 1GB 1
 	. $(VENV)/bin/activate && maturin develop --release --extras dev
 	$(PY) bench/whole_run.py
 
