@@ -159,11 +159,11 @@ impl QueueLimit {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
-        if v % 1_000_000_000 == 0 {
+        if v.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", v / 1_000_000_000)
-        } else if v % 1_000_000 == 0 {
+        } else if v.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", v / 1_000_000)
-        } else if v % 1_000 == 0 {
+        } else if v.is_multiple_of(1_000) {
             write!(f, "{}kbps", v / 1_000)
         } else {
             write!(f, "{v}bps")

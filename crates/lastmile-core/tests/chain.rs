@@ -62,7 +62,11 @@ fn error_free_10mb_transfer_takes_what_the_bottleneck_predicts() {
         f.completion_s,
         err * 100.0
     );
-    let w = out.summary.wireless.as_ref().expect("the chain has a wireless hop");
+    let w = out
+        .summary
+        .wireless
+        .as_ref()
+        .expect("the chain has a wireless hop");
     assert_eq!(w.frames_lost, 0);
     assert_eq!(w.goodput_wireless, 1.0);
     assert_eq!(w.redundant_tx, 0);
@@ -80,6 +84,19 @@ fn reno_over_tulip_ber_15_per_million_delivers_everything_and_matches_the_paper_
     assert!(f.tcp_timeouts > 0, "{f:?}");
     assert!(f.tcp_retransmits > 0);
     let w = out.summary.wireless.unwrap();
+    println!(
+        "TULIP chain, Reno, BER 15/million, 10 MB: {:.1} kbps, {:.1} s, {} timeouts, \
+         {} redundant wireless tx, goodput {:.3}, delay {:.0} ± {:.0} ms, {} events in {:.1} ms",
+        f.throughput_bps / 1e3,
+        f.completion_s,
+        f.tcp_timeouts,
+        w.redundant_tx,
+        w.goodput_wireless,
+        f.delay_mean_s * 1e3,
+        f.delay_std_s * 1e3,
+        out.summary.engine.events,
+        out.summary.engine.wall_s * 1e3
+    );
     assert!(w.redundant_tx > 0);
     // The paper's arithmetic: PER = 1 − (1 − BER)^(8·1440) ≈ 0.159 for 1,440-byte packets.
     let per = 1.0 - (1.0f64 - 15e-6).powf(8.0 * 1440.0);
@@ -154,7 +171,12 @@ fn different_seeds_differ_on_a_lossy_run() {
 fn a_dropped_segment_is_recovered_by_one_fast_retransmit() {
     // Frame 1 on the forward wireless direction is the SYN; frame 21 is a data segment
     // in the middle of slow start's larger flights.
-    let s = chain(r#"{ model = "drop_list", packets = [21] }"#, "newreno", "500KB", "");
+    let s = chain(
+        r#"{ model = "drop_list", packets = [21] }"#,
+        "newreno",
+        "500KB",
+        "",
+    );
     let out = run_ok(&s, &RunOptions::default());
     let f = &out.summary.flows[0];
     assert!(f.completed);
@@ -174,5 +196,8 @@ fn the_run_stops_at_stop_time_when_flows_cannot_finish() {
     let f = &out.summary.flows[0];
     assert!(!f.completed);
     // About 5 s of a 1 Mbps bottleneck.
-    assert!(f.bytes_delivered > 550_000 && f.bytes_delivered < 625_000, "{f:?}");
+    assert!(
+        f.bytes_delivered > 550_000 && f.bytes_delivered < 625_000,
+        "{f:?}"
+    );
 }

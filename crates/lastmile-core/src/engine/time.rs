@@ -155,11 +155,11 @@ impl Div<u64> for SimDuration {
 }
 
 fn fmt_nanos(n: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    if n % NANOS_PER_SEC == 0 {
+    if n.is_multiple_of(NANOS_PER_SEC) {
         write!(f, "{}s", n / NANOS_PER_SEC)
-    } else if n % 1_000_000 == 0 {
+    } else if n.is_multiple_of(1_000_000) {
         write!(f, "{}ms", n / 1_000_000)
-    } else if n % 1_000 == 0 {
+    } else if n.is_multiple_of(1_000) {
         write!(f, "{}us", n / 1_000)
     } else {
         write!(f, "{n}ns")

@@ -2,20 +2,57 @@
 //! intact. Each model instance owns its own random stream (`RngStream`), so adding a lossy
 //! link never changes another link's losses.
 //!
-//! Models: `none`; `ber` (independent bit errors, a frame of n bits is lost with
-//! probability 1 − (1 − BER)^n, TULIP Exp. 1); `per` (a fixed packet error rate);
-//! `gilbert_elliott` (two-state Markov channel, timed or per-bit); `burst` (k consecutive
-//! data frames lost once every N bytes of data, TULIP Exp. 5a); `on_off` (exponential
-//! ON/OFF phases with a drop rate during ON, the survey's §3.1); `drop_list` (exactly the
-//! listed frames, for tests).
+//! The engine calls `AnyErrorModel::frame_lost` once per frame per direction, in
+//! transmission order (non-decreasing `tx_start`). The models:
+//! - `none`: no losses.
+//! - `ber` (`ber.rs`): independent bit errors; a frame of n bits is lost with probability
+//!   1 − (1 − BER)^n (TULIP Exp. 1: "bit errors are exponentially distributed").
+//! - `per` (`ber.rs`): every frame lost with a fixed probability (survey Table 1, LLE-TCP
+//!   Fig. 7).
+//! - `gilbert_elliott` (`gilbert_elliott.rs`): the two-state Good/Bad Markov channel in three
+//!   forms: timed in real time (WTCP Table I), per bit (TULIP Exp. 5b) and per frame
+//!   (a Gilbert chain from a mean loss rate and a mean burst length).
+//! - `burst` (`burst.rs`): `length` consecutive data frames lost once every `every` bytes
+//!   of data (TULIP Exp. 5a).
+//! - `on_off` (`on_off.rs`): exponential ON/OFF error phases in real time (the survey's
+//!   §3.1).
+//! - `drop_list` (`drop_list.rs`): exactly the listed frames, for tests and scripted
+//!   scenarios.
+//!
+//! `ErrorModelSpec::validate` is the gate for user input; `build` assumes a validated spec
+//! and never panics: on an invalid one it clamps values into range, and it builds the
+//! `none` model for a Gilbert–Elliott spec that names no complete form.
+//!
+//! Random draws use `libm` only (through `RngStream` and the helpers in `ber.rs`), so the
+//! decisions are bit-identical on every machine.
+
+mod ber;
+mod burst;
+mod drop_list;
+mod gilbert_elliott;
+mod on_off;
+mod timeline;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{RngStream, SimTime};
-
-// The models themselves live in submodules (filled in alongside this spec).
 use crate::units::{ByteSize, Duration, Probability};
+
+pub use ber::{per_from_ber, BerModel, PerModel};
+pub use burst::BurstModel;
+pub use drop_list::DropListModel;
+pub use gilbert_elliott::{
+    GilbertElliottForm, PerBitGilbertElliott, PerFrameGilbertElliott, TimedGilbertElliott,
+};
+pub use on_off::OnOffModel;
+pub use timeline::ChannelState;
 
 /// What an error model may know about a frame.
 #[derive(Copy, Clone, Debug)]
@@ -50,6 +87,7 @@ pub enum ErrorModelSpec {
     /// A two-state (Good/Bad) Markov channel, in one of three forms; see `GilbertElliottSpec`.
     GilbertElliott(GilbertElliottSpec),
     /// `length` consecutive data frames lost once every `every` bytes of data (TULIP Exp. 5a).
+    /// Only frames with payload count and can be lost; see `BurstModel` for the exact rule.
     Burst { length: u32, every: ByteSize },
     /// Alternating exponential ON/OFF phases; during ON each frame is lost with probability
     /// `on_loss`. The channel starts OFF (error-free).
@@ -67,7 +105,7 @@ pub enum ErrorModelSpec {
 /// - timed (WTCP Table I): `mean_good`, `mean_bad` (exponential sojourns in real time),
 ///   `good_ber`, `bad_ber`;
 /// - per-bit (TULIP Exp. 5b): `p_good_to_bad`, `p_bad_to_good` (transition probabilities per
-///   bit), `good_loss`, `bad_loss` (bit-loss probability in each state);
+///   transmitted bit), `good_loss`, `bad_loss` (bit-loss probability in each state);
 /// - per-frame: `mean_loss` (the long-run fraction of frames lost) and `mean_burst` (the mean
 ///   number of consecutive frames lost).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -93,16 +131,63 @@ pub struct SpecError {
     pub expected: String,
 }
 
+impl SpecError {
+    pub(crate) fn new(field: impl Into<String>, expected: impl Into<String>) -> Self {
+        SpecError {
+            field: field.into(),
+            expected: expected.into(),
+        }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "expected {}", self.expected)
+        } else {
+            write!(f, "{}: expected {}", self.field, self.expected)
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
 impl ErrorModelSpec {
-    /// Checks the combination of fields (e.g. exactly one Gilbert–Elliott form).
+    /// Checks the combination of fields (e.g. exactly one Gilbert–Elliott form) and their
+    /// ranges; the error names the first offending field.
     pub fn validate(&self) -> Result<(), SpecError> {
-        Ok(())
+        validate::validate(self)
     }
 
     /// Builds the model for a link direction of `rate_bps`, with its own random stream.
+    /// Call `validate` first: an invalid spec builds a clamped (or, for an incomplete
+    /// Gilbert–Elliott spec, the `none`) model rather than panicking.
     pub fn build(&self, rate_bps: u64, rng: RngStream) -> AnyErrorModel {
-        let _ = (rate_bps, rng);
-        AnyErrorModel::None
+        match self {
+            ErrorModelSpec::None => AnyErrorModel::None,
+            ErrorModelSpec::Ber { ber } => AnyErrorModel::Ber(BerModel::new(ber.0, rng)),
+            ErrorModelSpec::Per { per } => AnyErrorModel::Per(PerModel::new(per.0, rng)),
+            ErrorModelSpec::GilbertElliott(ge) => match ge.form() {
+                Ok(form) => gilbert_elliott::build(form, rate_bps, rng),
+                Err(_) => AnyErrorModel::None,
+            },
+            ErrorModelSpec::Burst { length, every } => {
+                AnyErrorModel::Burst(BurstModel::new(*length, every.bytes()))
+            }
+            ErrorModelSpec::OnOff {
+                mean_on,
+                mean_off,
+                on_loss,
+            } => AnyErrorModel::OnOff(OnOffModel::new(
+                mean_on.sim(),
+                mean_off.sim(),
+                on_loss.0,
+                rng,
+            )),
+            ErrorModelSpec::DropList { packets } => {
+                AnyErrorModel::DropList(DropListModel::new(packets))
+            }
+        }
     }
 }
 
@@ -110,13 +195,30 @@ impl ErrorModelSpec {
 #[derive(Clone, Debug)]
 pub enum AnyErrorModel {
     None,
+    Ber(BerModel),
+    Per(PerModel),
+    GilbertElliottTimed(TimedGilbertElliott),
+    GilbertElliottPerBit(PerBitGilbertElliott),
+    GilbertElliottPerFrame(PerFrameGilbertElliott),
+    Burst(BurstModel),
+    OnOff(OnOffModel),
+    DropList(DropListModel),
 }
 
 impl AnyErrorModel {
     /// Decides whether `frame` is lost.
     pub fn frame_lost(&mut self, frame: &FrameInfo) -> bool {
-        let _ = frame;
-        false
+        match self {
+            AnyErrorModel::None => false,
+            AnyErrorModel::Ber(m) => m.frame_lost(frame),
+            AnyErrorModel::Per(m) => m.frame_lost(frame),
+            AnyErrorModel::GilbertElliottTimed(m) => m.frame_lost(frame),
+            AnyErrorModel::GilbertElliottPerBit(m) => m.frame_lost(frame),
+            AnyErrorModel::GilbertElliottPerFrame(m) => m.frame_lost(frame),
+            AnyErrorModel::Burst(m) => m.frame_lost(frame),
+            AnyErrorModel::OnOff(m) => m.frame_lost(frame),
+            AnyErrorModel::DropList(m) => m.frame_lost(frame),
+        }
     }
     /// True for the `none` model (lets the engine skip the call).
     pub fn is_none(&self) -> bool {

@@ -1,6 +1,7 @@
 //! Metrics: counters and summaries named as the papers define them, opt-in column traces,
 //! and the pcap writer.
 
+pub mod pcap;
 pub mod summary;
 pub mod trace;
 

@@ -61,7 +61,11 @@ impl RoutingTable {
                     continue;
                 }
                 seen[n] = true;
-                first_hop[n] = if node == src { Some(hop) } else { first_hop[node] };
+                first_hop[n] = if node == src {
+                    Some(hop)
+                } else {
+                    first_hop[node]
+                };
                 frontier.push_back(n);
             }
         }
@@ -92,15 +96,24 @@ mod tests {
         let t = RoutingTable::shortest_paths(3, &[(NodeId(0), NodeId(1)), (NodeId(1), NodeId(2))]);
         assert_eq!(
             t.next_hop(NodeId(0), NodeId(2)),
-            Some(Hop { link: LinkId(0), dir: Direction::Forward })
+            Some(Hop {
+                link: LinkId(0),
+                dir: Direction::Forward
+            })
         );
         assert_eq!(
             t.next_hop(NodeId(2), NodeId(0)),
-            Some(Hop { link: LinkId(1), dir: Direction::Reverse })
+            Some(Hop {
+                link: LinkId(1),
+                dir: Direction::Reverse
+            })
         );
         assert_eq!(
             t.next_hop(NodeId(1), NodeId(0)),
-            Some(Hop { link: LinkId(0), dir: Direction::Reverse })
+            Some(Hop {
+                link: LinkId(0),
+                dir: Direction::Reverse
+            })
         );
     }
 

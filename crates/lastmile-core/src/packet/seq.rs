@@ -48,7 +48,7 @@ impl Sub<SeqNumber> for SeqNumber {
 
 impl PartialOrd for SeqNumber {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.wrapping_diff(*other).cmp(&0))
+        Some(self.cmp(other))
     }
 }
 // Not a total order over the whole space, but total within any window smaller than 2^31,

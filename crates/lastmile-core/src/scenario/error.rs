@@ -1,28 +1,78 @@
-//! `ScenarioError`: what was wrong with a scenario, as one line.
+//! `ScenarioError`: what was wrong with a scenario, as one line naming the file, the field
+//! path, the bad value and what was expected; plus the field-path type and the
+//! "did you mean" helper the loader and the checks share.
 
 use std::fmt;
 
-/// A problem with a scenario file or an override: the file, the field path
-/// (`flow[0].tcp.rwnd`, empty for the file as a whole), the bad value and what was expected.
+/// A problem with a scenario file or an override.
+///
+/// Displayed on one line:
+/// - `tulip.toml: flow[0].tcp.rwnd: got "42", expected a size with a unit, e.g. "42KB"`
+/// - `tulip.toml: flow[0].tcp.rwind: unknown key, expected one of variant, mss, rwnd, ... (did you mean "rwnd"?)`
+/// - `tulip.toml: invalid TOML at line 3, column 7: ...` (whole-file problems: empty `path`)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
+    /// The file (or other origin) the text came from; for a bad `--set`, the file followed
+    /// by `(--set key=value)`.
     pub file: String,
+    /// The field path as the file writes it, e.g. `flow[0].tcp.rwnd`; empty for the whole
+    /// file.
     pub path: String,
+    /// The offending value as written (strings quoted), when there is one.
     pub value: Option<String>,
+    /// What was expected. When `value` is `None` this is the whole description of the
+    /// problem, e.g. `unknown key, expected one of ...` or `missing required key`.
     pub expected: String,
+    /// A suggestion, e.g. `did you mean "rwnd"?`.
     pub hint: Option<String>,
+}
+
+impl ScenarioError {
+    /// An error at `path` for a bad `value`.
+    pub(crate) fn bad_value(path: impl ToString, value: String, expected: impl ToString) -> Self {
+        ScenarioError {
+            file: String::new(),
+            path: path.to_string(),
+            value: Some(value),
+            expected: expected.to_string(),
+            hint: None,
+        }
+    }
+
+    /// An error at `path` described by one clause (no single bad value).
+    pub(crate) fn problem(path: impl ToString, description: impl ToString) -> Self {
+        ScenarioError {
+            file: String::new(),
+            path: path.to_string(),
+            value: None,
+            expected: description.to_string(),
+            hint: None,
+        }
+    }
+
+    pub(crate) fn with_hint(mut self, hint: Option<String>) -> Self {
+        self.hint = hint;
+        self
+    }
+
+    pub(crate) fn in_file(mut self, file: &str) -> Self {
+        self.file = file.to_string();
+        self
+    }
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.file)?;
+        if !self.file.is_empty() {
+            write!(f, "{}: ", self.file)?;
+        }
         if !self.path.is_empty() {
             write!(f, "{}: ", self.path)?;
         }
-        if let Some(v) = &self.value {
-            write!(f, "got {v}, ")?;
+        match &self.value {
+            Some(v) => write!(f, "got {v}, expected {}", self.expected)?,
+            None => f.write_str(&self.expected)?,
         }
-        write!(f, "expected {}", self.expected)?;
         if let Some(h) = &self.hint {
             write!(f, " ({h})")?;
         }
@@ -31,3 +81,91 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// One step of a field path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Formats a path as the file writes it: `flow[0].tcp.rwnd`.
+pub(crate) fn path_string(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// `did you mean "x"?` for the candidate closest to `got`, if one is close enough: a small
+/// edit distance (transpositions count once) or a high Jaro–Winkler similarity.
+pub(crate) fn did_you_mean<'a>(
+    got: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let got_lower = got.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for cand in candidates {
+        let cand_lower = cand.to_lowercase();
+        let dist = strsim::damerau_levenshtein(&got_lower, &cand_lower);
+        let allowed = (cand.chars().count() / 3).clamp(1, 3);
+        let close = dist <= allowed || strsim::jaro_winkler(&got_lower, &cand_lower) >= 0.9;
+        if close && best.is_none_or(|(d, _)| dist < d) {
+            best = Some((dist, cand));
+        }
+    }
+    best.map(|(_, c)| format!("did you mean \"{c}\"?"))
+}
+
+/// `a, b, c` from a list of names.
+pub(crate) fn join<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    names.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_error_displays_on_one_line() {
+        let e = ScenarioError::bad_value("flow[0].tcp.rwnd", "\"42\"".into(), "a size")
+            .in_file("tulip.toml");
+        assert_eq!(
+            e.to_string(),
+            "tulip.toml: flow[0].tcp.rwnd: got \"42\", expected a size"
+        );
+        let e = ScenarioError::problem("", "the file is empty").in_file("x.toml");
+        assert_eq!(e.to_string(), "x.toml: the file is empty");
+    }
+
+    #[test]
+    fn scenario_did_you_mean_finds_typos_and_transpositions() {
+        let keys = ["variant", "mss", "rwnd", "timestamps"];
+        assert_eq!(
+            did_you_mean("rwind", keys).as_deref(),
+            Some("did you mean \"rwnd\"?")
+        );
+        assert_eq!(
+            did_you_mean("bre", ["none", "ber", "per"]).as_deref(),
+            Some("did you mean \"ber\"?")
+        );
+        assert_eq!(did_you_mean("zzzzzz", keys), None);
+        assert_eq!(
+            path_string(&[
+                Seg::Key("flow".into()),
+                Seg::Index(0),
+                Seg::Key("tcp".into())
+            ]),
+            "flow[0].tcp"
+        );
+    }
+}

@@ -1,9 +1,13 @@
-//! Reading a scenario: text → document → overrides → `Scenario` → checks.
+//! Reading a scenario: text → document (TOML, YAML or JSON) → `--set` overrides →
+//! `Scenario` (with field-path errors) → semantic checks.
 
 use std::path::Path;
 
+use super::deserialize::deserialize;
+use super::document;
 use super::error::ScenarioError;
 use super::model::Scenario;
+use super::overrides::{self, Applied};
 use super::validate::validate;
 
 /// A scenario file's syntax.
@@ -26,40 +30,46 @@ impl Format {
     }
 }
 
-fn whole_file(origin: &str, expected: String) -> ScenarioError {
-    ScenarioError {
-        file: origin.to_string(),
-        path: String::new(),
-        value: None,
-        expected,
-        hint: None,
-    }
-}
-
-/// Reads, overrides, deserializes and checks the scenario at `path`.
+/// Reads, overrides, deserializes and checks the scenario at `path`; messages name the
+/// path as given.
 pub fn load_path(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let origin = path.display().to_string();
-    let format = Format::from_path(path)
-        .ok_or_else(|| whole_file(&origin, "a .toml, .yaml, .yml or .json file".into()))?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| whole_file(&origin, format!("a readable file ({e})")))?;
+    let format = Format::from_path(path).ok_or_else(|| {
+        ScenarioError::problem(
+            "",
+            "unknown file type, expected a .toml, .yaml, .yml or .json file",
+        )
+        .in_file(&origin)
+    })?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ScenarioError::problem("", format!("cannot read the file: {e}")).in_file(&origin)
+    })?;
     load_str(&text, format, &origin, overrides)
 }
 
 /// Reads, overrides, deserializes and checks a scenario given as text; `origin` names it
-/// in messages.
+/// in messages (usually the file name).
 pub fn load_str(
     text: &str,
     format: Format,
     origin: &str,
     overrides: &[String],
 ) -> Result<Scenario, ScenarioError> {
-    let _ = overrides;
-    let s: Scenario = match format {
-        Format::Toml => toml::from_str(text).map_err(|e| whole_file(origin, e.to_string())),
-        Format::Yaml => serde_yaml::from_str(text).map_err(|e| whole_file(origin, e.to_string())),
-        Format::Json => serde_json::from_str(text).map_err(|e| whole_file(origin, e.to_string())),
-    }?;
-    validate(&s, origin)?;
-    Ok(s)
+    let mut doc = document::parse(text, format).map_err(|e| e.in_file(origin))?;
+    let applied = overrides::apply(&mut doc, overrides, origin)?;
+    let scenario = deserialize(&doc).map_err(|e| attribute(e, origin, &applied))?;
+    validate(&scenario, origin).map_err(|e| attribute(e, origin, &applied))?;
+    Ok(scenario)
+}
+
+/// Names the `--set` that put the bad value there, if one did (the last one wins, as it
+/// does when applying), else the file.
+fn attribute(e: ScenarioError, origin: &str, applied: &[Applied]) -> ScenarioError {
+    match applied.iter().rev().find(|a| a.covers(&e.path)) {
+        Some(a) => {
+            let label = a.label(origin);
+            e.in_file(&label)
+        }
+        None => e.in_file(origin),
+    }
 }

@@ -1,16 +1,24 @@
 //! Scenario files: the structure (`model`), and turning a file into a checked `Scenario`.
 //!
-//! `load_path` / `load_str` read TOML, YAML or JSON into a document, apply `--set`
-//! overrides on it, deserialize it into `Scenario` with field-path tracking, and run the
-//! semantic checks of `validate`. Every failure is a `ScenarioError` naming the file, the
-//! field path, the bad value and what was expected.
+//! `load_path` / `load_str` read TOML, YAML or JSON into one document, apply `--set`
+//! overrides on it (same dotted paths as the file), deserialize it into `Scenario` with
+//! field-path tracking, and run the semantic checks of `validate`. Every failure is a
+//! `ScenarioError` naming the file, the field path, the bad value and what was expected.
+//! `json_schema` exports the same structure for editors; `resolve_topology` expands it into
+//! nodes and links for the builder.
 
+mod deserialize;
+mod document;
 mod error;
 mod load;
 pub mod model;
+mod overrides;
 mod schema;
 mod topology;
 mod validate;
+
+#[cfg(test)]
+mod tests;
 
 pub use error::ScenarioError;
 pub use load::{load_path, load_str, Format};

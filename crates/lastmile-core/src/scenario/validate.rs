@@ -1,13 +1,249 @@
-//! Semantic checks of a deserialized scenario.
+//! Semantic checks of a deserialized scenario: what the types alone cannot say. The
+//! topology resolves; flows join existing, distinct, connected nodes; TCP settings respect
+//! RFC 6298's ordering of timers and fit in an IPv4 datagram; links and error models make
+//! sense. Each failure names the field path.
+
+use crate::error_model::ErrorModelSpec;
+use crate::units::QueueLimit;
 
 use super::error::ScenarioError;
-use super::model::Scenario;
-use super::topology::resolve_topology;
+use super::model::{AckPolicy, AgentKind, AppSpec, FlowSpec, LinkSpec, Scenario, TcpSpec};
+use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
+
+/// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
+/// (RFC 791, RFC 9293).
+const MSS_MAX: u64 = 65_495;
 
 /// Checks what the types alone cannot: the topology resolves, flows connect existing,
 /// reachable nodes, and TCP, application and link settings make sense.
 pub fn validate(s: &Scenario, origin: &str) -> Result<(), ScenarioError> {
-    let _ = origin;
-    resolve_topology(s)?;
+    check(s).map_err(|e| e.in_file(origin))
+}
+
+fn check(s: &Scenario) -> Result<(), ScenarioError> {
+    let topo = resolve_topology(s)?;
+    if s.stop_time.sim().is_zero() {
+        return Err(ScenarioError::bad_value(
+            "stop_time",
+            format!("\"{}\"", s.stop_time),
+            "a time greater than zero",
+        ));
+    }
+    for (i, link) in topo.links.iter().enumerate() {
+        check_link(&link_path(s, i), &link.spec)?;
+    }
+    check_base_station(s, &topo)?;
+    if s.flows.is_empty() {
+        return Err(ScenarioError::bad_value(
+            "flow",
+            "an empty list".into(),
+            "at least one `[[flow]]`",
+        ));
+    }
+    for (i, flow) in s.flows.iter().enumerate() {
+        check_flow(&format!("flow[{i}]"), flow, &topo)?;
+        if let Some(name) = &flow.name {
+            if let Some(first) = s.flows[..i]
+                .iter()
+                .position(|f| f.name.as_ref() == Some(name))
+            {
+                return Err(ScenarioError::bad_value(
+                    format!("flow[{i}].name"),
+                    format!("\"{name}\""),
+                    format!("a unique flow name (flow[{first}] is also \"{name}\")"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    if spec.rate.bps() == 0 {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.rate"),
+            format!("\"{}bps\"", spec.rate.bps()),
+            "a positive rate (e.g. \"10Mbps\")",
+        ));
+    }
+    if matches!(spec.queue, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.queue"),
+            format!("\"{}\"", spec.queue),
+            "room for at least one packet (e.g. \"100pkt\")",
+        ));
+    }
+    check_error_model(&format!("{path}.errors"), &spec.errors)?;
+    check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)
+}
+
+/// Maps the error model's own check onto the field path, with the value as written.
+fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioError> {
+    let Err(e) = spec.validate() else {
+        return Ok(());
+    };
+    if e.field.is_empty() {
+        return Err(ScenarioError::problem(
+            path,
+            format!("expected {}", e.expected),
+        ));
+    }
+    let path = format!("{path}.{}", e.field);
+    let written = serde_json::to_value(spec)
+        .ok()
+        .and_then(|v| v.get(&e.field).cloned())
+        .filter(|v| !v.is_null());
+    Err(match written {
+        Some(serde_json::Value::String(s)) => {
+            ScenarioError::bad_value(path, format!("\"{s}\""), e.expected)
+        }
+        Some(v) => ScenarioError::bad_value(path, v.to_string(), e.expected),
+        None => ScenarioError::problem(path, format!("missing, expected {}", e.expected)),
+    })
+}
+
+fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
+    let bs = &s.base_station;
+    // An agent needs a node to sit on; a named node must exist even without one.
+    if bs.agent == AgentKind::None && bs.node.is_none() {
+        return Ok(());
+    }
+    let name = bs.node.as_deref().unwrap_or("bs");
+    if topo.node_index(name).is_some() {
+        return Ok(());
+    }
+    let mut e = unknown_node("base_station.node".into(), name, &topo.nodes);
+    if bs.node.is_none() {
+        e.value = Some(format!("\"{name}\" (the default)"));
+    }
+    Err(e)
+}
+
+fn check_flow(path: &str, f: &FlowSpec, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
+    let src = topo
+        .node_index(&f.src)
+        .ok_or_else(|| unknown_node(format!("{path}.src"), &f.src, &topo.nodes))?;
+    let dst = topo
+        .node_index(&f.dst)
+        .ok_or_else(|| unknown_node(format!("{path}.dst"), &f.dst, &topo.nodes))?;
+    if src == dst {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dst"),
+            format!("\"{}\"", f.dst),
+            format!("a node other than the source (\"{}\")", f.src),
+        ));
+    }
+    if !topo.reachable(src, dst) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dst"),
+            format!("\"{}\"", f.dst),
+            format!(
+                "a node reachable from \"{}\" over the links (no path joins them)",
+                f.src
+            ),
+        ));
+    }
+    check_tcp(&format!("{path}.tcp"), &f.tcp)?;
+    check_app(&format!("{path}.app"), &f.app)
+}
+
+fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
+    let bad = |field: &str, value: String, expected: String| {
+        Err(ScenarioError::bad_value(
+            format!("{path}.{field}"),
+            value,
+            expected,
+        ))
+    };
+    let q = |v: &dyn std::fmt::Display| format!("\"{v}\"");
+    if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
+        return bad(
+            "mss",
+            q(&t.mss),
+            format!("a segment size from 1B to {MSS_MAX}B"),
+        );
+    }
+    if t.rwnd < t.mss {
+        return bad(
+            "rwnd",
+            q(&t.rwnd),
+            format!("at least one segment (mss = {})", t.mss),
+        );
+    }
+    if t.initial_window == 0 {
+        return bad("initial_window", "0".into(), "at least 1 segment".into());
+    }
+    if t.initial_ssthresh.is_some_and(|s| s.bytes() == 0) {
+        return bad(
+            "initial_ssthresh",
+            "\"0B\"".into(),
+            "a size greater than zero".into(),
+        );
+    }
+    if t.dupack_threshold == 0 {
+        return bad(
+            "dupack_threshold",
+            "0".into(),
+            "at least 1 duplicate ACK".into(),
+        );
+    }
+    if t.timer_granularity.sim().is_zero() {
+        return bad(
+            "timer_granularity",
+            q(&t.timer_granularity),
+            "a time greater than zero".into(),
+        );
+    }
+    if t.initial_rto.sim().is_zero() {
+        return bad(
+            "initial_rto",
+            q(&t.initial_rto),
+            "a time greater than zero".into(),
+        );
+    }
+    if t.min_rto > t.max_rto {
+        return bad(
+            "min_rto",
+            q(&t.min_rto),
+            format!("at most max_rto ({})", t.max_rto),
+        );
+    }
+    if t.ack == AckPolicy::Delayed && t.delack_timeout.sim().is_zero() {
+        return bad(
+            "delack_timeout",
+            q(&t.delack_timeout),
+            "a time greater than zero with ack = \"delayed\"".into(),
+        );
+    }
+    Ok(())
+}
+
+fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
+    if app.total_bytes() == 0 {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.bytes"),
+            "\"0B\"".into(),
+            "a size greater than zero",
+        ));
+    }
+    if let AppSpec::Poisson {
+        rate, packet_size, ..
+    } = app
+    {
+        if packet_size.bytes() == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.packet_size"),
+                "\"0B\"".into(),
+                "at least 1B",
+            ));
+        }
+        if rate.bps() == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.rate"),
+                format!("\"{}bps\"", rate.bps()),
+                "a positive rate (e.g. \"1Mbps\")",
+            ));
+        }
+    }
     Ok(())
 }

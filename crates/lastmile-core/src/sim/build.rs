@@ -36,18 +36,19 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
     let flow_count = scenario.flows.len();
     for l in &topology.links {
         let s = &l.spec;
-        let channel = |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
-            let rng = RngStream::derive(seed, &format!("link/{}/{dir}/errors", l.name));
-            Channel::new(
-                NodeId(from as u32),
-                NodeId(to as u32),
-                s.rate.bps(),
-                s.delay.sim(),
-                s.overhead.bytes() as u32,
-                s.queue,
-                errors.build(s.rate.bps(), rng),
-            )
-        };
+        let channel =
+            |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
+                let rng = RngStream::derive(seed, &format!("link/{}/{dir}/errors", l.name));
+                Channel::new(
+                    NodeId(from as u32),
+                    NodeId(to as u32),
+                    s.rate.bps(),
+                    s.delay.sim(),
+                    s.overhead.bytes() as u32,
+                    s.queue,
+                    errors.build(s.rate.bps(), rng),
+                )
+            };
         world.links.push(Link {
             name: l.name.clone(),
             wireless: l.wireless,
@@ -55,7 +56,10 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
                 channel(l.from, l.to, &s.errors, "fwd"),
                 channel(l.to, l.from, &s.reverse_errors, "rev"),
             ],
-            accounting: [DataAccounting::new(flow_count), DataAccounting::new(flow_count)],
+            accounting: [
+                DataAccounting::new(flow_count),
+                DataAccounting::new(flow_count),
+            ],
         });
     }
     let pairs: Vec<(NodeId, NodeId)> = topology
@@ -75,7 +79,15 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
-        add_flow(&mut world, FlowId(i as u32), f, src, dst, seed, !options.traces.is_empty())?;
+        add_flow(
+            &mut world,
+            FlowId(i as u32),
+            f,
+            src,
+            dst,
+            seed,
+            !options.traces.is_empty(),
+        )?;
     }
     Ok(world)
 }

@@ -2,6 +2,7 @@
 //! and runs the event loop until every flow is done or `stop_time`.
 
 mod build;
+mod capture;
 mod flow;
 mod observe;
 mod report;
@@ -65,7 +66,16 @@ pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimEr
     let wall = std::time::Instant::now();
     let seed = options.seed.unwrap_or(scenario.seed);
     let mut world = build::build(scenario, options, seed)?;
+    if !options.pcap.is_empty() {
+        let dir = options.out_dir.as_deref().ok_or_else(|| {
+            SimError::Invalid("pcap capture needs an output directory (--out DIR)".into())
+        })?;
+        world.captures = Some(capture::Captures::open(&world, &options.pcap, dir)?);
+    }
     let reason = world.run()?;
+    if let Some(captures) = world.captures.take() {
+        captures.finish()?;
+    }
     let end = match reason {
         StopReason::Completed => world.queue.now(),
         StopReason::StopTime => world.stop_time,

@@ -131,6 +131,45 @@ fn secs(d: SimDuration) -> f64 {
 }
 
 #[derive(Debug, Default)]
+struct SeqColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    offset: Vec<u64>,
+    len: Vec<u32>,
+    retransmission: Vec<u8>,
+    ack: Vec<u8>,
+}
+
+impl SeqColumns {
+    fn push(&mut self, t: f64, flow: u32, offset: u64, len: u32, retransmission: bool, ack: bool) {
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.offset.push(offset);
+        self.len.push(len);
+        self.retransmission.push(u8::from(retransmission));
+        self.ack.push(u8::from(ack));
+    }
+}
+
+#[derive(Debug, Default)]
+struct CwndColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    cwnd_bytes: Vec<u64>,
+    ssthresh_bytes: Vec<u64>,
+}
+
+#[derive(Debug, Default)]
+struct RttColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    sample_s: Vec<f64>,
+    srtt_s: Vec<f64>,
+    rttvar_s: Vec<f64>,
+    rto_s: Vec<f64>,
+}
+
+#[derive(Debug, Default)]
 struct WirelessTxColumns {
     time_s: Vec<f64>,
     link: Vec<u32>,
@@ -149,9 +188,9 @@ pub struct Traces {
     pub cwnd: bool,
     pub rtt: bool,
     pub wireless_tx: bool,
-    seq_cols: (Vec<f64>, Vec<u32>, Vec<u64>, Vec<u32>, Vec<u8>, Vec<u8>),
-    cwnd_cols: (Vec<f64>, Vec<u32>, Vec<u64>, Vec<u64>),
-    rtt_cols: (Vec<f64>, Vec<u32>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>),
+    seq_cols: SeqColumns,
+    cwnd_cols: CwndColumns,
+    rtt_cols: RttColumns,
     wtx_cols: WirelessTxColumns,
 }
 
@@ -178,30 +217,18 @@ impl Traces {
                 offset,
                 len,
                 retransmission,
-            } if self.seq => {
-                let c = &mut self.seq_cols;
-                c.0.push(t);
-                c.1.push(flow.0);
-                c.2.push(offset);
-                c.3.push(len);
-                c.4.push(u8::from(retransmission));
-                c.5.push(0);
-            }
+            } if self.seq => self
+                .seq_cols
+                .push(t, flow.0, offset, len, retransmission, false),
             TcpTraceEvent::Ack { offset } if self.seq => {
-                let c = &mut self.seq_cols;
-                c.0.push(t);
-                c.1.push(flow.0);
-                c.2.push(offset);
-                c.3.push(0);
-                c.4.push(0);
-                c.5.push(1);
+                self.seq_cols.push(t, flow.0, offset, 0, false, true)
             }
             TcpTraceEvent::Window { cwnd, ssthresh } if self.cwnd => {
                 let c = &mut self.cwnd_cols;
-                c.0.push(t);
-                c.1.push(flow.0);
-                c.2.push(cwnd);
-                c.3.push(ssthresh);
+                c.time_s.push(t);
+                c.flow.push(flow.0);
+                c.cwnd_bytes.push(cwnd);
+                c.ssthresh_bytes.push(ssthresh);
             }
             TcpTraceEvent::Rtt {
                 sample,
@@ -210,12 +237,12 @@ impl Traces {
                 rto,
             } if self.rtt => {
                 let c = &mut self.rtt_cols;
-                c.0.push(t);
-                c.1.push(flow.0);
-                c.2.push(secs(sample));
-                c.3.push(secs(srtt));
-                c.4.push(secs(rttvar));
-                c.5.push(secs(rto));
+                c.time_s.push(t);
+                c.flow.push(flow.0);
+                c.sample_s.push(secs(sample));
+                c.srtt_s.push(secs(srtt));
+                c.rttvar_s.push(secs(rttvar));
+                c.rto_s.push(secs(rto));
             }
             _ => {}
         }
@@ -228,7 +255,8 @@ impl Traces {
         c.link.push(link);
         c.flow.push(packet.flow.0);
         c.packet_id.push(packet.id.0);
-        c.seq.push(packet.tcp().map(|s| s.header.seq.0).unwrap_or(0));
+        c.seq
+            .push(packet.tcp().map(|s| s.header.seq.0).unwrap_or(0));
         c.bytes.push(packet.size_bytes());
         c.data.push(u8::from(packet.is_data()));
         c.lost.push(u8::from(lost));
@@ -242,12 +270,12 @@ impl Traces {
             out.push(TraceTable::new(
                 "seq",
                 &[
-                    ("time_s", Column::F64(c.0)),
-                    ("flow", Column::U32(c.1)),
-                    ("offset", Column::U64(c.2)),
-                    ("len", Column::U32(c.3)),
-                    ("retransmission", Column::Bool(c.4)),
-                    ("ack", Column::Bool(c.5)),
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("offset", Column::U64(c.offset)),
+                    ("len", Column::U32(c.len)),
+                    ("retransmission", Column::Bool(c.retransmission)),
+                    ("ack", Column::Bool(c.ack)),
                 ],
             ));
         }
@@ -256,10 +284,10 @@ impl Traces {
             out.push(TraceTable::new(
                 "cwnd",
                 &[
-                    ("time_s", Column::F64(c.0)),
-                    ("flow", Column::U32(c.1)),
-                    ("cwnd_bytes", Column::U64(c.2)),
-                    ("ssthresh_bytes", Column::U64(c.3)),
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("cwnd_bytes", Column::U64(c.cwnd_bytes)),
+                    ("ssthresh_bytes", Column::U64(c.ssthresh_bytes)),
                 ],
             ));
         }
@@ -268,12 +296,12 @@ impl Traces {
             out.push(TraceTable::new(
                 "rtt",
                 &[
-                    ("time_s", Column::F64(c.0)),
-                    ("flow", Column::U32(c.1)),
-                    ("sample_s", Column::F64(c.2)),
-                    ("srtt_s", Column::F64(c.3)),
-                    ("rttvar_s", Column::F64(c.4)),
-                    ("rto_s", Column::F64(c.5)),
+                    ("time_s", Column::F64(c.time_s)),
+                    ("flow", Column::U32(c.flow)),
+                    ("sample_s", Column::F64(c.sample_s)),
+                    ("srtt_s", Column::F64(c.srtt_s)),
+                    ("rttvar_s", Column::F64(c.rttvar_s)),
+                    ("rto_s", Column::F64(c.rto_s)),
                 ],
             ));
         }

@@ -71,7 +71,11 @@ pub fn summarize(
         name: name.to_string(),
         seed,
         flows,
-        wireless: world.links.iter().find(|l| l.wireless).map(wireless_summary),
+        wireless: world
+            .links
+            .iter()
+            .find(|l| l.wireless)
+            .map(wireless_summary),
         links,
         engine: EngineSummary {
             events: world.queue.events_processed(),

@@ -8,9 +8,12 @@ use std::collections::HashMap;
 use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
 use crate::net::{Channel, Hop, Offer, RoutingTable};
-use crate::packet::{Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP};
+use crate::packet::{
+    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
+};
 use crate::tcp::{TcpConnection, TcpOutbox};
 
+use super::capture::Captures;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::SimError;
@@ -59,7 +62,10 @@ pub enum Event {
     /// A packet reached a node.
     Arrive { node: NodeId, slot: PacketSlot },
     /// An endpoint's timer (generation-checked).
-    EndpointTimer { endpoint: EndpointId, generation: u32 },
+    EndpointTimer {
+        endpoint: EndpointId,
+        generation: u32,
+    },
     /// A flow's application starts.
     FlowStart { flow: FlowId },
     /// A Poisson application writes its next packet.
@@ -118,8 +124,8 @@ pub struct World {
     outbox: TcpOutbox,
     next_packet_id: u64,
     flows_done: usize,
-    /// Called with every frame at the start of its transmission (pcap capture).
-    pub capture: Option<Box<dyn FnMut(LinkId, SimTime, &Packet) -> std::io::Result<()>>>,
+    /// Opt-in pcap capture of chosen links.
+    pub captures: Option<Captures>,
 }
 
 impl World {
@@ -139,7 +145,7 @@ impl World {
             outbox: TcpOutbox::default(),
             next_packet_id: 0,
             flows_done: 0,
-            capture: None,
+            captures: None,
         }
     }
 
@@ -223,9 +229,14 @@ impl World {
         }
     }
 
-    fn capture_frame(&mut self, link: LinkId, now: SimTime, slot: PacketSlot) -> Result<(), SimError> {
-        if let Some(capture) = self.capture.as_mut() {
-            capture(link, now, self.packets.get(slot))?;
+    fn capture_frame(
+        &mut self,
+        link: LinkId,
+        now: SimTime,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        if let Some(captures) = self.captures.as_mut() {
+            captures.write(link, now, self.packets.get(slot))?;
         }
         Ok(())
     }
@@ -233,7 +244,9 @@ impl World {
     fn on_tx_done(&mut self, now: SimTime, link: LinkId, dir: Direction) -> Result<(), SimError> {
         let l = &mut self.links[link.index()];
         let channel = &mut l.dirs[dir.index()];
-        let slot = channel.on_wire().expect("TxDone without a frame on the wire");
+        let slot = channel
+            .on_wire()
+            .expect("TxDone without a frame on the wire");
         let packet = self.packets.get(slot);
         let (_, lost) = channel.finish(now, packet.payload_len());
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
@@ -288,7 +301,12 @@ impl World {
 
     // ----- endpoints ---------------------------------------------------------------------
 
-    fn on_endpoint_timer(&mut self, now: SimTime, ep: EndpointId, generation: u32) -> Result<(), SimError> {
+    fn on_endpoint_timer(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        generation: u32,
+    ) -> Result<(), SimError> {
         match self.endpoints[ep.index()].timer.fire(now, generation) {
             TimerFire::Ignore => Ok(()),
             TimerFire::Rearm { at, generation } => self.schedule(
@@ -332,7 +350,12 @@ impl World {
         Ok(())
     }
 
-    fn apply_outbox(&mut self, now: SimTime, ep: EndpointId, out: &TcpOutbox) -> Result<(), SimError> {
+    fn apply_outbox(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        out: &TcpOutbox,
+    ) -> Result<(), SimError> {
         let (node, remote, flow, is_source) = {
             let e = &self.endpoints[ep.index()];
             (e.node, e.remote, e.flow, e.is_source)

@@ -1,29 +1,141 @@
-//! Placeholder with the final signatures; the real state machine replaces this file.
+//! One TCP endpoint: RFC 9293 states, the three-way handshake, FIN teardown, and the
+//! dispatch of each arriving segment to the sending half (`sender.rs`, the ACK fields) and
+//! the receiving half (`receiver.rs`, the data and FIN). Both directions are symmetric:
+//! either side may send data.
+//!
+//! * **Handshake** (RFC 9293 §3.5): SYN with the MSS option (and timestamps when
+//!   enabled), SYN-ACK, ACK. SYN and SYN-ACK are retransmitted by the retransmission timer
+//!   with exponential backoff, without limit; a repeated SYN in SYN-RECEIVED is answered
+//!   by resending the SYN-ACK, a repeated SYN-ACK by an ACK. The SYN is timed (one RTT
+//!   sample unless it was retransmitted, Karn). The effective SMSS is min(our MSS, the
+//!   peer's MSS option, 536 if absent) (RFC 9293 §3.7.1). Timestamps are used only if both
+//!   SYNs carry them (RFC 7323 §3.2). IW = `initial_window_segments`·SMSS, or 1·SMSS if the
+//!   SYN or SYN-ACK had to be retransmitted (RFC 5681 §3.1).
+//! * **Sequence numbers** appear only here: the stream is counted in `u64` offsets
+//!   (0 = ISN + 1) and converted with wrapping arithmetic relative to SND.UNA / RCV.NXT.
+//! * **Teardown** (RFC 9293 §3.6): `app_close` enters FIN-WAIT-1 (or LAST-ACK from
+//!   CLOSE-WAIT) at once, and the FIN is sent after all written data (`sender.rs`) and
+//!   retransmitted like data. A passive endpoint (`listen`) closes its own half by itself
+//!   (CLOSE-WAIT → LAST-ACK) once the peer's FIN has arrived and all the data it was given
+//!   has been sent once, since lastmile's applications are one-way. TIME-WAIT is entered
+//!   but never left (no 2·MSL timer): `is_finished()` is true once our FIN is acknowledged
+//!   and the peer's FIN received, and an endpoint in TIME-WAIT still re-acknowledges a
+//!   retransmitted FIN, so the engine should keep feeding it segments.
+//! * **Window updates** follow RFC 9293 §3.10.7.4 (SND.WL1 / SND.WL2). An ACK beyond
+//!   SND.MAX is answered with an ACK and the segment dropped; an ACK below SND.UNA is
+//!   ignored but the segment's data is processed.
+//! * **Timestamps** (RFC 7323 §4.3): TS.Recent takes the TSval of a segment starting at or
+//!   before the last ACK we sent, so a delayed ACK echoes the earliest unacknowledged
+//!   segment and an ACK for a retransmission echoes the retransmission.
+//!
+//! Left out: simultaneous open, RST generation (a received RST just closes), PAWS,
+//! urgent data, keep-alives, window scaling, the 2·MSL timer, user timeouts.
 
 use super::api::*;
-use crate::engine::SimTime;
-use crate::packet::TcpSegment;
+use super::receiver::Receiver;
+use super::recovery::AnyRecovery;
+use super::rtt::{RetransmitTimer, RttSample};
+use super::sender::{AckInput, DataSegment, Sender};
+use super::window::{AnyWindowRule, CongestionWindow};
+use crate::engine::{SimDuration, SimTime};
+use crate::packet::{Control, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN};
 
-#[derive(Debug)]
+/// RFC 9293 §3.7.1: the send MSS when the peer sends no MSS option.
+const DEFAULT_PEER_MSS: u64 = 536;
+
+/// Where an arriving ACK number falls relative to the send sequence space.
+enum AckPosition {
+    /// Below SND.UNA: an old duplicate.
+    Old,
+    /// In [SND.UNA, SND.MAX]: the stream offset it acknowledges up to.
+    Valid(u64),
+    /// Beyond anything sent.
+    Future,
+}
+
+/// One TCP connection endpoint.
+#[derive(Clone, Debug)]
 pub struct TcpConnection {
     cfg: TcpConfig,
+    state: TcpState,
+    /// Opened with `listen`: closes automatically after the peer's FIN.
+    passive: bool,
+    iss: SeqNumber,
+    irs: SeqNumber,
+    sender: Sender,
+    receiver: Receiver,
     stats: TcpStats,
+    close_requested: bool,
+    /// We closed before the peer's FIN arrived (FIN-WAIT / CLOSING rather than LAST-ACK).
+    closed_first: bool,
+    syn_retransmitted: bool,
+    peer_mss: Option<u64>,
+    timestamps: bool,
+    ts_recent: u32,
+    last_ack_sent: SeqNumber,
+    snd_wl1: SeqNumber,
+    snd_wl2: SeqNumber,
+    traced_window: Option<CongestionWindow>,
 }
 
 impl TcpConnection {
-    /// Active open: the SYN goes out on the first `poll`/`on_timeout`… (see `connect`).
+    /// A closed endpoint; `connect` or `listen` opens it.
     pub fn new(cfg: TcpConfig) -> Self {
+        let mss = u64::from(cfg.mss.max(1));
+        let rtx = RetransmitTimer::new(
+            cfg.timer_granularity,
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+        );
+        let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
+        let recovery = AnyRecovery::new(cfg.variant, cfg.dupack_threshold);
+        let mut sender = Sender::new(mss, ssthresh, AnyWindowRule::default(), recovery, rtx);
+        sender.tracing = cfg.trace;
+        let receiver = Receiver::new(
+            u64::from(cfg.rwnd_bytes),
+            cfg.ack_policy,
+            cfg.delack_timeout,
+        );
+        let iss = SeqNumber(cfg.isn);
         TcpConnection {
             cfg,
+            state: TcpState::Closed,
+            passive: false,
+            iss,
+            irs: SeqNumber(0),
+            sender,
+            receiver,
             stats: TcpStats::default(),
+            close_requested: false,
+            closed_first: false,
+            syn_retransmitted: false,
+            peer_mss: None,
+            timestamps: false,
+            ts_recent: 0,
+            last_ack_sent: SeqNumber(0),
+            snd_wl1: SeqNumber(0),
+            snd_wl2: iss,
+            traced_window: None,
         }
     }
+
     /// Active open now: emits the SYN.
     pub fn connect(&mut self, now: SimTime, out: &mut TcpOutbox) {
-        let _ = (now, out, &self.cfg);
+        if self.state == TcpState::Closed {
+            self.state = TcpState::SynSent;
+            self.send_syn(now, false, out);
+        }
     }
+
     /// Passive open.
-    pub fn listen(&mut self) {}
+    pub fn listen(&mut self) {
+        if self.state == TcpState::Closed {
+            self.state = TcpState::Listen;
+            self.passive = true;
+        }
+    }
+
     /// A segment from the peer arrived; `origin_time` is the one the packet carried.
     pub fn on_segment(
         &mut self,
@@ -32,32 +144,495 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
-        let _ = (now, seg, origin_time, out);
+        if seg.header.control == Control::Rst {
+            self.on_reset();
+            return;
+        }
+        match self.state {
+            TcpState::Closed => {}
+            TcpState::Listen => self.on_segment_listen(now, seg, out),
+            TcpState::SynSent => self.on_segment_syn_sent(now, seg, out),
+            _ => self.on_segment_synchronized(now, seg, origin_time, out),
+        }
+        self.trace_window(out);
     }
+
     /// The deadline returned by `poll_timeout` was reached.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut TcpOutbox) {
-        let _ = (now, out);
+        if self.sender.rtx.deadline().is_some_and(|t| t <= now) {
+            self.on_retransmit_timer(now, out);
+        }
+        if self.sender.persist_deadline().is_some_and(|t| t <= now) {
+            if let Some(probe) = self.sender.on_persist(now) {
+                self.emit_data(now, probe, out);
+            }
+        }
+        self.receiver.on_delack_timer(now);
+        self.output(now, out);
+        self.trace_window(out);
     }
+
     /// The earliest time at which `on_timeout` must be called.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        None
+        [
+            self.sender.rtx.deadline(),
+            self.sender.persist_deadline(),
+            self.receiver.delack_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
+
     /// The application makes `bytes` more bytes available to send.
     pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut TcpOutbox) {
-        let _ = (now, bytes, out);
+        self.sender.write(bytes);
+        self.output(now, out);
     }
+
     /// The application will write nothing more: send FIN once all data is out.
     pub fn app_close(&mut self, now: SimTime, out: &mut TcpOutbox) {
-        let _ = (now, out);
+        match self.state {
+            TcpState::Closed | TcpState::Listen => self.state = TcpState::Closed,
+            _ if self.close_requested => {}
+            _ => {
+                self.request_close();
+                self.update_state();
+                self.output(now, out);
+            }
+        }
     }
+
     pub fn state(&self) -> TcpState {
-        TcpState::Closed
+        self.state
     }
     pub fn stats(&self) -> &TcpStats {
         &self.stats
     }
-    /// True once both directions are closed (TIME_WAIT or CLOSED after a FIN exchange).
+    /// True once our FIN is acknowledged and the peer's FIN received (TIME-WAIT, or
+    /// CLOSED after LAST-ACK).
     pub fn is_finished(&self) -> bool {
-        false
+        self.sender.fin_acked() && self.receiver.fin_received()
+    }
+
+    /// cwnd and ssthresh in bytes (ssthresh `u64::MAX` = unlimited).
+    pub fn congestion_window(&self) -> CongestionWindow {
+        self.sender.window()
+    }
+    /// The current RTO, backoff included.
+    pub fn rto(&self) -> SimDuration {
+        self.sender.rtx.current_rto()
+    }
+    /// The smoothed RTT, once there is a sample.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.sender.rtx.srtt()
+    }
+    pub fn rttvar(&self) -> SimDuration {
+        self.sender.rtx.rttvar()
+    }
+    /// True while in Reno / NewReno fast recovery.
+    pub fn in_fast_recovery(&self) -> bool {
+        self.sender.recovery().in_recovery()
+    }
+    /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.sender.snd_max() - self.sender.snd_una()
+    }
+    /// The peer's advertised window as last accepted (SND.WND).
+    pub fn peer_window(&self) -> u64 {
+        self.sender.snd_wnd()
+    }
+    /// Bytes held out of order by the receiving half.
+    pub fn bytes_held_out_of_order(&self) -> u64 {
+        self.receiver.held().bytes()
+    }
+
+    // ---- arriving segments -------------------------------------------------------------
+
+    fn on_reset(&mut self) {
+        if !matches!(self.state, TcpState::Closed | TcpState::Listen) {
+            self.state = TcpState::Closed;
+            self.sender.rtx.stop();
+        }
+    }
+
+    fn on_segment_listen(&mut self, now: SimTime, seg: &TcpSegment, out: &mut TcpOutbox) {
+        let h = &seg.header;
+        if h.control != Control::Syn || h.ack.is_some() {
+            return;
+        }
+        self.learn_peer_syn(seg);
+        self.state = TcpState::SynReceived;
+        self.send_syn(now, false, out);
+    }
+
+    fn on_segment_syn_sent(&mut self, now: SimTime, seg: &TcpSegment, out: &mut TcpOutbox) {
+        let h = &seg.header;
+        if h.control != Control::Syn || h.ack != Some(self.iss + 1) {
+            return;
+        }
+        self.learn_peer_syn(seg);
+        self.snd_wl1 = h.seq;
+        self.snd_wl2 = self.iss + 1;
+        self.take_syn_sample(now, seg, out);
+        self.establish(u64::from(h.window));
+        self.receiver.request_ack();
+        self.output(now, out);
+    }
+
+    /// Records what the peer's SYN says: IRS, MSS, timestamps.
+    fn learn_peer_syn(&mut self, seg: &TcpSegment) {
+        let h = &seg.header;
+        self.irs = h.seq;
+        self.last_ack_sent = h.seq + 1;
+        self.peer_mss = h.options.mss.map(u64::from);
+        self.timestamps = self.cfg.timestamps && h.options.timestamp.is_some();
+        if let Some((tsval, _)) = h.options.timestamp {
+            self.ts_recent = tsval;
+        }
+    }
+
+    fn take_syn_sample(&mut self, now: SimTime, seg: &TcpSegment, out: &mut TcpOutbox) {
+        let echo = seg.header.options.timestamp.map(|(_, ecr)| ecr);
+        let sample: Option<RttSample> = match (self.timestamps, echo) {
+            (true, Some(ecr)) => self.sender.rtx.sample_from_echo(now, ecr),
+            _ => self.sender.rtx.sample_on_ack(now, 0),
+        };
+        if let Some(s) = sample {
+            self.sender.on_sample(s, &mut out.trace);
+        }
+        self.sender.rtx.stop();
+    }
+
+    /// The handshake completed.
+    fn establish(&mut self, peer_window: u64) {
+        let mss = u64::from(self.cfg.mss.max(1)).min(self.peer_mss.unwrap_or(DEFAULT_PEER_MSS));
+        let iw_segments = if self.syn_retransmitted {
+            1
+        } else {
+            u64::from(self.cfg.initial_window_segments.max(1))
+        };
+        self.sender
+            .on_established(mss, iw_segments * mss, peer_window, self.timestamps);
+        self.state = TcpState::Established;
+        self.update_state();
+    }
+
+    fn on_segment_synchronized(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        origin_time: SimTime,
+        out: &mut TcpOutbox,
+    ) {
+        let h = &seg.header;
+        if h.control == Control::Syn {
+            self.on_repeated_syn(now, seg, out);
+            return;
+        }
+        self.update_ts_recent(seg);
+        let Some(ack) = h.ack else { return };
+        if self.state == TcpState::SynReceived {
+            if ack != self.iss + 1 {
+                return;
+            }
+            self.snd_wl1 = h.seq;
+            self.snd_wl2 = ack;
+            self.take_syn_sample(now, seg, out);
+            self.establish(u64::from(h.window));
+        }
+        match self.ack_position(ack) {
+            AckPosition::Future => {
+                self.receiver.request_ack();
+                self.output(now, out);
+                return;
+            }
+            AckPosition::Old => {}
+            AckPosition::Valid(offset) => self.process_ack(now, seg, offset, out),
+        }
+        self.process_data(now, seg, origin_time, out);
+        self.update_state();
+        self.output(now, out);
+    }
+
+    /// A SYN in a synchronized state: our SYN-ACK or our ACK of theirs was lost.
+    fn on_repeated_syn(&mut self, now: SimTime, seg: &TcpSegment, out: &mut TcpOutbox) {
+        if self.state == TcpState::SynReceived && seg.header.ack.is_none() {
+            self.send_syn(now, true, out);
+        } else {
+            self.receiver.request_ack();
+            self.output(now, out);
+        }
+    }
+
+    /// RFC 7323 §4.3 (2): TS.Recent from a segment at or before Last.ACK.sent.
+    fn update_ts_recent(&mut self, seg: &TcpSegment) {
+        let Some((tsval, _)) = seg.header.options.timestamp else {
+            return;
+        };
+        let newer = tsval.wrapping_sub(self.ts_recent) as i32 >= 0;
+        if self.timestamps && newer && seg.header.seq <= self.last_ack_sent {
+            self.ts_recent = tsval;
+        }
+    }
+
+    fn ack_position(&self, ack: SeqNumber) -> AckPosition {
+        let una = self.sender.snd_una();
+        let d = i64::from(ack.wrapping_diff(self.send_seq(una)));
+        if d < 0 {
+            return AckPosition::Old;
+        }
+        let offset = una + d as u64;
+        if offset > self.sender.snd_max() {
+            AckPosition::Future
+        } else {
+            AckPosition::Valid(offset)
+        }
+    }
+
+    fn process_ack(&mut self, now: SimTime, seg: &TcpSegment, offset: u64, out: &mut TcpOutbox) {
+        let h = &seg.header;
+        let ack = h.ack.unwrap_or(self.snd_wl2);
+        // RFC 9293 §3.10.7.4: only a newer segment updates the send window.
+        let window_update = self.snd_wl1 < h.seq || (self.snd_wl1 == h.seq && self.snd_wl2 <= ack);
+        if window_update {
+            self.snd_wl1 = h.seq;
+            self.snd_wl2 = ack;
+        }
+        let input = AckInput {
+            ack: offset,
+            window: u64::from(h.window),
+            window_update,
+            occupies_sequence: seg.seq_len() > 0,
+            ts_ecr: h.options.timestamp.map(|(_, ecr)| ecr),
+        };
+        if self.cfg.trace {
+            out.trace.push(TcpTraceEvent::Ack { offset });
+        }
+        if self.sender.on_ack(now, &input, &mut out.trace) {
+            self.stats.fast_retransmits += 1;
+        }
+    }
+
+    fn process_data(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        origin_time: SimTime,
+        out: &mut TcpOutbox,
+    ) {
+        let rcv_nxt = self.receiver.rcv_nxt();
+        let start =
+            rcv_nxt as i64 + i64::from(seg.header.seq.wrapping_diff(self.recv_seq(rcv_nxt)));
+        let fin = seg.header.control == Control::Fin;
+        let delivered = self.receiver.on_segment(
+            now,
+            start,
+            seg.payload_len,
+            fin,
+            origin_time,
+            &mut out.delivered,
+        );
+        self.stats.bytes_delivered += delivered;
+    }
+
+    // ---- state -------------------------------------------------------------------------
+
+    fn request_close(&mut self) {
+        self.close_requested = true;
+        self.closed_first = !self.receiver.fin_received();
+        self.sender.close();
+    }
+
+    /// Derives the RFC 9293 state of a synchronized connection from who has closed and
+    /// which FINs have been acknowledged.
+    fn update_state(&mut self) {
+        use TcpState::*;
+        if matches!(self.state, Closed | Listen | SynSent | SynReceived) {
+            return;
+        }
+        let peer_fin = self.receiver.fin_received();
+        self.state = match (self.close_requested, self.sender.fin_acked(), peer_fin) {
+            (false, _, false) => Established,
+            (false, _, true) => CloseWait,
+            (true, false, false) => FinWait1,
+            (true, true, false) => FinWait2,
+            (true, false, true) if self.closed_first => Closing,
+            (true, false, true) => LastAck,
+            (true, true, true) if self.closed_first => TimeWait,
+            (true, true, true) => Closed,
+        };
+    }
+
+    /// A passive endpoint closes its half once the peer's FIN has arrived and all its own
+    /// data has been sent (lastmile's applications are one-way).
+    fn should_close_passively(&self) -> bool {
+        self.passive
+            && !self.close_requested
+            && self.receiver.fin_received()
+            && self.sender.snd_max() >= self.sender.written()
+    }
+
+    fn can_send(&self) -> bool {
+        !matches!(
+            self.state,
+            TcpState::Closed | TcpState::Listen | TcpState::SynSent | TcpState::SynReceived
+        )
+    }
+
+    // ---- timers ------------------------------------------------------------------------
+
+    fn on_retransmit_timer(&mut self, now: SimTime, out: &mut TcpOutbox) {
+        match self.state {
+            TcpState::SynSent | TcpState::SynReceived => {
+                self.stats.timeouts += 1;
+                self.syn_retransmitted = true;
+                self.sender.rtx.back_off();
+                self.send_syn(now, true, out);
+            }
+            _ if self.can_send() => {
+                if self.sender.on_rto(now) {
+                    self.stats.timeouts += 1;
+                }
+            }
+            _ => self.sender.rtx.stop(),
+        }
+    }
+
+    // ---- output ------------------------------------------------------------------------
+
+    /// Sends whatever the window allows, then a pure ACK if one is still due.
+    fn output(&mut self, now: SimTime, out: &mut TcpOutbox) {
+        if !self.can_send() {
+            return;
+        }
+        while let Some(d) = self.sender.next_segment(now) {
+            self.emit_data(now, d, out);
+        }
+        if self.should_close_passively() {
+            self.request_close();
+            self.update_state();
+            while let Some(d) = self.sender.next_segment(now) {
+                self.emit_data(now, d, out);
+            }
+        }
+        self.sender.update_persist(now);
+        if self.receiver.ack_due() {
+            // 4.4BSD: a pure ACK carries SND.MAX, so it never looks older than our data.
+            let seq = self.send_seq(self.sender.snd_max());
+            let segment = self.build(now, seq, Control::None, 0);
+            self.stats.acks_sent += 1;
+            self.push(out, segment, now, false);
+        }
+    }
+
+    fn send_syn(&mut self, now: SimTime, retransmission: bool, out: &mut TcpOutbox) {
+        let mut segment = self.build(now, self.iss, Control::Syn, 0);
+        segment.header.options.mss = Some(self.cfg.mss.min(u32::from(u16::MAX)) as u16);
+        if self.state == TcpState::SynSent {
+            segment.header.ack = None;
+            if self.cfg.timestamps {
+                let tsval = self.sender.rtx.ts_now(now);
+                segment.header.options.timestamp = Some((tsval, 0));
+            }
+        }
+        if retransmission {
+            self.stats.retransmits += 1;
+            self.sender.rtx.cancel_timing();
+        } else {
+            self.sender.rtx.start_timing_syn(now);
+        }
+        self.sender.rtx.arm(now);
+        self.push(out, segment, now, retransmission);
+    }
+
+    fn emit_data(&mut self, now: SimTime, d: DataSegment, out: &mut TcpOutbox) {
+        let control = if d.fin { Control::Fin } else { Control::None };
+        let segment = self.build(now, self.send_seq(d.offset), control, d.len);
+        if d.len > 0 {
+            self.stats.data_segments_sent += 1;
+            self.stats.payload_bytes_sent += u64::from(d.len);
+        }
+        if d.retransmission {
+            self.stats.retransmits += 1;
+        }
+        if self.cfg.trace && d.len > 0 {
+            out.trace.push(TcpTraceEvent::Send {
+                offset: d.offset,
+                len: d.len,
+                retransmission: d.retransmission,
+            });
+        }
+        let origin_time = if d.len > 0 { d.origin_time } else { now };
+        self.push(out, segment, origin_time, d.retransmission);
+    }
+
+    /// Counts the segment's IP and TCP header bytes and hands it to the engine.
+    fn push(
+        &mut self,
+        out: &mut TcpOutbox,
+        segment: TcpSegment,
+        origin_time: SimTime,
+        is_retransmission: bool,
+    ) {
+        self.stats.header_bytes_sent += u64::from(IPV4_HEADER_LEN + segment.header.header_len());
+        out.segments.push(OutSegment {
+            segment,
+            origin_time,
+            is_retransmission,
+        });
+    }
+
+    /// A segment carrying our current ACK, window and timestamps.
+    fn build(&mut self, now: SimTime, seq: SeqNumber, control: Control, len: u32) -> TcpSegment {
+        let ack = self.recv_seq(self.receiver.ack_offset());
+        let timestamp = self
+            .timestamps
+            .then(|| (self.sender.rtx.ts_now(now), self.ts_recent));
+        let header = TcpHeader {
+            src_port: self.cfg.local_port,
+            dst_port: self.cfg.remote_port,
+            seq,
+            ack: Some(ack),
+            control,
+            window: self.receiver.advertise_window(),
+            options: TcpOptions {
+                timestamp,
+                ..TcpOptions::default()
+            },
+            ece: false,
+            cwr: false,
+        };
+        if self.state != TcpState::SynSent {
+            self.receiver.on_ack_sent();
+            self.last_ack_sent = ack;
+        }
+        TcpSegment {
+            header,
+            payload_len: len,
+        }
+    }
+
+    /// Stream offset → sequence number, send side (offset 0 = ISS + 1).
+    fn send_seq(&self, offset: u64) -> SeqNumber {
+        self.iss + 1 + offset as u32
+    }
+    /// Stream offset → sequence number, receive side (offset 0 = IRS + 1).
+    fn recv_seq(&self, offset: u64) -> SeqNumber {
+        self.irs + 1 + offset as u32
+    }
+
+    fn trace_window(&mut self, out: &mut TcpOutbox) {
+        if !self.cfg.trace || !self.can_send() {
+            return;
+        }
+        let w = self.sender.window();
+        if self.traced_window != Some(w) {
+            self.traced_window = Some(w);
+            out.trace.push(TcpTraceEvent::Window {
+                cwnd: w.cwnd,
+                ssthresh: w.ssthresh,
+            });
+        }
     }
 }

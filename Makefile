@@ -1,0 +1,43 @@
+# One obvious command for each habit. `make help` lists them.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+
+.DEFAULT_GOAL := help
+.PHONY: help venv dev test lint bench docs clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q "maturin>=1.5,<2" pytest ruff mypy
+
+venv: $(PY) ## create .venv with maturin and the test tools
+
+dev: $(PY) ## build the core (debug) into .venv as an editable install
+	. $(VENV)/bin/activate && maturin develop --extras dev
+
+test: ## the full CI job: fmt, clippy, cargo test, build, ruff, mypy, stubtest, pytest
+	bash .ci/run
+
+lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench
+	$(VENV)/bin/mypy python/lastmile tests bench
+
+bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process
+	cargo bench -p lastmile-core --bench engine
+	cargo run -q --release -p lastmile-core --example whole_run -- 10MB 10
+	cargo run -q --release -p lastmile-core --example whole_run -- 1GB 1
+	. $(VENV)/bin/activate && maturin develop --release --extras dev
+	$(PY) bench/whole_run.py
+
+docs: ## print the scenario JSON Schema (the reference for scenario files)
+	$(VENV)/bin/lastmile schema
+
+clean: ## remove build outputs and caches
+	cargo clean
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache out python/lastmile/_core*.so

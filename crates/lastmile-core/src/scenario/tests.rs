@@ -1,0 +1,181 @@
+//! The semantic checks one by one: each bad setting is refused at its own path, and the
+//! value just inside the limit is accepted (so the check is where the spec puts it).
+
+use super::*;
+
+const CHAIN: &str = r#"
+name = "t"
+[topology]
+preset = "chain"
+wired = { rate = "10Mbps" }
+wireless = { rate = "1Mbps" }
+[[flow]]
+src = "fh"
+dst = "mh"
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+
+const FOUR: &str = r#"
+name = "t"
+[topology]
+nodes = ["a", "b", "c", "d"]
+links = [
+  { from = "a", to = "b", rate = "10Mbps" },
+  { from = "b", to = "c", rate = "10Mbps" },
+  { from = "d", to = "c", rate = "1Mbps" },
+]
+[[flow]]
+src = "a"
+dst = "d"
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+
+fn load(text: &str, overrides: &[&str]) -> Result<Scenario, ScenarioError> {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    load_str(text, Format::Toml, "t.toml", &overrides)
+}
+
+/// The path of the error `overrides` cause on the chain scenario.
+fn chain_err(overrides: &[&str]) -> ScenarioError {
+    load(CHAIN, overrides).expect_err("must be refused")
+}
+
+#[test]
+fn scenario_tcp_limits_are_checked_at_their_paths() {
+    for (set, path) in [
+        ("flow.0.tcp.mss=0B", "flow[0].tcp.mss"),
+        ("flow.0.tcp.mss=65496B", "flow[0].tcp.mss"),
+        ("flow.0.tcp.rwnd=1459B", "flow[0].tcp.rwnd"),
+        ("flow.0.tcp.initial_window=0", "flow[0].tcp.initial_window"),
+        (
+            "flow.0.tcp.initial_ssthresh=0B",
+            "flow[0].tcp.initial_ssthresh",
+        ),
+        (
+            "flow.0.tcp.dupack_threshold=0",
+            "flow[0].tcp.dupack_threshold",
+        ),
+        (
+            "flow.0.tcp.timer_granularity=0s",
+            "flow[0].tcp.timer_granularity",
+        ),
+        ("flow.0.tcp.initial_rto=0s", "flow[0].tcp.initial_rto"),
+        ("flow.0.tcp.min_rto=61s", "flow[0].tcp.min_rto"),
+    ] {
+        let e = chain_err(&[set]);
+        assert_eq!(e.path, path, "{set}: {e}");
+        assert!(e.value.is_some(), "{set}: {e}");
+        assert!(e.file.contains("--set"), "{set}: {e}");
+    }
+    let e = chain_err(&["flow.0.tcp.ack=delayed", "flow.0.tcp.delack_timeout=0s"]);
+    assert_eq!(e.path, "flow[0].tcp.delack_timeout");
+    // Just inside every limit.
+    load(
+        CHAIN,
+        &[
+            "flow.0.tcp.mss=65495B",
+            "flow.0.tcp.rwnd=65495B",
+            "flow.0.tcp.min_rto=60s",
+            "flow.0.tcp.initial_window=1",
+            "flow.0.tcp.dupack_threshold=1",
+            "flow.0.tcp.timer_granularity=1ns",
+        ],
+    )
+    .unwrap();
+}
+
+#[test]
+fn scenario_app_link_and_run_limits_are_checked() {
+    for (set, path) in [
+        ("flow.0.app.bytes=0B", "flow[0].app.bytes"),
+        (
+            "flow.0.app={ kind = \"poisson\", rate = \"1Mbps\", bytes = \"1MB\", packet_size = \"0B\" }",
+            "flow[0].app.packet_size",
+        ),
+        (
+            "flow.0.app={ kind = \"poisson\", rate = \"0Mbps\", bytes = \"1MB\" }",
+            "flow[0].app.rate",
+        ),
+        ("topology.wired.queue=0B", "topology.wired.queue"),
+        ("topology.wireless.queue=0pkt", "topology.wireless.queue"),
+        ("stop_time=0s", "stop_time"),
+        ("flow=[]", "flow"),
+    ] {
+        let e = chain_err(&[set]);
+        assert_eq!(e.path, path, "{set}: {e}");
+    }
+    let e = chain_err(&["flow=[]"]);
+    assert_eq!(e.expected, "at least one `[[flow]]`");
+}
+
+#[test]
+fn scenario_validate_catches_values_built_in_code() {
+    // Values the unit parsers would refuse can still be built in code; validate refuses
+    // them too.
+    let mut s = load(CHAIN, &[]).unwrap();
+    s.topology.wired.as_mut().unwrap().rate = crate::units::Rate(0);
+    let e = validate(&s, "code").unwrap_err();
+    assert_eq!(e.path, "topology.wired.rate");
+    assert_eq!(e.file, "code");
+    assert!(e
+        .to_string()
+        .starts_with("code: topology.wired.rate: got \"0bps\", expected a positive rate"));
+}
+
+#[test]
+fn scenario_base_station_node_must_exist() {
+    let e = chain_err(&["base_station.node=bss"]);
+    assert_eq!(e.path, "base_station.node");
+    assert_eq!(e.hint.as_deref(), Some("did you mean \"bs\"?"));
+    load(CHAIN, &["base_station.node=bs"]).unwrap();
+    // With no agent, a topology without "bs" is fine.
+    load(FOUR, &[]).unwrap();
+    let e = load(FOUR, &["base_station.node=x"]).unwrap_err();
+    assert_eq!(e.expected, "one of the nodes a, b, c, d");
+}
+
+#[test]
+fn scenario_flows_need_distinct_reachable_nodes_and_unique_names() {
+    let e = load(FOUR, &["flow.0.src=e"]).unwrap_err();
+    assert_eq!(e.path, "flow[0].src");
+    let e = load(FOUR, &["flow.0.dst=a"]).unwrap_err();
+    assert_eq!(e.path, "flow[0].dst");
+    // Links carry both directions: d → a is reachable over d–c, c–b, b–a.
+    load(FOUR, &["flow.0.src=d", "flow.0.dst=a"]).unwrap();
+    let e = load(FOUR, &["topology.links.2.from=a", "topology.links.2.to=b"]).unwrap_err();
+    assert!(e.to_string().contains("a unique link name"), "{e}");
+    let e = load(
+        FOUR,
+        &["topology.links.2.from=a", "topology.links.2.name=x"],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flow[0].dst");
+    assert!(e.expected.starts_with("a node reachable from \"a\""), "{e}");
+    let two = format!("{FOUR}\n[[flow]]\nname = \"x\"\nsrc = \"a\"\ndst = \"b\"\napp = {{ kind = \"bulk\", bytes = \"1B\" }}\n");
+    let e = load(&two, &["flow.0.name=x"]).unwrap_err();
+    assert_eq!(e.path, "flow[1].name");
+}
+
+#[test]
+fn scenario_explicit_topology_errors_name_the_entry() {
+    let e = load(FOUR, &["topology.nodes=[\"a\", \"b\", \"a\", \"d\"]"]).unwrap_err();
+    assert_eq!(e.path, "topology.nodes[2]");
+    assert!(
+        e.expected.contains("topology.nodes[0] is also \"a\""),
+        "{e}"
+    );
+    let e = load(FOUR, &["topology.nodes.1=\"\""]).unwrap_err();
+    assert_eq!(e.path, "topology.nodes[1]");
+    let e = load(FOUR, &["topology.links.1={ to = \"c\", rate = \"1Mbps\" }"]).unwrap_err();
+    assert_eq!(e.path, "topology.links[1].from");
+    assert!(e.expected.starts_with("missing required key"), "{e}");
+    let e = load(FOUR, &["topology.links.0.to=a"]).unwrap_err();
+    assert_eq!(e.path, "topology.links[0].to");
+    assert!(e.expected.contains("other than `from`"), "{e}");
+    let e = load(FOUR, &["topology.links.1.name=a-b"]).unwrap_err();
+    assert_eq!(e.path, "topology.links[1].name");
+    let e = load(FOUR, &["topology.nodes=[]", "topology.links=[]"]).unwrap_err();
+    assert_eq!(e.path, "topology");
+    let e = chain_err(&["topology.wired.from=fh"]);
+    assert_eq!(e.path, "topology.wired.from");
+}

@@ -1,0 +1,287 @@
+//! The receiving half: reassembly, the ACK policy and the advertised window.
+//!
+//! * **Reassembly** (RFC 9293 §3.10.7.4): data is accepted within
+//!   [RCV.NXT, RCV.NXT + rwnd) and trimmed to it. In-order bytes go to the application at
+//!   once (it consumes immediately); out-of-order bytes are held in a small sorted set of
+//!   non-overlapping ranges, each with the origin time of the segment that brought it
+//!   (adjacent ranges with the same origin coalesce), and are released in order, each
+//!   byte exactly once, as soon as the hole before them fills. Bytes already received are
+//!   dropped and re-acknowledged.
+//! * **Advertised window**: rwnd minus the bytes held out of order, but the right edge
+//!   RCV.NXT + window never moves left (RFC 9293 §3.8.6.2.2 / RFC 1122 §4.2.2.16: a
+//!   receiver SHOULD NOT shrink the window). So while a hole is open the window stays
+//!   what it was and duplicate ACKs carry the same window, as RFC 5681 §2's duplicate-ACK
+//!   definition needs; once the hole fills, the held bytes are released and the full
+//!   window returns.
+//! * **ACK policy** `every`: an ACK for every segment that occupies sequence space (ns-2's
+//!   TCPSink). `delayed` (RFC 5681 §4.2, RFC 1122 §4.2.3.2): an ACK for every second
+//!   in-order segment (segments are counted, as ns-2's `DelAck` does, so data sent in
+//!   writes smaller than SMSS is not held for the timer), otherwise after `delack_timeout`
+//!   from the first unacknowledged segment (a one-shot timer as in ns-2, not BSD's
+//!   free-running 200 ms clock); an immediate ACK for an out-of-order or duplicate
+//!   segment, for a segment that fills all or part of a hole, and for a FIN. Any segment
+//!   we send carries the ACK and clears the pending one.
+//! * **FIN**: remembered where it sits in the stream and consumed once every byte before
+//!   it has arrived.
+//!
+//! Left out: SACK blocks, window scaling, PAWS, urgent data, and data on a SYN.
+
+use std::collections::VecDeque;
+
+use crate::engine::{SimDuration, SimTime};
+use crate::scenario::AckPolicy;
+
+use super::api::Delivery;
+
+/// Out-of-order bytes held for reassembly.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Held {
+    start: u64,
+    end: u64,
+    origin_time: SimTime,
+}
+
+/// A sorted set of non-overlapping held ranges.
+#[derive(Clone, Debug, Default)]
+pub struct Reassembly {
+    ranges: VecDeque<Held>,
+    bytes: u64,
+}
+
+impl Reassembly {
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+    /// Bytes held out of order.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// The number of separate ranges held.
+    pub fn ranges(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Holds the parts of [start, end) not already held.
+    fn insert(&mut self, start: u64, end: u64, origin_time: SimTime) {
+        let mut i = self.ranges.partition_point(|h| h.end <= start);
+        let mut cursor = start;
+        while cursor < end {
+            match self.ranges.get(i) {
+                Some(h) if h.start <= cursor => {
+                    cursor = cursor.max(h.end);
+                    i += 1;
+                }
+                next => {
+                    let piece_end = next.map_or(end, |h| h.start.min(end));
+                    self.bytes += piece_end - cursor;
+                    i = self.put(i, cursor, piece_end, origin_time);
+                    cursor = piece_end;
+                }
+            }
+        }
+    }
+
+    /// Inserts a piece at index `i`, merging with its left neighbour when contiguous and of
+    /// the same origin; returns the index just past it.
+    fn put(&mut self, i: usize, start: u64, end: u64, origin_time: SimTime) -> usize {
+        if i > 0 {
+            let left = &mut self.ranges[i - 1];
+            if left.end == start && left.origin_time == origin_time {
+                left.end = end;
+                return i;
+            }
+        }
+        self.ranges.insert(
+            i,
+            Held {
+                start,
+                end,
+                origin_time,
+            },
+        );
+        i + 1
+    }
+
+    /// Removes and returns the first range if it starts at or before `offset`.
+    fn pop_ready(&mut self, offset: u64) -> Option<Held> {
+        if self.ranges.front()?.start > offset {
+            return None;
+        }
+        let h = self.ranges.pop_front()?;
+        self.bytes -= h.end - h.start;
+        Some(h)
+    }
+}
+
+/// The receiving half of a connection.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    rwnd: u64,
+    policy: AckPolicy,
+    delack_timeout: SimDuration,
+    /// Next expected stream offset.
+    rcv_nxt: u64,
+    held: Reassembly,
+    fin_at: Option<u64>,
+    fin_received: bool,
+    /// The right edge of the largest window advertised so far.
+    right_edge: u64,
+    /// Segments received in order since the last ACK we sent.
+    unacked_segments: u32,
+    ack_now: bool,
+    delack_at: Option<SimTime>,
+}
+
+impl Receiver {
+    pub fn new(rwnd: u64, policy: AckPolicy, delack_timeout: SimDuration) -> Self {
+        Receiver {
+            rwnd,
+            policy,
+            delack_timeout,
+            rcv_nxt: 0,
+            held: Reassembly::default(),
+            fin_at: None,
+            fin_received: false,
+            right_edge: rwnd,
+            unacked_segments: 0,
+            ack_now: false,
+            delack_at: None,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn fin_received(&self) -> bool {
+        self.fin_received
+    }
+    pub fn held(&self) -> &Reassembly {
+        &self.held
+    }
+    /// The ACK number as an offset in sequence space past the ISN+1 (the FIN counts one).
+    pub fn ack_offset(&self) -> u64 {
+        self.rcv_nxt + u64::from(self.fin_received)
+    }
+    pub fn ack_due(&self) -> bool {
+        self.ack_now
+    }
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_at
+    }
+    /// Asks for an immediate ACK (handshake, delayed-ACK expiry, unacceptable segment).
+    pub fn request_ack(&mut self) {
+        self.ack_now = true;
+    }
+
+    /// The delayed-ACK timer reached `now`.
+    pub fn on_delack_timer(&mut self, now: SimTime) {
+        if self.delack_at.is_some_and(|t| t <= now) {
+            self.delack_at = None;
+            self.ack_now = true;
+        }
+    }
+
+    /// A segment we sent carried the current ACK.
+    pub fn on_ack_sent(&mut self) {
+        self.ack_now = false;
+        self.unacked_segments = 0;
+        self.delack_at = None;
+    }
+
+    /// The window to advertise now (see the module notes); records the right edge.
+    pub fn advertise_window(&mut self) -> u32 {
+        let fresh = self.rcv_nxt + self.rwnd.saturating_sub(self.held.bytes());
+        self.right_edge = self.right_edge.max(fresh);
+        (self.right_edge - self.rcv_nxt).min(u64::from(u32::MAX)) as u32
+    }
+
+    /// A segment whose data starts at stream offset `start` (negative: before the first
+    /// byte, i.e. a repeated SYN) arrived; in-order bytes are pushed to `delivered`.
+    /// Returns the number of bytes delivered.
+    pub fn on_segment(
+        &mut self,
+        now: SimTime,
+        start: i64,
+        len: u32,
+        fin: bool,
+        origin_time: SimTime,
+        delivered: &mut Vec<Delivery>,
+    ) -> u64 {
+        let end = start + i64::from(len);
+        if fin && end >= 0 && self.fin_at.is_none() {
+            self.fin_at = Some(end as u64);
+        }
+        if len == 0 && !fin {
+            return 0;
+        }
+        let before = self.rcv_nxt;
+        let start = start.max(0) as u64;
+        let end = (end.max(0) as u64).min(self.rcv_nxt + self.rwnd);
+        let first = start.max(self.rcv_nxt);
+        if first < end && first > self.rcv_nxt {
+            self.held.insert(first, end, origin_time);
+            self.ack_now = true;
+        } else if first < end {
+            let had_hole = !self.held.is_empty();
+            self.deliver(first, end, origin_time, delivered);
+            self.release(delivered);
+            self.on_in_order(now, had_hole);
+        } else if len > 0 {
+            // Nothing new: a duplicate (or beyond the buffer). RFC 9293 §3.10.7.4: re-ACK.
+            self.ack_now = true;
+        }
+        self.consume_fin(fin);
+        self.rcv_nxt - before
+    }
+
+    fn consume_fin(&mut self, fin_flag: bool) {
+        if self.fin_at == Some(self.rcv_nxt) && !self.fin_received {
+            self.fin_received = true;
+            self.ack_now = true;
+        } else if fin_flag {
+            // A FIN out of order, or one already consumed: answer at once.
+            self.ack_now = true;
+        }
+    }
+
+    fn deliver(&mut self, from: u64, to: u64, origin_time: SimTime, out: &mut Vec<Delivery>) {
+        debug_assert_eq!(from, self.rcv_nxt);
+        if let Some(fin) = self.fin_at {
+            // Nothing past the FIN is data.
+            if from >= fin {
+                return;
+            }
+        }
+        let to = self.fin_at.map_or(to, |f| to.min(f));
+        out.push(Delivery {
+            offset: from,
+            len: (to - from) as u32,
+            origin_time,
+        });
+        self.rcv_nxt = to;
+    }
+
+    /// Releases held ranges that the new RCV.NXT has reached.
+    fn release(&mut self, out: &mut Vec<Delivery>) {
+        while let Some(h) = self.held.pop_ready(self.rcv_nxt) {
+            if h.end > self.rcv_nxt {
+                self.deliver(self.rcv_nxt, h.end, h.origin_time, out);
+            }
+        }
+    }
+
+    fn on_in_order(&mut self, now: SimTime, filled_hole: bool) {
+        match self.policy {
+            AckPolicy::Every => self.ack_now = true,
+            AckPolicy::Delayed if filled_hole => self.ack_now = true,
+            AckPolicy::Delayed => {
+                self.unacked_segments += 1;
+                if self.unacked_segments >= 2 {
+                    self.ack_now = true;
+                } else if self.delack_at.is_none() {
+                    self.delack_at = Some(now + self.delack_timeout);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Round-trip time estimation and the retransmission timer (RFC 6298), on a coarse clock.
+//!
+//! * **Estimator**, RFC 6298 §2 in integer nanoseconds: the first sample R gives
+//!   SRTT = R, RTTVAR = R/2 (2.2); later RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R'| and then
+//!   SRTT = 7/8·SRTT + 1/8·R' (2.3); RTO = SRTT + max(G, 4·RTTVAR) (2.3), rounded up to
+//!   whole ticks, clamped to `[min_rto, max_rto]` (2.4, 2.5) and to at least two ticks
+//!   (4.4BSD's TCPTV_MIN, ns-2's `rtt_timeout`; protocol-notes §2.2). Before any sample the
+//!   RTO is `initial_rto` (2.1).
+//! * **Clock granularity G** (`timer_granularity`), as 4.4BSD runs it (protocol-notes §2.2):
+//!   the clock is `floor(now / G)` with phase 0 at time zero (no random boot offset, so runs
+//!   stay deterministic). An RTT sample is the number of tick boundaries crossed between the
+//!   send and the ACK, at least one tick. The timer is a countdown of n = RTO/G ticks
+//!   decremented at each tick boundary, so it fires on the n-th boundary *after* arming:
+//!   `deadline = floor(now / G)·G + n·G`, i.e. between (n−1)·G and n·G after arming, as a
+//!   BSD slow-timer does. (`ceil_to(now + RTO, G)` would instead fire between n·G and
+//!   (n+1)·G.) With G = 1 ns this is an exact timer.
+//! * **Karn's rule** (RFC 6298 §3): without timestamps one segment is timed at a time and
+//!   any retransmission cancels the measurement, so retransmitted data is never timed. With
+//!   RFC 7323 timestamps every ACK that advances SND.UNA yields a sample from TSecr; the
+//!   TSval clock is the same tick clock (as 4.4BSD's `tcp_now`), so samples are in ticks
+//!   either way. A tick clock finer than ~1 µs wraps the 32-bit TSval within an hour; an
+//!   RTT must stay below 2^31 ticks.
+//! * **Backoff** (RFC 6298 (5.5)): each expiry doubles the RTO, the clamp to `max_rto`
+//!   applied after the doubling (ns-2's `rfc2988` order: clamp to `min_rto` first); a valid
+//!   sample ends the backoff (RFC 6298 §5 note, ns-2 and 4.4BSD `tcp_xmit_timer`).
+//!
+//! Left out: RFC 7323 Appendix G's per-window gain adjustment, the 3 s RTO after a
+//! retransmitted SYN (RFC 6298 (5.7)), and BSD's folding of SRTT into RTTVAR after many
+//! backoffs.
+
+use crate::engine::{SimDuration, SimTime};
+
+use super::api::TcpTraceEvent;
+
+/// Doublings beyond this are pointless: `max_rto` has long been reached.
+const MAX_BACKOFF_SHIFT: u32 = 16;
+
+/// A measurement in flight: the segment whose first byte is `acked_by − 1`, sent at `sent`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Timed {
+    /// An ACK at or beyond this stream offset completes the measurement.
+    acked_by: u64,
+    sent: SimTime,
+}
+
+/// One RTT sample and the estimator state after it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RttSample {
+    pub sample: SimDuration,
+    pub srtt: SimDuration,
+    pub rttvar: SimDuration,
+    pub rto: SimDuration,
+}
+
+impl RttSample {
+    pub fn trace(&self) -> TcpTraceEvent {
+        TcpTraceEvent::Rtt {
+            sample: self.sample,
+            srtt: self.srtt,
+            rttvar: self.rttvar,
+            rto: self.rto,
+        }
+    }
+}
+
+/// The RFC 6298 estimator and the retransmission timer it drives.
+#[derive(Clone, Debug)]
+pub struct RetransmitTimer {
+    granularity: SimDuration,
+    min_rto: SimDuration,
+    max_rto: SimDuration,
+    srtt: SimDuration,
+    rttvar: SimDuration,
+    has_sample: bool,
+    /// The RTO before backoff, already rounded and clamped.
+    rto: SimDuration,
+    backoff_shift: u32,
+    deadline: Option<SimTime>,
+    timed: Option<Timed>,
+}
+
+impl RetransmitTimer {
+    pub fn new(
+        granularity: SimDuration,
+        initial_rto: SimDuration,
+        min_rto: SimDuration,
+        max_rto: SimDuration,
+    ) -> Self {
+        let granularity = granularity.max(SimDuration::from_nanos(1));
+        let mut timer = RetransmitTimer {
+            granularity,
+            min_rto,
+            max_rto,
+            srtt: SimDuration::ZERO,
+            rttvar: SimDuration::ZERO,
+            has_sample: false,
+            rto: SimDuration::ZERO,
+            backoff_shift: 0,
+            deadline: None,
+            timed: None,
+        };
+        // RFC 6298 (2.1): the initial RTO is not floored by min_rto, only made whole ticks.
+        timer.rto = timer
+            .whole_ticks(initial_rto)
+            .min(timer.whole_ticks(max_rto))
+            .max(granularity);
+        timer
+    }
+
+    pub fn granularity(&self) -> SimDuration {
+        self.granularity
+    }
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.has_sample.then_some(self.srtt)
+    }
+    pub fn rttvar(&self) -> SimDuration {
+        self.rttvar
+    }
+    /// The RTO without backoff.
+    pub fn base_rto(&self) -> SimDuration {
+        self.rto
+    }
+    /// The RTO with the current backoff: RTO·2^k, at most `max_rto` (RFC 6298 (5.5)).
+    pub fn current_rto(&self) -> SimDuration {
+        self.backed_off(self.backoff_shift)
+    }
+    pub fn backoff_shift(&self) -> u32 {
+        self.backoff_shift
+    }
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.deadline
+    }
+    pub fn is_armed(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// (Re)starts the timer with the current RTO (RFC 6298 (5.1), (5.3)).
+    pub fn arm(&mut self, now: SimTime) {
+        self.deadline = Some(self.tick_deadline(now, self.current_rto()));
+    }
+    /// Starts the timer if it is not running (RFC 6298 (5.1)).
+    pub fn arm_if_idle(&mut self, now: SimTime) {
+        if self.deadline.is_none() {
+            self.arm(now);
+        }
+    }
+    /// RFC 6298 (5.2): everything acknowledged.
+    pub fn stop(&mut self) {
+        self.deadline = None;
+    }
+    /// RFC 6298 (5.5): the timer expired.
+    pub fn back_off(&mut self) {
+        self.backoff_shift = (self.backoff_shift + 1).min(MAX_BACKOFF_SHIFT);
+    }
+
+    /// The deadline of a persist timer that has backed off `shift` times from the RTO.
+    pub fn persist_deadline(&self, now: SimTime, shift: u32) -> SimTime {
+        self.tick_deadline(now, self.backed_off(self.backoff_shift + shift))
+    }
+
+    /// Times the segment starting at stream offset `start`, unless one is being timed.
+    pub fn start_timing(&mut self, start: u64, now: SimTime) {
+        if self.timed.is_none() {
+            self.timed = Some(Timed {
+                acked_by: start + 1,
+                sent: now,
+            });
+        }
+    }
+    /// Times the SYN: any acceptable ACK completes it.
+    pub fn start_timing_syn(&mut self, now: SimTime) {
+        self.timed = Some(Timed {
+            acked_by: 0,
+            sent: now,
+        });
+    }
+    /// Karn's rule: a retransmission spoils the measurement in progress.
+    pub fn cancel_timing(&mut self) {
+        self.timed = None;
+    }
+    pub fn is_timing(&self) -> bool {
+        self.timed.is_some()
+    }
+
+    /// An ACK up to stream offset `ack` arrived: completes the timed segment if it covers it.
+    pub fn sample_on_ack(&mut self, now: SimTime, ack: u64) -> Option<RttSample> {
+        let timed = self.timed.filter(|t| ack >= t.acked_by)?;
+        self.timed = None;
+        let ticks = self.ticks(now).saturating_sub(self.ticks(timed.sent));
+        Some(self.add_sample_ticks(ticks))
+    }
+
+    /// RFC 7323 §4: a sample from the echoed timestamp of an ACK that advanced SND.UNA.
+    pub fn sample_from_echo(&mut self, now: SimTime, ts_ecr: u32) -> Option<RttSample> {
+        let ticks = self.ts_now(now).wrapping_sub(ts_ecr);
+        // An echo from the future or from more than 2^31 ticks ago is not an RTT.
+        if ticks > i32::MAX as u32 {
+            return None;
+        }
+        self.timed = None;
+        Some(self.add_sample_ticks(u64::from(ticks)))
+    }
+
+    /// The TSval clock (RFC 7323 §5.4): the tick count, wrapping at 2^32.
+    pub fn ts_now(&self, now: SimTime) -> u32 {
+        self.ticks(now) as u32
+    }
+
+    fn ticks(&self, t: SimTime) -> u64 {
+        t.as_nanos() / self.granularity.as_nanos()
+    }
+
+    /// Feeds a sample of `ticks` tick boundaries (at least one, as BSD counts) into RFC 6298 §2.
+    fn add_sample_ticks(&mut self, ticks: u64) -> RttSample {
+        let r = self.granularity * ticks.max(1);
+        if self.has_sample {
+            let delta = if self.srtt > r {
+                self.srtt - r
+            } else {
+                r - self.srtt
+            };
+            // RFC 6298 (2.3), beta = 1/4 then alpha = 1/8, RTTVAR first with the old SRTT.
+            self.rttvar = (self.rttvar * 3 + delta) / 4;
+            self.srtt = (self.srtt * 7 + r) / 8;
+        } else {
+            // RFC 6298 (2.2).
+            self.srtt = r;
+            self.rttvar = r / 2;
+            self.has_sample = true;
+        }
+        self.rto = self.compute_rto();
+        self.backoff_shift = 0;
+        RttSample {
+            sample: r,
+            srtt: self.srtt,
+            rttvar: self.rttvar,
+            rto: self.rto,
+        }
+    }
+
+    /// RFC 6298 (2.3)–(2.5) on whole ticks.
+    fn compute_rto(&self) -> SimDuration {
+        let g = self.granularity;
+        let raw = self.srtt + (self.rttvar * 4).max(g);
+        let floor = self.whole_ticks(self.min_rto).max(g * 2);
+        self.whole_ticks(raw)
+            .max(floor)
+            .min(self.whole_ticks(self.max_rto))
+    }
+
+    fn backed_off(&self, shift: u32) -> SimDuration {
+        let rto = self
+            .rto
+            .saturating_mul(1u64 << shift.min(MAX_BACKOFF_SHIFT));
+        rto.min(self.whole_ticks(self.max_rto))
+            .max(self.granularity)
+    }
+
+    fn whole_ticks(&self, d: SimDuration) -> SimDuration {
+        d.ceil_to(self.granularity)
+    }
+
+    /// The n-th tick boundary after `now`, n = span / G (see the module notes).
+    fn tick_deadline(&self, now: SimTime, span: SimDuration) -> SimTime {
+        let g = self.granularity.as_nanos();
+        let ticks = span.as_nanos().div_ceil(g).max(1);
+        let floor = now.as_nanos() / g * g;
+        SimTime::from_nanos(floor.saturating_add(ticks.saturating_mul(g)))
+    }
+}

@@ -1,0 +1,430 @@
+//! The sending half: the send buffer as stream offsets, what to send next under
+//! min(cwnd, SND.WND), ACK processing, the retransmission timer and the persist timer.
+//!
+//! * **Offsets.** Everything is a `u64` stream offset: 0 is the first data byte (ISN + 1),
+//!   the FIN occupies offset `written` once the application has closed. Sequence numbers
+//!   exist only at the wire (`connection.rs`), so wraparound is handled in one place.
+//!   SND.UNA ≤ SND.NXT ≤ SND.MAX, where SND.MAX is the highest sequence ever sent plus one;
+//!   go-back-N moves SND.NXT back to SND.UNA (protocol-notes §2.3).
+//! * **What to send** (RFC 5681 §3.1, RFC 9293 §3.8.6.2.1): the window is
+//!   min(cwnd, SND.WND) measured from SND.UNA; no Nagle. A segment of up to SMSS goes out if
+//!   it is full-sized, or carries all the data written so far, or fills at least half the
+//!   largest window the peer has offered (the SWS-avoidance sender rule), or nothing is in
+//!   flight (in place of the rule's override timer, so a small window cannot stall the
+//!   sender); otherwise the sender waits for more window. A retransmission requested by
+//!   recovery or the timer (SND.UNA) goes first and ignores the window (RFC 5681 §3.2
+//!   step 3, RFC 6298 (5.4)).
+//!   The FIN rides on the segment that carries the last byte, or goes alone, and does not
+//!   need window space (as 4.4BSD's `tcp_output`).
+//! * **Origin times.** The first-send time of every range of new data is kept in a
+//!   `VecDeque` ordered by offset and popped as ACKs arrive; a retransmission carries the
+//!   first-send time of its first byte (binary search), so per-packet delay counts from the
+//!   original transmission.
+//! * **Duplicate ACKs** (RFC 5681 §2): no data, no SYN/FIN, ACK = SND.UNA, the same
+//!   window as the previous ACK, data outstanding, and (4.4BSD) not while probing a zero
+//!   window.
+//! * **Timeouts** (RFC 5681 (4)–(5), RFC 6298 (5.4)–(5.6)): ssthresh from the window rule,
+//!   except that a second timeout of the same segment keeps it (RFC 5681 §3.1); cwnd =
+//!   1 SMSS; retransmit SND.UNA; go back N; back off; recovery leaves fast recovery and sets
+//!   `recover`.
+//! * **Zero window** (RFC 9293 §3.8.6.1): with SND.WND = 0, nothing outstanding and data
+//!   waiting, a persist timer (the RTO, doubling per probe, capped at `max_rto`) sends a
+//!   one-byte probe at SND.UNA beyond the window, as 4.4BSD's forced output: SND.MAX covers
+//!   it, SND.NXT stays, and the retransmission timer is not started for it.
+//!
+//! Left out: SACK, limited transmit, RFC 7661, pacing or burst limits, RFC 5681 §4.1
+//! restart after idle. Writes after `close` are ignored.
+
+use std::collections::VecDeque;
+
+use crate::engine::SimTime;
+
+use super::api::TcpTraceEvent;
+use super::recovery::{AnyRecovery, Flight, Reaction};
+use super::rtt::{RetransmitTimer, RttSample};
+use super::window::{AnyWindowRule, CongestionWindow};
+
+/// Persist-timer doublings beyond this are capped by `max_rto` anyway.
+const MAX_PERSIST_SHIFT: u32 = 16;
+
+/// A segment the sender wants on the wire, in stream offsets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DataSegment {
+    /// Offset of the first data byte (of the FIN when `len` is 0).
+    pub offset: u64,
+    pub len: u32,
+    pub fin: bool,
+    /// First-send time of the first data byte (`now` for new data or a FIN alone).
+    pub origin_time: SimTime,
+    pub retransmission: bool,
+}
+
+/// When a range of new data was first sent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct FirstSend {
+    start: u64,
+    end: u64,
+    at: SimTime,
+}
+
+/// What an ACK carried, as the sender sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckInput {
+    /// The cumulative ACK as a stream offset, already checked to lie in [SND.UNA, SND.MAX].
+    pub ack: u64,
+    /// The peer's advertised window in bytes.
+    pub window: u64,
+    /// RFC 9293 §3.10.7.4: the segment is newer than the last window update (SND.WL1/WL2).
+    pub window_update: bool,
+    /// Payload, SYN or FIN present: not a duplicate ACK.
+    pub occupies_sequence: bool,
+    /// TSecr, when timestamps are in use.
+    pub ts_ecr: Option<u32>,
+}
+
+/// The sending half of a connection.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    pub mss: u64,
+    /// Bytes the application has written: the end of the data.
+    written: u64,
+    fin_queued: bool,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    snd_wnd: u64,
+    max_snd_wnd: u64,
+    last_ack_window: Option<u64>,
+    cc: CongestionWindow,
+    rule: AnyWindowRule,
+    recovery: AnyRecovery,
+    first_sends: VecDeque<FirstSend>,
+    /// A retransmission of this offset goes out before anything else.
+    pending_rexmit: Option<u64>,
+    pub rtx: RetransmitTimer,
+    /// SND.UNA has already been retransmitted by the timer (RFC 5681 §3.1: hold ssthresh).
+    una_timed_out: bool,
+    persist_at: Option<SimTime>,
+    persist_shift: u32,
+    use_timestamps: bool,
+    /// Push trace events (`TcpConfig::trace`).
+    pub tracing: bool,
+}
+
+impl Sender {
+    pub fn new(
+        mss: u64,
+        ssthresh: u64,
+        rule: AnyWindowRule,
+        recovery: AnyRecovery,
+        rtx: RetransmitTimer,
+    ) -> Self {
+        Sender {
+            mss,
+            written: 0,
+            fin_queued: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            last_ack_window: None,
+            cc: CongestionWindow {
+                cwnd: mss,
+                ssthresh,
+            },
+            rule,
+            recovery,
+            first_sends: VecDeque::new(),
+            pending_rexmit: None,
+            rtx,
+            una_timed_out: false,
+            persist_at: None,
+            persist_shift: 0,
+            use_timestamps: false,
+            tracing: false,
+        }
+    }
+
+    /// The handshake is over: effective SMSS, the initial window and the peer's window.
+    pub fn on_established(&mut self, mss: u64, initial_window: u64, peer_window: u64, ts: bool) {
+        self.mss = mss;
+        self.cc.cwnd = initial_window;
+        self.snd_wnd = peer_window;
+        self.max_snd_wnd = peer_window;
+        self.last_ack_window = Some(peer_window);
+        self.use_timestamps = ts;
+    }
+
+    pub fn write(&mut self, bytes: u64) {
+        if !self.fin_queued {
+            self.written += bytes;
+        }
+    }
+    pub fn close(&mut self) {
+        self.fin_queued = true;
+    }
+
+    pub fn window(&self) -> CongestionWindow {
+        self.cc
+    }
+    pub fn recovery(&self) -> &AnyRecovery {
+        &self.recovery
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd_wnd
+    }
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+    pub fn persist_deadline(&self) -> Option<SimTime> {
+        self.persist_at
+    }
+    pub fn fin_acked(&self) -> bool {
+        self.fin_queued && self.snd_una > self.written
+    }
+    fn flight(&self) -> Flight {
+        Flight {
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            mss: self.mss,
+        }
+    }
+
+    /// Processes the ACK part of a segment; true if it started a fast retransmit.
+    pub fn on_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) -> bool {
+        let same_window = self.last_ack_window == Some(a.window);
+        self.last_ack_window = Some(a.window);
+        if a.window_update {
+            self.snd_wnd = a.window;
+            self.max_snd_wnd = self.max_snd_wnd.max(a.window);
+        }
+        if a.ack > self.snd_una {
+            self.on_new_ack(now, a, trace);
+            return false;
+        }
+        let is_dupack = a.ack == self.snd_una
+            && !a.occupies_sequence
+            && same_window
+            && self.snd_max > self.snd_una
+            && self.persist_at.is_none();
+        if !is_dupack {
+            if a.ack == self.snd_una {
+                // 4.4BSD `tcp_input`: anything else at SND.UNA breaks the run of duplicates.
+                self.recovery.break_dupack_run();
+            }
+            return false;
+        }
+        let flight = self.flight();
+        let r = self
+            .recovery
+            .on_dupack(&mut self.cc, &mut self.rule, &flight);
+        self.apply(now, r);
+        r.fast_retransmit
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
+        let acked = a.ack - self.snd_una;
+        self.snd_una = a.ack;
+        self.snd_nxt = self.snd_nxt.max(a.ack);
+        self.una_timed_out = false;
+        if self.pending_rexmit.is_some_and(|o| o < a.ack) {
+            self.pending_rexmit = None;
+        }
+        while self.first_sends.front().is_some_and(|r| r.end <= a.ack) {
+            self.first_sends.pop_front();
+        }
+        let sample = match (self.use_timestamps, a.ts_ecr) {
+            (true, Some(ecr)) => self.rtx.sample_from_echo(now, ecr),
+            _ => self.rtx.sample_on_ack(now, a.ack),
+        };
+        if let Some(s) = sample {
+            self.on_sample(s, trace);
+        }
+        let flight = self.flight();
+        let r = self.recovery.on_new_ack(&mut self.cc, &flight, acked);
+        if r.grow_window {
+            self.rule.on_ack(&mut self.cc, acked, self.mss);
+        }
+        self.apply(now, r);
+        if self.snd_una == self.snd_max {
+            self.rtx.stop();
+        } else if r.restart_rto {
+            self.rtx.arm(now);
+        }
+    }
+
+    /// Feeds an RTT sample to the window rule and the trace.
+    pub fn on_sample(&mut self, s: RttSample, trace: &mut Vec<TcpTraceEvent>) {
+        self.rule.on_rtt_sample(s.sample);
+        if self.tracing {
+            trace.push(s.trace());
+        }
+    }
+
+    fn apply(&mut self, now: SimTime, r: Reaction) {
+        if r.go_back_n {
+            self.snd_nxt = self.snd_una;
+        }
+        if r.retransmit_una {
+            self.pending_rexmit = Some(self.snd_una);
+        }
+        if r.retransmit_una || r.go_back_n {
+            self.rtx.cancel_timing();
+        }
+        if r.restart_rto && self.snd_max > self.snd_una {
+            self.rtx.arm(now);
+        }
+    }
+
+    /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)–(5.6),
+    /// RFC 5681 (4)–(5)); false if nothing was outstanding.
+    pub fn on_rto(&mut self, now: SimTime) -> bool {
+        if self.snd_max == self.snd_una {
+            self.rtx.stop();
+            return false;
+        }
+        if !self.una_timed_out {
+            let flight = self.flight().size();
+            self.cc.ssthresh = self.rule.ssthresh_on_loss(&self.cc, flight, self.mss);
+        }
+        self.una_timed_out = true;
+        self.cc.cwnd = self.mss;
+        self.recovery.on_timeout(self.snd_max);
+        self.snd_nxt = self.snd_una;
+        self.pending_rexmit = Some(self.snd_una);
+        self.rtx.cancel_timing();
+        self.rtx.back_off();
+        self.rtx.arm(now);
+        true
+    }
+
+    /// The next segment to send now, if any; advances SND.NXT / SND.MAX.
+    pub fn next_segment(&mut self, now: SimTime) -> Option<DataSegment> {
+        if let Some(offset) = self.pending_rexmit.take() {
+            if offset < self.snd_max {
+                let len = self.mss.min(self.written.saturating_sub(offset));
+                return Some(self.transmit(now, offset, len, true));
+            }
+        }
+        let offset = self.snd_nxt;
+        let avail = self.written.saturating_sub(offset);
+        let limit = self.snd_una + self.cc.cwnd.min(self.snd_wnd);
+        let room = limit.saturating_sub(offset);
+        let len = self.mss.min(avail).min(room);
+        let fin_alone = self.fin_queued && offset == self.written;
+        if len == 0 && !fin_alone {
+            return None;
+        }
+        // RFC 9293 §3.8.6.2.1: a full segment, all the data, half the largest window seen,
+        // or (in place of its override timeout) anything at all when nothing is in flight.
+        let worth_sending = len == self.mss
+            || len == avail
+            || 2 * len >= self.max_snd_wnd.max(1)
+            || offset == self.snd_una;
+        if !worth_sending {
+            return None;
+        }
+        Some(self.transmit(now, offset, len, false))
+    }
+
+    /// Builds the segment at `offset` with `len` data bytes (+ FIN if it reaches the end).
+    fn transmit(&mut self, now: SimTime, offset: u64, len: u64, forced: bool) -> DataSegment {
+        let end = offset + len;
+        let fin = self.fin_queued && end == self.written;
+        let seq_end = end + u64::from(fin);
+        let retransmission = offset < self.snd_max;
+        let origin_time = if retransmission && len > 0 {
+            self.origin_of(offset, now)
+        } else {
+            now
+        };
+        if retransmission {
+            // Karn's rule (RFC 6298 §3).
+            self.rtx.cancel_timing();
+        } else if len > 0 {
+            self.rtx.start_timing(offset, now);
+        }
+        if end > self.snd_max && len > 0 {
+            let start = offset.max(self.snd_max);
+            self.first_sends.push_back(FirstSend {
+                start,
+                end,
+                at: now,
+            });
+        }
+        if !forced || offset == self.snd_nxt {
+            self.snd_nxt = self.snd_nxt.max(seq_end);
+        }
+        self.snd_max = self.snd_max.max(seq_end);
+        self.rtx.arm_if_idle(now);
+        DataSegment {
+            offset,
+            len: len as u32,
+            fin,
+            origin_time,
+            retransmission,
+        }
+    }
+
+    fn origin_of(&self, offset: u64, now: SimTime) -> SimTime {
+        let i = self.first_sends.partition_point(|r| r.end <= offset);
+        match self.first_sends.get(i) {
+            Some(r) if r.start <= offset => r.at,
+            _ => now,
+        }
+    }
+
+    /// Arms or clears the persist timer after output (RFC 9293 §3.8.6.1).
+    pub fn update_persist(&mut self, now: SimTime) {
+        let stalled = self.snd_wnd == 0 && !self.rtx.is_armed() && self.written > self.snd_una;
+        if !stalled {
+            self.persist_at = None;
+            self.persist_shift = 0;
+        } else if self.persist_at.is_none() {
+            self.persist_at = Some(self.rtx.persist_deadline(now, self.persist_shift));
+        }
+    }
+
+    /// The persist timer expired: a one-byte probe at SND.UNA, beyond the window.
+    pub fn on_persist(&mut self, now: SimTime) -> Option<DataSegment> {
+        self.persist_at = None;
+        if self.snd_wnd > 0 || self.written <= self.snd_una {
+            return None;
+        }
+        let offset = self.snd_una;
+        let retransmission = offset < self.snd_max;
+        let origin_time = if retransmission {
+            self.origin_of(offset, now)
+        } else {
+            now
+        };
+        if !retransmission {
+            self.first_sends.push_back(FirstSend {
+                start: offset,
+                end: offset + 1,
+                at: now,
+            });
+        }
+        self.snd_max = self.snd_max.max(offset + 1);
+        self.rtx.cancel_timing();
+        self.persist_shift = (self.persist_shift + 1).min(MAX_PERSIST_SHIFT);
+        self.persist_at = Some(self.rtx.persist_deadline(now, self.persist_shift));
+        Some(DataSegment {
+            offset,
+            len: 1,
+            fin: false,
+            origin_time,
+            retransmission,
+        })
+    }
+}

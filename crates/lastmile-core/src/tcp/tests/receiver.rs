@@ -1,0 +1,274 @@
+//! The receiver: reassembly, duplicates, the delayed-ACK policy and the advertised window.
+
+use super::*;
+
+/// A passive endpoint after the handshake, fed data by a scripted client.
+struct Rx {
+    conn: TcpConnection,
+    now: SimTime,
+    out: TcpOutbox,
+    /// The TSval the client puts on its segments (timestamps in use when `Some`).
+    tsval: Option<u32>,
+}
+
+impl Rx {
+    fn new(cfg: TcpConfig) -> Self {
+        let cfg_timestamps = cfg.timestamps;
+        let mut rx = Rx {
+            conn: TcpConnection::new(cfg),
+            now: SimTime::ZERO,
+            out: TcpOutbox::default(),
+            tsval: cfg_timestamps.then_some(1),
+        };
+        rx.conn.listen();
+        assert_eq!(rx.conn.state(), TcpState::Listen);
+        let mut syn = peer_segment(SeqNumber(PEER_ISN), None, Control::Syn, 1_000_000, 0);
+        syn.header.options.timestamp = rx.tsval.map(|v| (v, 0));
+        rx.feed(syn);
+        assert_eq!(rx.conn.state(), TcpState::SynReceived);
+        let synack = rx.out.segments[0].segment.header;
+        assert_eq!(synack.control, Control::Syn);
+        assert_eq!(synack.ack, Some(SeqNumber(PEER_ISN) + 1));
+        assert_eq!(synack.options.mss, Some(MSS as u16));
+        rx.now = at_ms(10);
+        rx.bytes(0, 0, SimTime::ZERO);
+        assert_eq!(rx.conn.state(), TcpState::Established);
+        rx
+    }
+
+    fn feed(&mut self, seg: TcpSegment) {
+        self.out.clear();
+        let origin = self.now;
+        self.conn.on_segment(self.now, &seg, origin, &mut self.out);
+    }
+
+    /// Client bytes [offset, offset + len) with the given origin time; returns the ACK
+    /// (as a stream offset) if one was sent.
+    fn bytes(&mut self, offset: u64, len: u32, origin: SimTime) -> Option<u64> {
+        let seq = SeqNumber(PEER_ISN) + 1 + offset as u32;
+        let mut seg = peer_segment(seq, Some(SeqNumber(ISN) + 1), Control::None, 1_000_000, len);
+        seg.header.options.timestamp = self.tsval.map(|v| (v, 0));
+        self.out.clear();
+        self.conn.on_segment(self.now, &seg, origin, &mut self.out);
+        self.ack_sent()
+    }
+
+    /// Segment `i` (MSS bytes), its origin time = now.
+    fn seg(&mut self, i: u64) -> Option<u64> {
+        self.bytes(i * u64::from(MSS), MSS, self.now)
+            .map(|a| a / u64::from(MSS))
+    }
+
+    fn ack_sent(&self) -> Option<u64> {
+        let acks: Vec<_> = self.out.segments.iter().map(|s| s.segment.header).collect();
+        assert!(acks.len() <= 1, "one ACK per event at most");
+        acks.first()
+            .map(|h| u64::from(h.ack.expect("ACK flag") - (SeqNumber(PEER_ISN) + 1)))
+    }
+
+    fn window_sent(&self) -> u32 {
+        self.out.segments[0].segment.header.window
+    }
+
+    fn fire(&mut self) -> Option<u64> {
+        self.now = self.conn.poll_timeout().expect("a timer");
+        self.out.clear();
+        self.conn.on_timeout(self.now, &mut self.out);
+        self.ack_sent().map(|a| a / u64::from(MSS))
+    }
+}
+
+fn delayed() -> TcpConfig {
+    let mut cfg = config(TcpVariant::Reno);
+    cfg.ack_policy = AckPolicy::Delayed;
+    cfg
+}
+
+#[test]
+fn ack_every_segment_policy_acks_each_arrival() {
+    let mut rx = Rx::new(config(TcpVariant::Reno));
+    assert_eq!(rx.seg(0), Some(1));
+    assert_eq!(rx.seg(1), Some(2));
+    assert_eq!(
+        rx.conn.stats().acks_sent,
+        2,
+        "the SYN-ACK is not counted as a pure ACK"
+    );
+    assert_eq!(rx.conn.poll_timeout(), None);
+}
+
+#[test]
+fn rfc5681_delayed_ack_one_per_two_full_segments_and_a_timer_for_one() {
+    let mut rx = Rx::new(delayed());
+    rx.now = at_ms(100);
+    assert_eq!(rx.seg(0), None, "the first segment waits");
+    assert_eq!(rx.conn.poll_timeout(), Some(at_ms(300)));
+    rx.now = at_ms(110);
+    assert_eq!(
+        rx.seg(1),
+        Some(2),
+        "the second is ACKed at once, covering both"
+    );
+    assert_eq!(rx.conn.poll_timeout(), None);
+    rx.now = at_ms(200);
+    assert_eq!(rx.seg(2), None);
+    assert_eq!(
+        rx.fire(),
+        Some(3),
+        "a lone segment is ACKed when the timer expires"
+    );
+    assert_eq!(rx.now, at_ms(400));
+}
+
+#[test]
+fn rfc5681_delayed_ack_is_immediate_out_of_order_and_when_a_hole_fills() {
+    let mut rx = Rx::new(delayed());
+    assert_eq!(rx.seg(0), None);
+    assert_eq!(
+        rx.seg(2),
+        Some(1),
+        "out of order: an immediate duplicate ACK"
+    );
+    assert_eq!(
+        rx.conn.poll_timeout(),
+        None,
+        "that ACK covered segment 0 too"
+    );
+    assert_eq!(rx.seg(1), Some(3), "filling the hole: an immediate ACK");
+    assert_eq!(rx.seg(3), None, "in order again: delayed");
+    assert_eq!(rx.seg(3), Some(4), "a duplicate: immediate");
+}
+
+#[test]
+fn reassembly_releases_held_segments_in_order_exactly_once() {
+    let mut rx = Rx::new(config(TcpVariant::Reno));
+    let at = |i: u64| at_ms(100 + i);
+    rx.now = at(0);
+    assert_eq!(rx.seg(0), Some(1));
+    for (i, expected_ack) in [(2, 1), (4, 1), (2, 1), (3, 1)] {
+        rx.now = at(i);
+        assert_eq!(rx.seg(i), Some(expected_ack));
+        assert!(rx.out.delivered.is_empty());
+    }
+    assert_eq!(rx.conn.bytes_held_out_of_order(), 3000);
+    rx.now = at(1);
+    assert_eq!(rx.seg(1), Some(5));
+    let delivered: Vec<_> = rx
+        .out
+        .delivered
+        .iter()
+        .map(|d| (d.offset, d.len, d.origin_time))
+        .collect();
+    assert_eq!(
+        delivered,
+        vec![
+            (1000, 1000, at(1)),
+            (2000, 1000, at(2)),
+            (3000, 1000, at(3)),
+            (4000, 1000, at(4)),
+        ],
+        "each held segment keeps the origin time it arrived with"
+    );
+    assert_eq!(rx.conn.bytes_held_out_of_order(), 0);
+    assert_eq!(rx.seg(0), Some(5), "old data: re-ACKed, not delivered");
+    assert!(rx.out.delivered.is_empty());
+    assert_eq!(rx.conn.stats().bytes_delivered, 5000);
+}
+
+#[test]
+fn overlapping_segments_are_trimmed_and_each_byte_delivered_once() {
+    let mut rx = Rx::new(config(TcpVariant::Reno));
+    let (o1, o2, o3) = (at_ms(1), at_ms(2), at_ms(3));
+    rx.bytes(0, 1000, SimTime::ZERO);
+    assert_eq!(rx.bytes(2000, 1000, o1), Some(1000));
+    assert_eq!(
+        rx.bytes(2500, 1500, o2),
+        Some(1000),
+        "only [3000, 4000) is new"
+    );
+    assert_eq!(rx.conn.bytes_held_out_of_order(), 2000);
+    assert_eq!(rx.bytes(1000, 1600, o3), Some(4000));
+    let delivered: Vec<_> = rx
+        .out
+        .delivered
+        .iter()
+        .map(|d| (d.offset, d.len, d.origin_time))
+        .collect();
+    assert_eq!(
+        delivered,
+        vec![(1000, 1600, o3), (2600, 400, o1), (3000, 1000, o2)]
+    );
+}
+
+#[test]
+fn rfc9293_advertised_window_never_shrinks_while_a_hole_is_open() {
+    let mut cfg = config(TcpVariant::Reno);
+    cfg.rwnd_bytes = 10_000;
+    let mut rx = Rx::new(cfg);
+    assert_eq!(rx.seg(0), Some(1));
+    assert_eq!(rx.window_sent(), 10_000);
+    // Segment 1 is missing; 2..=10 are held: the right edge stays at 11000, so every
+    // duplicate ACK carries the same window.
+    for i in 2..=10 {
+        assert_eq!(rx.seg(i), Some(1));
+        assert_eq!(rx.window_sent(), 10_000);
+    }
+    assert_eq!(rx.conn.bytes_held_out_of_order(), 9000);
+    // Segment 11 is beyond the buffer: dropped and answered.
+    assert_eq!(rx.seg(11), Some(1));
+    // The hole fills: everything held goes up, rwnd is free again.
+    assert_eq!(rx.seg(1), Some(11));
+    assert_eq!(rx.window_sent(), 10_000);
+    assert_eq!(rx.conn.stats().bytes_delivered, 11_000);
+}
+
+#[test]
+fn the_window_after_a_partial_fill_is_rwnd_less_the_held_bytes_or_the_old_edge() {
+    let mut cfg = config(TcpVariant::Reno);
+    cfg.rwnd_bytes = 10_000;
+    let mut rx = Rx::new(cfg);
+    rx.seg(0);
+    for i in 3..=9 {
+        rx.seg(i);
+    }
+    // Segment 1 arrives, 2 is still missing: RCV.NXT 2000, 7000 bytes held; rwnd - held
+    // would put the edge at 5000, but the edge advertised before (11000) is kept.
+    assert_eq!(rx.seg(1), Some(2));
+    assert_eq!(rx.window_sent(), 9000);
+    assert_eq!(rx.seg(2), Some(10));
+    assert_eq!(rx.window_sent(), 10_000);
+}
+
+#[test]
+fn rfc7323_ts_recent_echoes_the_earliest_unacknowledged_in_order_segment() {
+    let mut cfg = delayed();
+    cfg.timestamps = true;
+    let mut rx = Rx::new(cfg);
+    let echoed = |rx: &Rx| {
+        rx.out.segments[0]
+            .segment
+            .header
+            .options
+            .timestamp
+            .unwrap()
+            .1
+    };
+    rx.tsval = Some(10);
+    assert_eq!(rx.seg(0), None);
+    rx.tsval = Some(20);
+    assert_eq!(rx.seg(1), Some(2));
+    assert_eq!(
+        echoed(&rx),
+        10,
+        "the delayed ACK echoes the first of the two segments"
+    );
+    // Out of order: a segment beyond Last.ACK.sent does not update TS.Recent (rule (2)),
+    // so the duplicate ACK still echoes 10.
+    rx.tsval = Some(30);
+    assert_eq!(rx.seg(3), Some(2));
+    assert_eq!(echoed(&rx), 10);
+    // The segment that fills the hole starts at Last.ACK.sent: its TSval is echoed.
+    rx.tsval = Some(40);
+    assert_eq!(rx.seg(2), Some(4));
+    assert_eq!(echoed(&rx), 40);
+}

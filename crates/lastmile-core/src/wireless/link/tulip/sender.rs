@@ -1,0 +1,416 @@
+//! TULIP's sender, Figure 2 ("Complete Sender Algorithm") and §3.2: a window of W frames
+//! numbered modulo 2W, a retransmission list rebuilt from every LACK, transmissions paced by
+//! timer T1 = Δt1 (equation (1)) from TRANS, and a hold-down T2 = Δt2 on WAIT.
+//!
+//! Unreliable packets (ULPs, §3.1) are never numbered nor buffered: each takes one sending
+//! turn, after pending retransmissions and before new reliable frames (so a TCP ACK is not
+//! stuck behind a full window), and is forgotten once handed to the MAC.
+//!
+//! Like the paper, the sender has no retry limit: with a peer gone it keeps forcing a LACK
+//! every Δt1 (the liveness rule). Giving up is for a later link-failure signal.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+use super::{
+    is_reliable, Lack, LinkSeq, SeqSpace, TulipConfig, TulipConfigError, TulipEvent, TulipFrame,
+    TulipInput, TulipOutbox, TulipOutput, MAC_ACCEL_PIGGYBACK_MAX_BYTES,
+};
+use crate::engine::{SimDuration, SimTime};
+use crate::packet::Packet;
+use crate::wireless::signals::MacSignal;
+
+/// One entry of the retransmission list; `retransmitted` is the paper's star (§3.4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RetxEntry {
+    pub seq: LinkSeq,
+    pub retransmitted: bool,
+}
+
+/// Counters of a sender.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TulipSenderMetrics {
+    /// Reliable frames sent for the first time.
+    pub new_frames_sent: u64,
+    /// Reliable frames sent again, by any rule.
+    pub retransmissions: u64,
+    /// Of those, by the liveness rule ("retransmit oldest unacknowledged packet", Figure 2).
+    pub liveness_retransmissions: u64,
+    /// Times a completed retransmission list was started over (Figure 2).
+    pub list_restarts: u64,
+    pub unreliable_sent: u64,
+    pub lacks_received: u64,
+    /// LACKs whose CumACK fit neither the window nor its left edge (ignored).
+    pub stale_lacks: u64,
+    /// Reliable frames acknowledged (cumulatively) and removed from the window.
+    pub frames_acked: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Outstanding {
+    seq: LinkSeq,
+    /// Freed once the bit vector reports the frame received (`free_received_packets`).
+    packet: Option<Packet>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum FrameKind {
+    Reliable,
+    Unreliable,
+}
+
+/// Figure 2's `macState`: the MAC holds our frame until TRANS.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum MacState {
+    Idle,
+    AwaitingTrans { kind: FrameKind, bytes: u32 },
+    Transmitting { kind: FrameKind },
+}
+
+/// The sending half of a TULIP link.
+#[derive(Clone, Debug)]
+pub struct TulipSender {
+    config: TulipConfig,
+    space: SeqSpace,
+    /// S = {SN_min, …}: the transmission buffer, oldest first; `|S| ≤ W`.
+    window: VecDeque<Outstanding>,
+    /// The sequence number the next new frame gets (SN_max + 1).
+    next_seq: LinkSeq,
+    reliable_queue: VecDeque<Packet>,
+    unreliable_queue: VecDeque<Packet>,
+    retx_list: Vec<RetxEntry>,
+    /// The next entry of `retx_list` to send.
+    retx_pos: usize,
+    mac: MacState,
+    t1: Option<SimTime>,
+    t2: Option<SimTime>,
+    metrics: TulipSenderMetrics,
+}
+
+impl TulipSender {
+    pub fn new(config: TulipConfig) -> Result<Self, TulipConfigError> {
+        config.validate()?;
+        let space = SeqSpace::new(config.window);
+        Ok(TulipSender {
+            config,
+            space,
+            window: VecDeque::new(),
+            next_seq: LinkSeq(0),
+            reliable_queue: VecDeque::new(),
+            unreliable_queue: VecDeque::new(),
+            retx_list: Vec::new(),
+            retx_pos: 0,
+            mac: MacState::Idle,
+            t1: None,
+            t2: None,
+            metrics: TulipSenderMetrics::default(),
+        })
+    }
+
+    pub fn config(&self) -> &TulipConfig {
+        &self.config
+    }
+    pub fn metrics(&self) -> TulipSenderMetrics {
+        self.metrics
+    }
+    /// The sequence numbers in the window S, oldest first.
+    pub fn outstanding(&self) -> Vec<LinkSeq> {
+        self.window.iter().map(|o| o.seq).collect()
+    }
+    /// The current retransmission list.
+    pub fn retransmission_list(&self) -> &[RetxEntry] {
+        &self.retx_list
+    }
+    /// The list in the paper's notation (§3.4): `R[9*, 11]`, or `R[]`.
+    pub fn retransmission_list_notation(&self) -> String {
+        let mut s = String::from("R[");
+        for (i, e) in self.retx_list.iter().enumerate() {
+            let sep = if i > 0 { ", " } else { "" };
+            let star = if e.retransmitted { "*" } else { "" };
+            let _ = write!(s, "{sep}{}{star}", e.seq);
+        }
+        s.push(']');
+        s
+    }
+    /// Packets waiting for a sending turn (reliable and unreliable).
+    pub fn queued_packets(&self) -> usize {
+        self.reliable_queue.len() + self.unreliable_queue.len()
+    }
+    /// True when nothing is queued or unacknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.window.is_empty() && self.queued_packets() == 0
+    }
+
+    /// The earliest of T1 (Δt1 pacing) and T2 (Δt2 hold-down).
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match (self.t1, self.t2) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn handle(&mut self, now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
+        match input {
+            TulipInput::FromNetwork(packet) => self.on_from_network(packet, out),
+            TulipInput::FrameReceived(TulipFrame::Lack { lack, piggyback }) => {
+                if let Some(p) = piggyback {
+                    out.push(TulipOutput::ToNetwork(p));
+                }
+                self.on_lack(lack, out);
+            }
+            // Data frames belong to the receiver (see `TulipLink`).
+            TulipInput::FrameReceived(_) => {}
+            TulipInput::MacSignal(signal) => self.on_mac_signal(now, signal, out),
+            TulipInput::Timeout => self.on_timeout(now, out),
+        }
+    }
+
+    /// With MAC acceleration (§3.3): the queued packet a LACK can carry, if it is ≤ 40 bytes.
+    pub fn take_piggyback(&mut self) -> Option<Packet> {
+        let fits = self
+            .unreliable_queue
+            .front()
+            .is_some_and(|p| p.size_bytes() <= MAC_ACCEL_PIGGYBACK_MAX_BYTES);
+        if fits {
+            self.unreliable_queue.pop_front()
+        } else {
+            None
+        }
+    }
+
+    fn on_from_network(&mut self, packet: Packet, out: &mut TulipOutbox) {
+        if is_reliable(&packet) {
+            self.reliable_queue.push_back(packet);
+        } else {
+            self.unreliable_queue.push_back(packet);
+        }
+        self.try_send(out);
+    }
+
+    /// Figure 2, LACK: "cancel Timer T1; process_received_ack(); if (data to send)
+    /// send_packet()". A stale LACK (see `process_received_ack`) changes nothing, T1 included.
+    fn on_lack(&mut self, lack: Lack, out: &mut TulipOutbox) {
+        self.metrics.lacks_received += 1;
+        if self.process_received_ack(lack, out) {
+            self.t1 = None;
+            self.try_send(out);
+        }
+    }
+
+    fn on_mac_signal(&mut self, now: SimTime, signal: MacSignal, out: &mut TulipOutbox) {
+        match signal {
+            MacSignal::Trans => self.on_trans(now),
+            MacSignal::Wait { duration, .. } => self.on_wait(now, duration),
+            MacSignal::TxSuccess => self.on_tx_success(now, out),
+            MacSignal::TxFailure => self.on_tx_failure(out),
+        }
+    }
+
+    /// Figure 2, TRANS: "set timer T1 = Δt1(my packet.length); macState = 0".
+    fn on_trans(&mut self, now: SimTime) {
+        if let MacState::AwaitingTrans { kind, bytes } = self.mac {
+            self.mac = MacState::Transmitting { kind };
+            self.t1 = Some(now + self.config.delta_t1(bytes));
+        }
+    }
+
+    /// Figure 2, WAIT: "cancel Timer T1; set timer T2 = Δt2(RTS.data.length)".
+    fn on_wait(&mut self, now: SimTime, duration: SimDuration) {
+        self.t1 = None;
+        let until = now + duration.max(self.config.delta_t2_min);
+        self.t2 = Some(self.t2.map_or(until, |t| t.max(until)));
+    }
+
+    /// A ULP expects no LACK: its turn ends when the MAC is done with it. A reliable frame
+    /// keeps T1 running for its LACK.
+    fn on_tx_success(&mut self, now: SimTime, out: &mut TulipOutbox) {
+        match self.mac {
+            MacState::AwaitingTrans {
+                kind: FrameKind::Unreliable,
+                ..
+            }
+            | MacState::Transmitting {
+                kind: FrameKind::Unreliable,
+            } => {
+                self.mac = MacState::Idle;
+                self.t1 = None;
+                self.try_send(out);
+            }
+            MacState::AwaitingTrans {
+                kind: FrameKind::Reliable,
+                ..
+            } => {
+                // A MAC that never sent TRANS: start T1 now.
+                self.on_trans(now);
+                self.mac = MacState::Idle;
+            }
+            MacState::Transmitting { .. } => self.mac = MacState::Idle,
+            MacState::Idle => {}
+        }
+    }
+
+    /// The MAC gave up: the turn is over. A reliable frame stays in the window and is
+    /// recovered through the LACK bit vector or the liveness rule.
+    fn on_tx_failure(&mut self, out: &mut TulipOutbox) {
+        if self.mac != MacState::Idle {
+            self.mac = MacState::Idle;
+            self.t1 = None;
+            self.try_send(out);
+        }
+    }
+
+    /// Figure 2, `process_timer_expire`: T1 or T2 ran out.
+    fn on_timeout(&mut self, now: SimTime, out: &mut TulipOutbox) {
+        if self.t1.is_some_and(|t| t <= now) {
+            self.t1 = None;
+        }
+        if self.t2.is_some_and(|t| t <= now) {
+            self.t2 = None;
+        }
+        self.try_send(out);
+    }
+
+    /// Figure 2, `process_received_ack`: advance SN_min to CumACK + 1, free the frames the bit
+    /// vector reports received, and create a new retransmission list from its zeros. Returns
+    /// false for a stale LACK, whose CumACK is neither in S nor just before it.
+    fn process_received_ack(&mut self, lack: Lack, out: &mut TulipOutbox) -> bool {
+        let left_edge = self.window.front().map_or(self.next_seq, |o| o.seq);
+        let in_window = self
+            .space
+            .in_range(left_edge, self.window.len() as u16, lack.cum_ack);
+        if !in_window && lack.cum_ack != self.space.prev(left_edge) {
+            self.metrics.stale_lacks += 1;
+            return false;
+        }
+        if in_window {
+            while let Some(o) = self.window.pop_front() {
+                self.metrics.frames_acked += 1;
+                if o.seq == lack.cum_ack {
+                    break;
+                }
+            }
+        }
+        let first = self.space.add(lack.cum_ack, 1);
+        let mut list = Vec::new();
+        for o in self.window.iter_mut() {
+            let i = self.space.distance(first, o.seq);
+            if i + 1 >= self.space.window() {
+                // Beyond the W − 1 bits: unknown, not lost.
+                continue;
+            }
+            if lack.is_received(i) {
+                o.packet = None;
+            } else if o.packet.is_some() {
+                list.push(RetxEntry {
+                    seq: o.seq,
+                    retransmitted: false,
+                });
+            }
+        }
+        out.push(TulipOutput::Event(TulipEvent::RetransmissionListBuilt {
+            len: list.len(),
+        }));
+        self.retx_list = list;
+        self.retx_pos = 0;
+        true
+    }
+
+    /// Send if the pacing allows: no T1 or T2 running and the MAC not holding a frame.
+    fn try_send(&mut self, out: &mut TulipOutbox) {
+        let mac_busy = matches!(self.mac, MacState::AwaitingTrans { .. });
+        if self.t1.is_some() || self.t2.is_some() || mac_busy {
+            return;
+        }
+        self.send_packet(out);
+    }
+
+    /// Figure 2, `send_packet`, in its order: the retransmission list; then (our choice) a
+    /// queued ULP; then a new RLP while |S| < W; else start the list over; else retransmit the
+    /// oldest unacknowledged frame to force a LACK (liveness, §3.2).
+    fn send_packet(&mut self, out: &mut TulipOutbox) {
+        if self.send_from_list(out) {
+            return;
+        }
+        if let Some(packet) = self.unreliable_queue.pop_front() {
+            self.metrics.unreliable_sent += 1;
+            self.hand_to_mac(
+                FrameKind::Unreliable,
+                TulipFrame::Unreliable { packet },
+                out,
+            );
+            return;
+        }
+        if self.window.len() < usize::from(self.space.window()) {
+            if let Some(packet) = self.reliable_queue.pop_front() {
+                self.send_new(packet, out);
+                return;
+            }
+        }
+        if self.retx_list.iter().any(|e| self.is_missing(e.seq)) {
+            self.metrics.list_restarts += 1;
+            self.retx_pos = 0;
+            self.send_from_list(out);
+            return;
+        }
+        if let Some(seq) = self
+            .window
+            .iter()
+            .find(|o| o.packet.is_some())
+            .map(|o| o.seq)
+        {
+            self.metrics.liveness_retransmissions += 1;
+            self.retransmit(seq, out);
+        }
+    }
+
+    /// Sends the next entry of the list still missing; false when the list is done.
+    fn send_from_list(&mut self, out: &mut TulipOutbox) -> bool {
+        while self.retx_pos < self.retx_list.len() {
+            let pos = self.retx_pos;
+            self.retx_pos += 1;
+            let seq = self.retx_list[pos].seq;
+            if self.is_missing(seq) {
+                self.retx_list[pos].retransmitted = true;
+                self.retransmit(seq, out);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn is_missing(&self, seq: LinkSeq) -> bool {
+        self.window
+            .iter()
+            .any(|o| o.seq == seq && o.packet.is_some())
+    }
+
+    fn send_new(&mut self, packet: Packet, out: &mut TulipOutbox) {
+        let seq = self.next_seq;
+        self.next_seq = self.space.add(seq, 1);
+        self.window.push_back(Outstanding {
+            seq,
+            packet: Some(packet),
+        });
+        self.metrics.new_frames_sent += 1;
+        out.push(TulipOutput::Event(TulipEvent::DataSent { seq }));
+        self.hand_to_mac(FrameKind::Reliable, TulipFrame::Data { seq, packet }, out);
+    }
+
+    fn retransmit(&mut self, seq: LinkSeq, out: &mut TulipOutbox) {
+        let packet = self
+            .window
+            .iter()
+            .find(|o| o.seq == seq)
+            .and_then(|o| o.packet)
+            .expect("retransmit only frames still buffered");
+        self.metrics.retransmissions += 1;
+        out.push(TulipOutput::Event(TulipEvent::Retransmission { seq }));
+        self.hand_to_mac(FrameKind::Reliable, TulipFrame::Data { seq, packet }, out);
+    }
+
+    fn hand_to_mac(&mut self, kind: FrameKind, frame: TulipFrame, out: &mut TulipOutbox) {
+        let bytes = frame.size_bytes(&self.config);
+        self.mac = MacState::AwaitingTrans { kind, bytes };
+        out.push(TulipOutput::ToMac(frame));
+    }
+}

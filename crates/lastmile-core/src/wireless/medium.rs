@@ -1,0 +1,313 @@
+//! A wireless cell as one shared, half-duplex broadcast channel: pure bookkeeping of who is
+//! transmitting and what each member hears, with no events of its own.
+//!
+//! The model (the usual single-collision-domain assumption of Bianchi 2000 §II and of ns-2's
+//! `WirelessChannel` within carrier-sense range):
+//! - every member hears every other member's transmission after one propagation delay, for
+//!   the transmission's whole duration (`start_tx` returns the arrival intervals);
+//! - carrier sense (`is_busy`) is physical: energy from any other member's transmission;
+//! - a frame is received intact at a receiver only if no other arrival overlapped it there
+//!   and the receiver did not transmit during any part of it (half duplex). There is no
+//!   capture effect and no SINR: any overlap destroys both frames;
+//! - an arrival that overlapped the receiver's own transmission is `Missed` (the receiver
+//!   never synchronised to it), an arrival destroyed by another arrival is `Collided`;
+//! - a frame that survived collisions may still be lost to the receiver's error model
+//!   (`AnyErrorModel::frame_lost`, consulted once per intact frame per receiver, in
+//!   transmission order since intact frames at one receiver never overlap).
+//!
+//! Left out: hidden terminals and ranges (every member hears every other), capture, per-pair
+//! propagation delays, radio energy states.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{SimDuration, SimTime};
+use crate::error_model::{AnyErrorModel, FrameInfo};
+use crate::ids::NodeId;
+
+/// A transmission on the medium, unique for the medium's lifetime.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TxId(pub u64);
+
+/// What the error model may know of a frame: its length and the payload it carries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FrameMeta {
+    pub bits: u64,
+    pub payload_bytes: u32,
+}
+
+/// When a transmission is heard at one receiver.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub tx: TxId,
+    pub receiver: NodeId,
+    pub start: SimTime,
+    pub end: SimTime,
+}
+
+/// The fate of one arrival at one receiver, decided when it ends.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RxOutcome {
+    /// Received intact: hand it to the MAC.
+    Intact,
+    /// Overlapped another arrival: the PHY saw a corrupted frame (the MAC uses EIFS).
+    Collided,
+    /// Survived collisions but the error model dropped it (an FCS error: EIFS as well).
+    Errored,
+    /// Overlapped the receiver's own transmission: never received at all.
+    Missed,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    tx: TxId,
+    start: SimTime,
+    end: SimTime,
+    collided: bool,
+    missed: bool,
+    meta: FrameMeta,
+    tx_start: SimTime,
+    tx_end: SimTime,
+}
+
+#[derive(Clone, Debug)]
+struct Member {
+    node: NodeId,
+    /// The end of this member's latest transmission.
+    tx_until: SimTime,
+    tx_from: SimTime,
+    arrivals: Vec<Pending>,
+    errors: AnyErrorModel,
+}
+
+/// One cell's shared channel.
+#[derive(Clone, Debug)]
+pub struct Medium {
+    propagation: SimDuration,
+    members: Vec<Member>,
+    index: BTreeMap<NodeId, usize>,
+    next_tx: u64,
+}
+
+impl Medium {
+    pub fn new(propagation: SimDuration) -> Self {
+        Medium {
+            propagation,
+            members: Vec::new(),
+            index: BTreeMap::new(),
+            next_tx: 0,
+        }
+    }
+
+    pub fn propagation(&self) -> SimDuration {
+        self.propagation
+    }
+
+    /// Adds `node` to the cell (no-op if it is already a member).
+    pub fn join(&mut self, node: NodeId) {
+        if self.index.contains_key(&node) {
+            return;
+        }
+        self.index.insert(node, self.members.len());
+        self.members.push(Member {
+            node,
+            tx_until: SimTime::ZERO,
+            tx_from: SimTime::ZERO,
+            arrivals: Vec::new(),
+            errors: AnyErrorModel::None,
+        });
+    }
+
+    pub fn members(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.members.iter().map(|m| m.node)
+    }
+
+    /// Sets the error model applied to intact frames arriving at `node`.
+    pub fn set_error_model(&mut self, node: NodeId, errors: AnyErrorModel) {
+        if let Some(&i) = self.index.get(&node) {
+            self.members[i].errors = errors;
+        }
+    }
+
+    /// `node` starts transmitting for `duration`. Returns the arrival interval at every other
+    /// member; the caller reports each arrival's end through `finish_rx`.
+    pub fn start_tx(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        duration: SimDuration,
+        meta: FrameMeta,
+    ) -> (TxId, Vec<Arrival>) {
+        let tx = TxId(self.next_tx);
+        self.next_tx += 1;
+        let Some(&sender) = self.index.get(&node) else {
+            return (tx, Vec::new());
+        };
+        let end = now + duration;
+        {
+            let me = &mut self.members[sender];
+            me.tx_from = now;
+            me.tx_until = end;
+            // Half duplex: whatever this node was (or was about to be) receiving is lost.
+            for a in me.arrivals.iter_mut().filter(|a| a.end > now) {
+                a.missed = true;
+            }
+        }
+        let (start, stop) = (now + self.propagation, end + self.propagation);
+        let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
+        for (i, m) in self.members.iter_mut().enumerate() {
+            if i == sender {
+                continue;
+            }
+            let mut p = Pending {
+                tx,
+                start,
+                end: stop,
+                collided: false,
+                missed: m.tx_until > start && m.tx_from < stop,
+                meta,
+                tx_start: now,
+                tx_end: end,
+            };
+            for other in m.arrivals.iter_mut() {
+                if other.start < stop && start < other.end {
+                    other.collided = true;
+                    p.collided = true;
+                }
+            }
+            m.arrivals.push(p);
+            arrivals.push(Arrival {
+                tx,
+                receiver: m.node,
+                start,
+                end: stop,
+            });
+        }
+        (tx, arrivals)
+    }
+
+    /// Physical carrier sense: is energy from another member arriving at `node` at `now`?
+    pub fn is_busy(&self, node: NodeId, now: SimTime) -> bool {
+        self.index.get(&node).is_some_and(|&i| {
+            self.members[i]
+                .arrivals
+                .iter()
+                .any(|a| a.start <= now && now < a.end)
+        })
+    }
+
+    /// Whether `node` is itself transmitting at `now`.
+    pub fn is_transmitting(&self, node: NodeId, now: SimTime) -> bool {
+        self.index
+            .get(&node)
+            .is_some_and(|&i| self.members[i].tx_from <= now && now < self.members[i].tx_until)
+    }
+
+    /// The arrival of `tx` at `receiver` has ended: decides and forgets it.
+    pub fn finish_rx(&mut self, tx: TxId, receiver: NodeId) -> RxOutcome {
+        let Some(&i) = self.index.get(&receiver) else {
+            return RxOutcome::Missed;
+        };
+        let m = &mut self.members[i];
+        let Some(pos) = m.arrivals.iter().position(|a| a.tx == tx) else {
+            return RxOutcome::Missed;
+        };
+        let p = m.arrivals.swap_remove(pos);
+        if p.missed {
+            RxOutcome::Missed
+        } else if p.collided {
+            RxOutcome::Collided
+        } else {
+            let info = FrameInfo {
+                tx_start: p.tx_start,
+                tx_end: p.tx_end,
+                bits: p.meta.bits,
+                payload_bytes: p.meta.payload_bytes,
+            };
+            if m.errors.frame_lost(&info) {
+                RxOutcome::Errored
+            } else {
+                RxOutcome::Intact
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: FrameMeta = FrameMeta {
+        bits: 8000,
+        payload_bytes: 1000,
+    };
+
+    fn t(us: u64) -> SimTime {
+        SimTime::from_nanos(us * 1000)
+    }
+    fn d(us: u64) -> SimDuration {
+        SimDuration::from_micros(us)
+    }
+    fn cell(n: u32) -> Medium {
+        let mut m = Medium::new(d(1));
+        for i in 0..n {
+            m.join(NodeId(i));
+        }
+        m
+    }
+
+    #[test]
+    fn lone_frame_arrives_intact_after_propagation_and_busies_the_others() {
+        let mut m = cell(3);
+        let (tx, arr) = m.start_tx(t(0), NodeId(0), d(100), META);
+        assert_eq!(arr.len(), 2);
+        assert_eq!((arr[0].start, arr[0].end), (t(1), t(101)));
+        assert!(!m.is_busy(NodeId(1), t(0)));
+        assert!(m.is_busy(NodeId(1), t(1)));
+        assert!(m.is_busy(NodeId(2), t(100)));
+        assert!(
+            !m.is_busy(NodeId(0), t(50)),
+            "a sender does not hear itself"
+        );
+        assert!(m.is_transmitting(NodeId(0), t(50)));
+        assert_eq!(m.finish_rx(tx, NodeId(1)), RxOutcome::Intact);
+        assert_eq!(m.finish_rx(tx, NodeId(2)), RxOutcome::Intact);
+        assert!(!m.is_busy(NodeId(1), t(101)));
+    }
+
+    #[test]
+    fn overlapping_frames_collide_at_every_receiver_and_senders_miss_each_other() {
+        let mut m = cell(3);
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        let (b, _) = m.start_tx(t(50), NodeId(1), d(100), META);
+        assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Collided);
+        assert_eq!(m.finish_rx(b, NodeId(2)), RxOutcome::Collided);
+        // Node 1 transmitted while a's frame was arriving; node 0 while b's was.
+        assert_eq!(m.finish_rx(a, NodeId(1)), RxOutcome::Missed);
+        assert_eq!(m.finish_rx(b, NodeId(0)), RxOutcome::Missed);
+    }
+
+    #[test]
+    fn back_to_back_frames_do_not_collide() {
+        let mut m = cell(3);
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Intact);
+        let (b, _) = m.start_tx(t(101), NodeId(1), d(100), META);
+        assert_eq!(m.finish_rx(b, NodeId(2)), RxOutcome::Intact);
+        assert_eq!(m.finish_rx(b, NodeId(0)), RxOutcome::Intact);
+    }
+
+    #[test]
+    fn error_model_drops_only_intact_frames_of_its_receiver() {
+        let mut m = cell(3);
+        m.set_error_model(
+            NodeId(2),
+            crate::error_model::ErrorModelSpec::Per {
+                per: crate::units::Probability(1.0),
+            }
+            .build(1_000_000, crate::engine::RngStream::derive(1, "t")),
+        );
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Errored);
+        assert_eq!(m.finish_rx(a, NodeId(1)), RxOutcome::Intact);
+    }
+}

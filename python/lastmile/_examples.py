@@ -1,0 +1,50 @@
+"""The built-in example scenarios shipped in ``lastmile/examples/*.toml``.
+
+Each file opens with a comment block; its first line is the example's description.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["EXAMPLES_DIR", "Example", "example_path", "examples"]
+
+#: Where the example files live inside the installed package.
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+
+
+class Example(NamedTuple):
+    """A built-in example: its name (the file stem), file and one-line description."""
+
+    name: str
+    path: Path
+    description: str
+
+
+def _description(path: Path) -> str:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            text = line.strip()
+            if not text.startswith("#"):
+                break
+            text = text.lstrip("#").strip()
+            if text:
+                return text
+    return ""
+
+
+def examples() -> dict[str, Example]:
+    """The built-in examples, by name, sorted by name."""
+    return {
+        p.stem: Example(p.stem, p, _description(p)) for p in sorted(EXAMPLES_DIR.glob("*.toml"))
+    }
+
+
+def example_path(name: str) -> Path:
+    """The file of the built-in example `name`; KeyError listing the known ones otherwise."""
+    path = EXAMPLES_DIR / f"{name}.toml"
+    if path.is_file() and "/" not in name and "\\" not in name:
+        return path
+    known = ", ".join(examples())
+    raise KeyError(f"unknown example {name!r} (known: {known})")

@@ -1,0 +1,294 @@
+"""The ``lastmile`` command: run, validate, schema, examples.
+
+Bad input never shows a traceback: it prints one line on stderr naming the file, the field
+path, the bad value and what was expected, and exits with status 2. A run that fails inside
+the simulator exits with status 1.
+
+The module imports only the standard library and the native core at start-up; pyarrow is
+imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a whole
+``lastmile run --json`` process close to the simulation's own time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lastmile import _core
+from lastmile._examples import example_path, examples
+from lastmile._run import RunResult, run
+from lastmile._scenario import Scenario, load
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class _BadInput(Exception):
+    """A CLI-level input problem (unknown example, conflicting arguments)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lastmile",
+        description="A fast, deterministic simulator of TCP over wired-cum-wireless paths.",
+    )
+    parser.add_argument("--version", action="version", version=f"lastmile {_core.version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p_run = commands.add_parser("run", help="run a scenario and print its summary")
+    p_run.add_argument("scenario", nargs="?", metavar="SCENARIO", help="a .toml/.yaml/.json file")
+    p_run.add_argument("--example", metavar="NAME", help="run a built-in example instead")
+    p_run.add_argument("--seed", type=int, metavar="N", help="replace the scenario's seed")
+    _add_set(p_run)
+    p_run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p_run.add_argument(
+        "--trace",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        choices=_core.trace_names(),
+        help=f"record a trace into DIR/NAME.parquet ({', '.join(_core.trace_names())})",
+    )
+    p_run.add_argument(
+        "--pcap",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="LINK",
+        help="capture a link's frames into DIR/LINK.pcap (e.g. wireless)",
+    )
+    p_run.add_argument(
+        "--out", metavar="DIR", type=Path, help="where traces and pcaps go (out/<scenario name>)"
+    )
+
+    p_validate = commands.add_parser("validate", help="check a scenario file")
+    p_validate.add_argument("file", metavar="FILE")
+    _add_set(p_validate)
+
+    commands.add_parser("schema", help="print the JSON Schema of scenario files")
+    commands.add_parser("examples", help="list the built-in example scenarios")
+    return parser
+
+
+def _add_set(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field, e.g. flow.0.tcp.variant=tahoe (repeatable)",
+    )
+
+
+def _scenario_file(args: argparse.Namespace) -> Path:
+    if args.example is not None and args.scenario is not None:
+        raise _BadInput("give a SCENARIO file or --example NAME, not both")
+    if args.example is not None:
+        try:
+            return example_path(args.example)
+        except KeyError as e:
+            raise _BadInput(str(e.args[0])) from None
+    if args.scenario is None:
+        raise _BadInput("give a SCENARIO file or --example NAME (see `lastmile examples`)")
+    return Path(args.scenario)
+
+
+def _throughput_unit(flows: list[dict[str, Any]]) -> tuple[str, float, str]:
+    """The unit for the throughput column: (name, scale, format spec)."""
+    top = max((float(f.get("throughput_bps") or 0.0) for f in flows), default=0.0)
+    return ("Mbps", 1e6, ".3f") if top >= 1e6 else ("kbps", 1e3, ".1f")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns aligned: the first to the left, numbers to the right."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def _fmt(value: object, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The human-readable summary that ``lastmile run`` prints (units in the headers)."""
+    engine = summary.get("engine", {})
+    flows: list[dict[str, Any]] = summary.get("flows", [])
+    unit, scale, spec = _throughput_unit(flows)
+    out = [
+        f"{summary.get('name')} (seed {summary.get('seed')}): "
+        f"{engine.get('stop_reason', '?')} at {_fmt(engine.get('sim_time_s'), '.3f')} s "
+        f"simulated; {_fmt(engine.get('events'), ',')} events in "
+        f"{_fmt(engine.get('wall_s'), '.3f')} s",
+        "",
+    ]
+    header = [
+        "flow",
+        "variant",
+        f"throughput ({unit})",
+        "time (s)",
+        "delivered (B)",
+        "timeouts",
+        "fast rtx",
+        "rtx",
+        "delay mean (s)",
+        "delay std (s)",
+    ]
+    rows = [
+        [
+            str(f.get("name")),
+            str(f.get("variant")),
+            _fmt((f.get("throughput_bps") or 0.0) / scale, spec),
+            _fmt(f.get("completion_s"), ".3f") + ("" if f.get("completed", True) else "*"),
+            _fmt(f.get("bytes_delivered"), "d"),
+            _fmt(f.get("tcp_timeouts"), "d"),
+            _fmt(f.get("tcp_fast_retransmits"), "d"),
+            _fmt(f.get("tcp_retransmits"), "d"),
+            _fmt(f.get("delay_mean_s"), ".4f"),
+            _fmt(f.get("delay_std_s"), ".4f"),
+        ]
+        for f in flows
+    ]
+    out.append(_table(header, rows))
+    if any(not f.get("completed", True) for f in flows):
+        out.append("* did not complete: time so far")
+    wireless = summary.get("wireless")
+    if wireless:
+        sent = wireless.get("frames_sent", 0)
+        lost = wireless.get("frames_lost", 0)
+        share = f" ({100.0 * lost / sent:.1f} %)" if sent else ""
+        out += [
+            "",
+            f"wireless link {wireless.get('link')!r}: {sent} frames sent, {lost} lost{share}; "
+            f"goodput_wireless {_fmt(wireless.get('goodput_wireless'), '.4f')}, "
+            f"goodput_bytes {_fmt(wireless.get('goodput_bytes'), '.4f')}, "
+            f"redundant tx {wireless.get('redundant_tx', 0)}",
+        ]
+    return "\n".join(out)
+
+
+def _write_traces(result: RunResult, names: Sequence[str], out_dir: Path) -> list[Path]:
+    import pyarrow.parquet as pq
+
+    written = []
+    if names:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    for name in dict.fromkeys(names):
+        path = out_dir / f"{name}.parquet"
+        pq.write_table(result.arrow(name), path)
+        written.append(path)
+    return written
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    path = _scenario_file(args)
+    scenario: Scenario | Path = path
+    out_dir: Path | None = args.out
+    if (args.trace or args.pcap) and out_dir is None:
+        scenario = load(path, args.overrides)
+        out_dir = Path("out") / scenario.name
+    result = run(
+        scenario,
+        seed=args.seed,
+        overrides=None if isinstance(scenario, Scenario) else args.overrides,
+        traces=args.trace,
+        pcap=args.pcap,
+        out_dir=out_dir if (args.trace or args.pcap) else None,
+    )
+    if args.json:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        sys.stdout.write(format_summary(result.summary) + "\n")
+    if out_dir is not None and (args.trace or args.pcap):
+        written = _write_traces(result, args.trace, out_dir)
+        written += [out_dir / f"{link}.pcap" for link in dict.fromkeys(args.pcap)]
+        for w in written:
+            print(f"wrote {w}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    scenario = load(args.file, args.overrides)
+    print(
+        f"ok: {scenario.name}: {len(scenario.nodes)} nodes, {len(scenario.links)} links, "
+        f"{scenario.flow_count} flows"
+    )
+    return EXIT_OK
+
+
+def _cmd_examples(_args: argparse.Namespace) -> int:
+    found = examples()
+    width = max((len(n) for n in found), default=0)
+    for name, example in found.items():
+        print(f"{name.ljust(width)}  {example.description}")
+    return EXIT_OK
+
+
+def _cmd_schema(_args: argparse.Namespace) -> int:
+    sys.stdout.write(_core.schema() + "\n")
+    return EXIT_OK
+
+
+_COMMANDS = {
+    "run": _cmd_run,
+    "validate": _cmd_validate,
+    "examples": _cmd_examples,
+    "schema": _cmd_schema,
+}
+
+
+def _error(message: str) -> None:
+    # One line, whatever the message holds.
+    print(f"lastmile: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with `argv` (default: ``sys.argv[1:]``); return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except (_core.ScenarioError, _BadInput) as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
+    except _core.SimulationError as e:
+        _error(str(e))
+        invalid = getattr(e, "kind", "") == "invalid"
+        return EXIT_BAD_INPUT if invalid else EXIT_RUN_FAILED
+    except OSError as e:
+        _error(f"{e.filename or ''}: {e.strerror or e}" if e.filename else str(e))
+        return EXIT_RUN_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Output piped into e.g. `head`: exit quietly, as Unix tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = EXIT_RUN_FAILED
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    entry()

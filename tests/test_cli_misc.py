@@ -1,0 +1,102 @@
+"""`lastmile schema`, `validate`, `examples`, `--version`, and the import weight of the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import lastmile
+from conftest import EXAMPLES, example, lastmile_cli
+
+
+def test_version() -> None:
+    proc = lastmile_cli("--version", check=True)
+    assert proc.stdout.strip() == f"lastmile {lastmile.__version__}"
+    assert lastmile.__version__.count(".") == 2
+
+
+def test_schema_is_json_schema_of_the_scenario() -> None:
+    proc = lastmile_cli("schema", check=True)
+    schema = json.loads(proc.stdout)
+    assert schema == json.loads(lastmile.schema())
+    assert "$schema" in schema
+    props = schema["properties"]
+    assert {"name", "seed", "topology", "flow"} <= set(props)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_validate_examples(name: str) -> None:
+    proc = lastmile_cli("validate", str(example(name)), check=True)
+    scenario = lastmile.load(example(name))
+    expected = (
+        f"ok: {name}: {len(scenario.nodes)} nodes, {len(scenario.links)} links, "
+        f"{scenario.flow_count} flows"
+    )
+    assert proc.stdout.strip() == expected
+
+
+def test_validate_counts() -> None:
+    proc = lastmile_cli("validate", str(example("explicit-topology")), check=True)
+    assert proc.stdout.strip() == "ok: explicit-topology: 4 nodes, 3 links, 2 flows"
+    proc = lastmile_cli("validate", str(example("tulip-basic")), check=True)
+    assert proc.stdout.strip() == "ok: tulip-basic: 3 nodes, 2 links, 1 flows"
+
+
+def test_validate_yaml_and_json(tmp_path: Path) -> None:
+    yaml_file = tmp_path / "s.yaml"
+    yaml_file.write_text(
+        "name: y\n"
+        "topology:\n"
+        "  preset: chain\n"
+        "  wired: {rate: 10Mbps, delay: 1ms}\n"
+        "  wireless: {rate: 1Mbps}\n"
+        "flow:\n"
+        "  - {src: fh, dst: mh, app: {kind: bulk, bytes: 1MB}}\n"
+    )
+    assert lastmile_cli("validate", str(yaml_file), check=True).stdout.startswith("ok: y: 3 nodes")
+    json_file = tmp_path / "s.json"
+    json_file.write_text(lastmile.load(yaml_file).to_json())
+    assert lastmile_cli("validate", str(json_file), check=True).stdout.startswith("ok: y: 3 nodes")
+
+
+def test_examples_lists_every_example_with_a_description() -> None:
+    out = lastmile_cli("examples", check=True).stdout
+    assert {"tulip-basic", "chain-per5-newreno", "wtcp-fading", "explicit-topology"} <= set(
+        EXAMPLES
+    )
+    for name, ex in EXAMPLES.items():
+        assert ex.description, name
+        assert name in out and ex.description in out
+
+
+def test_examples_cite_a_paper() -> None:
+    for name, ex in EXAMPLES.items():
+        header = "".join(line for line in ex.path.read_text().splitlines(True) if line[:1] == "#")
+        assert any(p in header for p in ("TULIP", "WTCP", "Pentikousis")), name
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sysconfig.get_path("scripts")) / "lastmile"
+    assert script.exists(), script
+    proc = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("lastmile ")
+
+
+def test_no_command_is_a_usage_error() -> None:
+    proc = lastmile_cli()
+    assert proc.returncode == 2 and "usage:" in proc.stderr
+
+
+def test_cli_and_package_import_neither_pandas_nor_pyarrow_nor_numpy() -> None:
+    code = (
+        "import sys, lastmile, lastmile.cli\n"
+        "heavy = sorted({'pandas', 'pyarrow', 'numpy'} & set(sys.modules))\n"
+        "print(','.join(heavy))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == ""

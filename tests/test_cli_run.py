@@ -1,0 +1,202 @@
+"""`lastmile run` on the built-in examples: the JSON shape, sane values, overrides,
+determinism across processes, traces and pcap files."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import EXAMPLES, SMALL, example, lastmile_cli, run_json, without_wall_time
+
+FLOW_KEYS = {
+    "throughput_bps",
+    "completion_s",
+    "bytes_delivered",
+    "tcp_timeouts",
+    "tcp_fast_retransmits",
+    "tcp_retransmits",
+    "delay_mean_s",
+    "delay_std_s",
+}
+WIRELESS_KEYS = {"frames_sent", "frames_lost", "goodput_wireless", "goodput_bytes", "redundant_tx"}
+ENGINE_KEYS = {"events", "sim_time_s", "wall_s"}
+
+#: Per example: extra arguments keeping the run short, and whether every flow completes.
+CASES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "tulip-basic": (SMALL, True),
+    "chain-per5-newreno": (SMALL, True),
+    "wtcp-fading": (("--set", "stop_time=20s"), False),
+    "explicit-topology": (("--set", "flow.0.app.bytes=300KB", "flow.1.app.bytes=50KB"), True),
+}
+
+
+def test_every_example_has_a_case() -> None:
+    assert set(CASES) == set(EXAMPLES)
+
+
+def check_shape(summary: dict[str, Any]) -> None:
+    assert {"name", "seed", "flows", "wireless", "engine"} <= set(summary)
+    assert summary["flows"], "no flows"
+    for flow in summary["flows"]:
+        assert set(flow) >= FLOW_KEYS, FLOW_KEYS - set(flow)
+    assert set(summary["wireless"]) >= WIRELESS_KEYS
+    assert set(summary["engine"]) >= ENGINE_KEYS
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_example_json_shape_and_values(name: str) -> None:
+    args, completes = CASES[name]
+    summary = run_json("--example", name, *args)
+    check_shape(summary)
+    assert summary["name"] == name
+    for flow in summary["flows"]:
+        assert flow["throughput_bps"] > 0
+        assert flow["bytes_delivered"] > 0
+        assert flow["completion_s"] > 0
+        assert flow["delay_mean_s"] > 0 and flow["delay_std_s"] >= 0
+        assert flow["tcp_retransmits"] >= flow["tcp_fast_retransmits"]
+        if completes:
+            assert flow["completed"] is True
+            assert flow["bytes_delivered"] == flow["bytes_total"]
+    engine = summary["engine"]
+    assert engine["events"] > 0 and engine["sim_time_s"] > 0 and engine["wall_s"] >= 0
+    wireless = summary["wireless"]
+    assert 0 <= wireless["frames_lost"] <= wireless["frames_sent"]
+    assert 0.0 < wireless["goodput_wireless"] <= 1.0
+    assert 0.0 < wireless["goodput_bytes"] <= 1.0
+
+
+def test_tulip_basic_delivers_exactly_the_app_bytes_at_a_plausible_rate() -> None:
+    summary = run_json("--example", "tulip-basic", *SMALL)
+    (flow,) = summary["flows"]
+    assert flow["bytes_delivered"] == 200_000
+    assert flow["variant"] == "reno"
+    # Never faster than the 1 Mbps wireless hop.
+    assert 0 < flow["throughput_bps"] < 1e6
+    # BER 15e-6 on ~1480-byte frames: PER ~0.16, so losses occur and goodput is below 1.
+    assert summary["wireless"]["frames_lost"] > 0
+    assert 0.6 < summary["wireless"]["goodput_wireless"] < 0.98
+
+
+def test_wtcp_fading_runs_to_its_stop_time() -> None:
+    summary = run_json("--example", "wtcp-fading", "--set", "stop_time=20s")
+    (flow,) = summary["flows"]
+    assert flow["completed"] is False
+    assert summary["engine"]["stop_reason"] == "stop_time"
+    assert summary["engine"]["sim_time_s"] == pytest.approx(20.0, abs=1e-6)
+    assert 0 < flow["throughput_bps"] < 800e3
+
+
+def test_zero_ber_override_loses_no_frames() -> None:
+    summary = run_json(
+        "--example", "tulip-basic", *SMALL, "--set", "topology.wireless.errors.ber=0"
+    )
+    assert summary["wireless"]["frames_lost"] == 0
+    assert summary["wireless"]["goodput_wireless"] == 1.0
+    (flow,) = summary["flows"]
+    assert flow["tcp_retransmits"] == 0 and flow["tcp_timeouts"] == 0
+
+
+def test_variant_override_changes_the_result() -> None:
+    base = run_json("--example", "chain-per5-newreno", *SMALL)
+    tahoe = run_json("--example", "chain-per5-newreno", *SMALL, "--set", "flow.0.tcp.variant=tahoe")
+    assert base["flows"][0]["variant"] == "newreno"
+    assert tahoe["flows"][0]["variant"] == "tahoe"
+    assert without_wall_time(base)["flows"] != without_wall_time(tahoe)["flows"]
+
+
+def test_seed_option_replaces_the_seed_and_changes_losses() -> None:
+    one = run_json("--example", "tulip-basic", *SMALL)
+    two = run_json("--example", "tulip-basic", *SMALL, "--seed", "2")
+    assert one["seed"] == 1 and two["seed"] == 2
+    assert without_wall_time(one) != without_wall_time({**two, "seed": 1})
+
+
+@pytest.mark.parametrize("name", ["tulip-basic", "explicit-topology"])
+def test_runs_are_deterministic_across_processes(name: str) -> None:
+    args = CASES[name][0]
+    first = run_json("--example", name, *args)
+    second = run_json("--example", name, *args)
+    assert without_wall_time(first) == without_wall_time(second)
+
+
+def test_scenario_file_argument_equals_example(tmp_path: Path) -> None:
+    by_name = run_json("--example", "tulip-basic", *SMALL)
+    by_path = run_json(str(example("tulip-basic")), *SMALL)
+    assert without_wall_time(by_name) == without_wall_time(by_path)
+
+
+def test_human_summary_has_units_in_headers() -> None:
+    proc = lastmile_cli("run", "--example", "tulip-basic", *SMALL, check=True)
+    out = proc.stdout
+    assert "tulip-basic" in out
+    assert "throughput (kbps)" in out or "throughput (Mbps)" in out
+    for header in ("time (s)", "delivered (B)", "timeouts", "delay mean (s)"):
+        assert header in out
+    assert "200000" in out
+    assert "goodput_wireless" in out
+    assert proc.stderr == ""
+
+
+def test_trace_option_writes_parquet_files(tmp_path: Path) -> None:
+    out = tmp_path / "traces"
+    proc = lastmile_cli(
+        "run", "--example", "tulip-basic", *SMALL, "--json",
+        "--trace", "cwnd", "seq", "--trace", "wireless_tx", "--out", str(out), check=True,
+    )  # fmt: skip
+    json.loads(proc.stdout)
+    for name in ("cwnd", "seq", "wireless_tx"):
+        path = out / f"{name}.parquet"
+        assert f"wrote {path}" in proc.stderr
+        table = pq.read_table(path)
+        assert table.num_rows > 0 and table.num_columns >= 2
+    assert not (out / "rtt.parquet").exists()
+
+
+def read_pcap_header(path: Path) -> tuple[int, int, int, int]:
+    """(magic, version major, version minor, linktype) of a pcap file's global header."""
+    header = path.read_bytes()[:24]
+    assert len(header) == 24, "pcap shorter than its global header"
+    for order in ("<", ">"):
+        magic, major, minor, _zone, _sigfigs, _snaplen, linktype = struct.unpack(
+            order + "IHHiIII", header
+        )
+        if magic in (0xA1B2C3D4, 0xA1B23C4D):
+            return magic, major, minor, linktype
+    raise AssertionError(f"not a pcap file: magic {header[:4].hex()}")
+
+
+def test_pcap_option_writes_a_raw_ip_pcap(tmp_path: Path) -> None:
+    out = tmp_path / "cap"
+    proc = lastmile_cli(
+        "run", "--example", "tulip-basic", *SMALL, "--pcap", "wireless", "--out", str(out),
+        check=True,
+    )  # fmt: skip
+    path = out / "wireless.pcap"
+    assert f"wrote {path}" in proc.stderr
+    _magic, major, minor, linktype = read_pcap_header(path)
+    assert (major, minor) == (2, 4)
+    assert linktype == 101  # LINKTYPE_RAW: packets start with the IPv4 header
+    assert path.stat().st_size > 24 + 16 + 40  # at least one record with IP + TCP headers
+
+
+def test_pcap_default_directory_is_out_slash_scenario_name(tmp_path: Path) -> None:
+    proc = lastmile_cli(
+        "run", "--example", "tulip-basic", *SMALL, "--pcap", "wireless", cwd=tmp_path, check=True
+    )
+    path = Path("out") / "tulip-basic" / "wireless.pcap"
+    assert f"wrote {path}" in proc.stderr
+    assert read_pcap_header(tmp_path / path)[3] == 101
+
+
+def test_throughput_is_consistent_with_bytes_and_time() -> None:
+    summary = run_json("--example", "chain-per5-newreno", *SMALL)
+    (flow,) = summary["flows"]
+    expected = flow["bytes_delivered"] * 8 / flow["completion_s"]
+    assert math.isclose(flow["throughput_bps"], expected, rel_tol=1e-9)
