@@ -27,6 +27,7 @@ from fake_runner import (  # noqa: E402
     flaky_run,
     seed_run,
 )
+
 from lastmile import cli_sweep  # noqa: E402
 from lastmile.sweep import (  # noqa: E402
     StoreError,

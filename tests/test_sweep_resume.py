@@ -24,6 +24,7 @@ FIXTURES = Path(__file__).resolve().parent / "sweep_fixtures"
 sys.path.insert(0, str(FIXTURES))
 
 from fake_runner import PER, fake_run, fake_validate  # noqa: E402
+
 from lastmile.sweep import sweep  # noqa: E402
 
 WALL = ["wall_s", "engine_wall_s", "finished_at"]

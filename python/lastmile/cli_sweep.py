@@ -9,7 +9,8 @@ exports) per-point means with 95 % confidence intervals, or the runs themselves.
 `register(subparsers)` adds both to the ``lastmile`` parser; each sets ``handler`` (also
 listed in `COMMANDS`), which returns the exit status: 0 done, 1 some runs failed (or an
 I/O error), 2 bad input (nothing ran), 130 interrupted (what finished is stored).
-``python -m lastmile.cli_sweep sweep ...`` runs them on their own.
+``python -m lastmile.cli_sweep sweep ...`` runs them on their own. Registering imports
+nothing beyond argparse: the sweep machinery loads when a handler runs.
 """
 
 from __future__ import annotations
@@ -22,18 +23,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lastmile.sweep import (
-    StoreError,
-    SweepError,
-    SweepOutcome,
-    connect_dask,
-    results,
-    run_campaign,
-)
-from lastmile.sweep.executors import ExecutorError
-
 if TYPE_CHECKING:
     import pandas as pd
+
+    from lastmile.sweep.campaign import SweepOutcome
 
 __all__ = ["COMMANDS", "cmd_results", "cmd_sweep", "main", "register"]
 
@@ -148,6 +141,11 @@ def _plan(outcome: SweepOutcome) -> str:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from lastmile.sweep import results
+    from lastmile.sweep.campaign import run_campaign
+    from lastmile.sweep.executors import connect_dask
+    from lastmile.sweep.spec import SweepError
+
     if args.jobs is not None and args.jobs < 1:
         raise SweepError(f"--jobs {args.jobs}: expected at least 1", file="lastmile sweep")
     with ExitStack() as stack:
@@ -188,6 +186,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _results(args: argparse.Namespace) -> int:
+    from lastmile.sweep import results
+
     group_by = None
     if args.group_by is not None:
         group_by = [g.strip() for g in args.group_by.split(",") if g.strip()]
@@ -209,6 +209,10 @@ def _results(args: argparse.Namespace) -> int:
 
 def _guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run `command`, turning errors into one stderr line and an exit status."""
+    from lastmile.sweep.executors import ExecutorError
+    from lastmile.sweep.spec import SweepError
+    from lastmile.sweep.store import StoreError
+
     try:
         return command(args)
     except (SweepError, StoreError, ValueError) as e:

@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_runner import fake_run, fake_validate
+
 from lastmile.sweep import run_campaign
 
 

@@ -12,32 +12,35 @@ the same sweep again runs only what is missing, so a killed sweep resumes::
 
 Pieces: `spec` (sweep files and their expansion), `runner` (what a worker runs, summary
 flattening), `executors` (serial, process pool, Dask), `store` (DuckDB), `campaign` (the
-loop), `analysis` (results: aggregation), `stats` (Student t), `progress` (the stderr report).
-The heavy libraries (duckdb, pandas, pyarrow, distributed) are imported on first use.
+loop), `analysis` (results: aggregation), `stats` (Student t), `progress` (the stderr
+report). This module loads them on first use, so ``import lastmile`` stays as light as
+it was; duckdb, pandas, pyarrow and distributed are imported only when needed.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
-
-from lastmile.sweep.analysis import results
-from lastmile.sweep.campaign import DEFAULT_STORE, SweepOutcome, default_store, run_campaign
-from lastmile.sweep.executors import distributed
-from lastmile.sweep.runner import Runner, Validator, flatten_summary
-from lastmile.sweep.spec import Point, SweepError, SweepSpec, load_sweep
-from lastmile.sweep.stats import mean_ci, t_quantile
-from lastmile.sweep.store import Store, StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from lastmile.sweep.campaign import DEFAULT_STORE, SweepOutcome, default_store, run_campaign
+    from lastmile.sweep.executors import ExecutorError, connect_dask
+    from lastmile.sweep.runner import Runner, Validator, flatten_summary
+    from lastmile.sweep.spec import Point, SweepError, SweepSpec, load_sweep
+    from lastmile.sweep.stats import mean_ci, t_quantile
+    from lastmile.sweep.store import Store, StoreError
+
 __all__ = [
     "DEFAULT_STORE",
+    "ExecutorError",
     "Point",
     "Runner",
+    "Store",
     "StoreError",
     "SweepError",
     "SweepOutcome",
@@ -54,28 +57,33 @@ __all__ = [
     "t_quantile",
 ]
 
+#: Where each lazily loaded name lives.
+_HOMES = {
+    "DEFAULT_STORE": "campaign",
+    "SweepOutcome": "campaign",
+    "default_store": "campaign",
+    "run_campaign": "campaign",
+    "ExecutorError": "executors",
+    "connect_dask": "executors",
+    "Runner": "runner",
+    "Validator": "runner",
+    "flatten_summary": "runner",
+    "Point": "spec",
+    "SweepError": "spec",
+    "SweepSpec": "spec",
+    "load_sweep": "spec",
+    "mean_ci": "stats",
+    "t_quantile": "stats",
+    "Store": "store",
+    "StoreError": "store",
+}
 
-def connect_dask(address: str, stack: ExitStack) -> Any:
-    """A `distributed.Client` for `address`, closed when `stack` closes.
 
-    ``local:N`` starts a LocalCluster of N single-threaded worker processes; anything
-    else is a scheduler address (``tcp://host:8786``).
-    """
-    dask = distributed()
-    if address.startswith("local:"):
-        count = address.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
-        cluster = stack.enter_context(
-            dask.LocalCluster(
-                n_workers=int(count),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-        )
-        return stack.enter_context(dask.Client(cluster))
-    return stack.enter_context(dask.Client(address))
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'lastmile.sweep' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"lastmile.sweep.{home}"), name)
 
 
 def sweep(
@@ -102,6 +110,10 @@ def sweep(
     Raises `SweepError` (bad sweep or point, nothing ran) or `StoreError`; Ctrl-C raises
     KeyboardInterrupt once the finished runs are stored.
     """
+    from lastmile.sweep.campaign import run_campaign
+    from lastmile.sweep.executors import connect_dask
+    from lastmile.sweep.store import Store
+
     with ExitStack() as stack:
         if isinstance(client, str):
             client = connect_dask(client, stack)
@@ -124,3 +136,25 @@ def sweep(
             code_version=outcome.code_version,
             point_keys=[p.key for p in outcome.points],
         )
+
+
+def results(
+    store: str | os.PathLike[str],
+    campaign: str | Sequence[str] | None = None,
+    group_by: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    runs: bool = False,
+) -> pd.DataFrame:
+    """Summarise (or list) the runs stored in `store`.
+
+    Per point (by default: variant and every axis; `group_by` to choose), each metric's
+    ``<metric>_mean`` and ``<metric>_ci95`` (half-width of the 95 % Student-t interval
+    over seeds), with ``runs`` and ``failed`` counts. `campaign` picks one or more
+    campaigns (default: all); `metrics` the metric columns (default: throughput_bps,
+    tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
+    row per run instead. Raises `StoreError` for an unknown store, campaign, column or
+    metric.
+    """
+    from lastmile.sweep.analysis import results as summarise
+
+    return summarise(store, campaign=campaign, group_by=group_by, metrics=metrics, runs=runs)

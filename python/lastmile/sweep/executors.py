@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import importlib
 import math
-import multiprocessing
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
 
 from lastmile.sweep.runner import Runner, RunTask, failed_records, ignore_sigint, run_chunk
 
@@ -36,12 +34,16 @@ __all__ = [
     "ExecutorError",
     "chunk_size_for",
     "chunked",
+    "connect_dask",
     "dask_workers",
     "distributed",
     "execute_dask",
     "execute_pool",
     "execute_serial",
 ]
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 Records = list[dict[str, Any]]
 
@@ -77,6 +79,10 @@ def _new_pool(jobs: int) -> ProcessPoolExecutor:
     A pool whose fresh workers die before doing anything (an unguarded ``__main__`` under
     spawn, a broken install) would otherwise pass for a run that crashes its worker.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=ignore_sigint)
     try:
@@ -97,30 +103,39 @@ def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> 
     loses those; their runs are then retried one at a time on a fresh pool, which finds
     the run that kills its worker and records it as failed.
     """
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     queue = deque(chunks)
     running: dict[Future[Records], list[RunTask]] = {}
     pool = _new_pool(jobs)
     try:
         while queue or running:
-            while queue and len(running) < 2 * jobs:
-                chunk = queue.popleft()
-                running[pool.submit(run_chunk, runner, chunk)] = chunk
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            broken: list[RunTask] = []
-            for future in done:
-                chunk = running.pop(future)
-                try:
-                    records = future.result()
-                except BrokenProcessPool:
-                    broken.extend(chunk)
-                    continue
-                yield records
+            lost: list[RunTask] = []
+            broken = False
+            try:
+                while queue and len(running) < 2 * jobs:
+                    running[pool.submit(run_chunk, runner, queue[0])] = queue[0]
+                    queue.popleft()
+            except BrokenProcessPool:  # it broke while we were storing results
+                broken = True
+            if not broken:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    chunk = running.pop(future)
+                    try:
+                        records = future.result()
+                    except BrokenProcessPool:
+                        lost.extend(chunk)
+                        broken = True
+                        continue
+                    yield records
             if broken:
                 # Every chunk still in flight went down with the pool.
-                broken.extend(task for chunk in running.values() for task in chunk)
+                lost.extend(task for chunk in running.values() for task in chunk)
                 running.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
-                pool = yield from _one_by_one(runner, broken, jobs)
+                pool = yield from _one_by_one(runner, lost, jobs)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -129,6 +144,8 @@ def _one_by_one(
     runner: Runner, tasks: list[RunTask], jobs: int
 ) -> Generator[Records, None, ProcessPoolExecutor]:
     """Run `tasks` singly on fresh pools; return the pool left standing."""
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = _new_pool(jobs)
     try:
         for task in tasks:
@@ -148,6 +165,29 @@ def _one_by_one(
 def distributed() -> Any:
     """The `distributed` module, typed as Any (its API is not annotated)."""
     return importlib.import_module("distributed")
+
+
+def connect_dask(address: str, stack: ExitStack) -> Any:
+    """A `distributed.Client` for `address`, closed when `stack` closes.
+
+    ``local:N`` starts a LocalCluster of N single-threaded worker processes; anything
+    else is a scheduler address (``tcp://host:8786``).
+    """
+    dask = distributed()
+    if address.startswith("local:"):
+        count = address.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
+        cluster = stack.enter_context(
+            dask.LocalCluster(
+                n_workers=int(count),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+        )
+        return stack.enter_context(dask.Client(cluster))
+    return stack.enter_context(dask.Client(address))
 
 
 def dask_workers(client: Any) -> int:

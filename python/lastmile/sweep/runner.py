@@ -19,8 +19,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import signal
-import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -171,6 +169,8 @@ def failed_records(tasks: list[RunTask], error: str) -> list[dict[str, Any]]:
 
 def ignore_sigint() -> None:
     """Pool-worker initializer: Ctrl-C is the parent's to handle (it stops the sweep)."""
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -188,6 +188,8 @@ class CodeVersion:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "-C", str(cwd), *args], capture_output=True, timeout=10, check=True
