@@ -5,8 +5,9 @@
    the axis (or variant) that set it.
 2. The store is asked which (point, seed) pairs it lacks for this code version; a stored
    failure counts as done unless ``retry_failed``.
-3. The missing runs are cut into chunks and handed to an executor (this process, a local
-   spawn pool, or a Dask client). Each chunk's records are committed as the chunk
+3. The missing runs are cut into chunks (of about a quarter second of work, see
+   `executors.Chunker`) and handed to an executor (this process, a local spawn pool, or
+   a Dask client). Each chunk's records are committed as the chunk
    finishes, by this process alone. A killed sweep therefore loses at most the chunks in
    flight, and running it again runs exactly those.
 """
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from lastmile.sweep import executors
 from lastmile.sweep.progress import Progress
 from lastmile.sweep.runner import (
-    CodeVersion,
     Runner,
     RunTask,
     ScenarioSource,
@@ -135,54 +135,12 @@ def validate_points(
         raise SweepError("; ".join(listed) + more, file=spec.origin, axis=axis, value=value)
 
 
-class _Batcher:
-    """Turns worker records into Arrow batches for the store (key columns added)."""
-
-    def __init__(self, spec: SweepSpec, points: Sequence[Point], code: CodeVersion) -> None:
-        self.points = points
-        self.seeds = spec.seeds
-        self.fixed = {
-            "campaign": spec.name,
-            "code_version": code.key,
-            "lastmile_version": code.lastmile_version,
-            "git_commit": code.git_commit,
-        }
-        # Axis columns; an axis mixing kinds (or holding lists) is stored as JSON text.
-        text = spec.text_axes()
-        self.params = [
-            {a: canonical_json(v) if a in text else v for a, v in p.params.items()} for p in points
-        ]
-
-    def batch(self, records: Sequence[Mapping[str, Any]]) -> pa.Table:
-        import pyarrow as pa
-
-        rows = []
-        for record in records:
-            i = int(record["_index"])
-            point_index, seed_index = divmod(i, len(self.seeds))
-            point = self.points[point_index]
-            rows.append(
-                {
-                    **self.fixed,
-                    "point_key": point.key,
-                    "seed": self.seeds[seed_index],
-                    "variant": point.variant,
-                    **self.params[point_index],
-                    **{k: v for k, v in record.items() if k != "_index"},
-                }
-            )
-        columns = dict.fromkeys(c for row in rows for c in row)
-        return pa.table({c: [row.get(c) for row in rows] for c in columns})
-
-
-def _executor(
-    runner: Runner, chunks: list[list[RunTask]], jobs: int, client: Any
-) -> Iterator[list[dict[str, Any]]]:
+def _executor(runner: Runner, chunker: executors.Chunker, client: Any) -> Iterator[pa.Table]:
     if client is not None:
-        return executors.execute_dask(runner, chunks, client)
-    if jobs <= 1:
-        return executors.execute_serial(runner, chunks)
-    return executors.execute_pool(runner, chunks, min(jobs, len(chunks)))
+        return executors.execute_dask(runner, chunker, client)
+    if chunker.workers <= 1:
+        return executors.execute_serial(runner, chunker)
+    return executors.execute_pool(runner, chunker, chunker.workers)
 
 
 def run_campaign(
@@ -228,39 +186,72 @@ def run_campaign(
         tasks = _tasks(spec, points, missing)
         if not tasks:
             return outcome
-        workers = executors.dask_workers(client) if client is not None else jobs or default_jobs()
-        size = chunk_size or executors.chunk_size_for(len(tasks), workers)
-        stream = _executor(runner or run_lastmile, executors.chunked(tasks, size), workers, client)
+        if client is not None:
+            workers = executors.dask_workers(client)
+        else:
+            workers = min(jobs or default_jobs(), len(tasks))
+        chunker = executors.Chunker(tasks, workers, fixed=chunk_size)
+        stream = _executor(runner or run_lastmile, chunker, client)
         bar = Progress(len(tasks), label=f"{spec.name}: ", enabled=progress is not False)
-        _drain(stream, st, _Batcher(spec, points, code), outcome, bar)
+        constants = {
+            "campaign": spec.name,
+            "code_version": code.key,
+            "lastmile_version": code.lastmile_version,
+            "git_commit": code.git_commit,
+        }
+        _drain(stream, chunker, st, constants, outcome, bar)
     return outcome
 
 
 def _tasks(spec: SweepSpec, points: Sequence[Point], missing: Sequence[int]) -> list[RunTask]:
-    """The runs to do: run ``i`` is point ``i // seeds`` with seed ``i % seeds``."""
+    """The runs to do: run ``i`` is point ``i // seeds`` with seed ``i % seeds``.
+
+    Each carries its row's key columns; an axis mixing kinds (or holding lists) is stored
+    as JSON text.
+    """
     source = scenario_source(spec)
+    text = spec.text_axes()
+    columns = [
+        {
+            "point_key": p.key,
+            "variant": p.variant,
+            **{a: canonical_json(v) if a in text else v for a, v in p.params.items()},
+        }
+        for p in points
+    ]
     n = len(spec.seeds)
-    return [RunTask(i, source, spec.seeds[i % n], points[i // n].overrides) for i in missing]
+    return [
+        RunTask(source, seed, points[i // n].overrides, {**columns[i // n], "seed": seed})
+        for i in missing
+        for seed in (spec.seeds[i % n],)
+    ]
 
 
 def _drain(
-    stream: Iterator[list[dict[str, Any]]],
+    stream: Iterator[pa.Table],
+    chunker: executors.Chunker,
     st: Store,
-    batcher: _Batcher,
+    constants: Mapping[str, str],
     outcome: SweepOutcome,
     bar: Progress,
 ) -> None:
-    """Store each chunk's records as they come (one commit each), counting them."""
+    """Store the rows as they come (one commit per table), counting them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
-        for records in stream:
-            st.insert(batcher.batch(records))
-            errors = [r["error"] for r in records if r["status"] != "ok"]
-            failed = len(errors)
-            if errors and outcome.first_error is None:
-                outcome.first_error = errors[0]
-            outcome.ran += len(records)
-            outcome.failed += failed
-            bar.advance(len(records), failed)
+        for rows in stream:
+            n = rows.num_rows
+            for name, value in constants.items():
+                rows = rows.append_column(name, pa.array([value] * n, pa.string()))
+            st.insert(rows)
+            chunker.observe(rows)
+            errors = pc.filter(rows["error"], pc.not_equal(rows["status"], "ok"))
+            if len(errors) and outcome.first_error is None:
+                outcome.first_error = str(errors[0].as_py())
+            outcome.ran += n
+            outcome.failed += len(errors)
+            bar.advance(n, len(errors))
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:

@@ -1,10 +1,20 @@
 """Where chunks of runs execute: in this process, a local process pool, or a Dask cluster.
 
-Each executor is a generator that takes chunks of `RunTask` and yields each chunk's
-records as soon as the chunk finishes, in completion order. All three call the same
-`run_chunk`, so a run's metrics do not depend on which executor ran it. The caller (the
-campaign loop, the only writer of the store) commits each yielded chunk before asking for
-the next; closing the generator early (Ctrl-C) cancels what has not started.
+Each executor is a generator that draws chunks of `RunTask` from a `Chunker` and yields
+each chunk's rows (an Arrow table) as soon as the chunk finishes, in completion order;
+chunks that finish together come as one table. All three call the same `run_chunk`, so
+a run's metrics do not depend on which executor ran it. The caller (the campaign loop,
+the only writer of the store) commits each yielded table and reports its run times to
+the chunker before asking for the next; closing the generator early (Ctrl-C) cancels
+what has not started.
+
+Chunks are sized by time, not count: after a few probe runs, each chunk holds about
+`TARGET_CHUNK_S` of work (never more than a share of what is left, so the last chunks
+balance the workers). Millisecond runs then travel hundreds to a task, which amortises a
+task's round trip and, above all, the store's per-commit cost (a few milliseconds for a
+wide row set, whatever its length); long runs travel one or a few to a task, so each is
+committed soon after it ends. At most two chunks per worker are in flight: a crash loses
+at most that much work.
 
 - `execute_serial`: in this process (``jobs=1``), no pickling.
 - `execute_pool`: `concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
@@ -28,12 +38,21 @@ from collections.abc import Generator, Iterator, Sequence
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from lastmile.sweep.runner import Runner, RunTask, failed_records, ignore_sigint, run_chunk
+from lastmile.sweep.runner import (
+    Runner,
+    RunTask,
+    concat_rows,
+    failed_rows,
+    ignore_sigint,
+    run_chunk,
+)
 
 __all__ = [
+    "MAX_CHUNK",
+    "MIN_CHUNK_S",
+    "TARGET_CHUNK_S",
+    "Chunker",
     "ExecutorError",
-    "chunk_size_for",
-    "chunked",
     "connect_dask",
     "dask_workers",
     "distributed",
@@ -45,27 +64,71 @@ __all__ = [
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-Records = list[dict[str, Any]]
+    import pyarrow as pa
+
+#: Seconds of work a chunk aims at once run times are known.
+TARGET_CHUNK_S = 0.25
+#: The least work a chunk holds once run times are known (the last chunks shrink to it).
+MIN_CHUNK_S = 0.05
+#: The most runs one chunk holds.
+MAX_CHUNK = 2000
 
 
-def chunk_size_for(runs: int, workers: int) -> int:
-    """Runs per task: about 8 tasks per worker (load balance), 1 to 64 runs each.
+class Chunker:
+    """Hands out the runs in chunks of about `target_s` seconds of work each.
 
-    64 millisecond runs amortise a task's round trip (pickling, a pipe or network hop, a
-    store commit) to well under a percent while keeping a crash's loss and the progress
-    bar's steps small.
+    `fixed` forces a size. Until run times are known, chunks hold `PROBE` runs.
     """
-    return max(1, min(64, math.ceil(runs / (max(1, workers) * 8))))
+
+    PROBE = 2
+
+    def __init__(
+        self,
+        tasks: Sequence[RunTask],
+        workers: int,
+        *,
+        target_s: float = TARGET_CHUNK_S,
+        fixed: int | None = None,
+    ) -> None:
+        self._tasks = deque(tasks)
+        self.workers = max(1, workers)
+        self.target_s = target_s
+        self.fixed = fixed
+        self._seconds = 0.0
+        self._runs = 0
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def observe(self, rows: pa.Table) -> None:
+        """Learn from finished runs (their ``wall_s``) how long a run takes."""
+        import pyarrow.compute as pc
+
+        if "wall_s" in rows.column_names:  # rows of a lost worker have no time
+            self._seconds += float(pc.sum(rows["wall_s"]).as_py() or 0.0)
+            self._runs += pc.count(rows["wall_s"]).as_py()
+
+    def size(self) -> int:
+        """How many runs the next chunk takes."""
+        if self.fixed is not None:
+            return self.fixed
+        if self._runs == 0:
+            return self.PROBE
+        per_run = max(self._seconds / self._runs, 1e-6)
+        balance = math.ceil(len(self._tasks) / (2 * self.workers))
+        floor = round(MIN_CHUNK_S / per_run)  # a tail chunk still worth its commit
+        return max(1, min(max(balance, floor), round(self.target_s / per_run), MAX_CHUNK))
+
+    def next(self) -> list[RunTask] | None:
+        """The next chunk, or None when every run has been handed out."""
+        if not self._tasks:
+            return None
+        return [self._tasks.popleft() for _ in range(min(self.size(), len(self._tasks)))]
 
 
-def chunked(tasks: Sequence[RunTask], size: int) -> list[list[RunTask]]:
-    """`tasks` cut into lists of `size` (the last one shorter)."""
-    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
-
-
-def execute_serial(runner: Runner, chunks: Sequence[list[RunTask]]) -> Iterator[Records]:
+def execute_serial(runner: Runner, chunker: Chunker) -> Iterator[pa.Table]:
     """Run every chunk here, in order."""
-    for chunk in chunks:
+    while (chunk := chunker.next()) is not None:
         yield run_chunk(runner, chunk)
 
 
@@ -96,7 +159,7 @@ def _new_pool(jobs: int) -> ProcessPoolExecutor:
     return pool
 
 
-def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> Iterator[Records]:
+def execute_pool(runner: Runner, chunker: Chunker, jobs: int) -> Iterator[pa.Table]:
     """Run the chunks on a pool of `jobs` spawned worker processes.
 
     At most ``2 x jobs`` chunks are in flight, so a broken pool (a worker died) only
@@ -106,30 +169,36 @@ def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> 
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    queue = deque(chunks)
-    running: dict[Future[Records], list[RunTask]] = {}
+    running: dict[Future[pa.Table], list[RunTask]] = {}
+    waiting: list[RunTask] | None = None
     pool = _new_pool(jobs)
     try:
-        while queue or running:
+        while True:
             lost: list[RunTask] = []
             broken = False
             try:
-                while queue and len(running) < 2 * jobs:
-                    running[pool.submit(run_chunk, runner, queue[0])] = queue[0]
-                    queue.popleft()
+                while len(running) < 2 * jobs:
+                    waiting = waiting or chunker.next()
+                    if waiting is None:
+                        break
+                    running[pool.submit(run_chunk, runner, waiting)] = waiting
+                    waiting = None
             except BrokenProcessPool:  # it broke while we were storing results
                 broken = True
+            if not running and not broken:
+                return
             if not broken:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
+                tables = []
                 for future in done:
                     chunk = running.pop(future)
                     try:
-                        records = future.result()
+                        tables.append(future.result())
                     except BrokenProcessPool:
                         lost.extend(chunk)
                         broken = True
-                        continue
-                    yield records
+                if tables:  # chunks that finished together are stored together
+                    yield concat_rows(tables)
             if broken:
                 # Every chunk still in flight went down with the pool.
                 lost.extend(task for chunk in running.values() for task in chunk)
@@ -142,7 +211,7 @@ def execute_pool(runner: Runner, chunks: Sequence[list[RunTask]], jobs: int) -> 
 
 def _one_by_one(
     runner: Runner, tasks: list[RunTask], jobs: int
-) -> Generator[Records, None, ProcessPoolExecutor]:
+) -> Generator[pa.Table, None, ProcessPoolExecutor]:
     """Run `tasks` singly on fresh pools; return the pool left standing."""
     from concurrent.futures.process import BrokenProcessPool
 
@@ -152,7 +221,7 @@ def _one_by_one(
             try:
                 records = pool.submit(run_chunk, runner, [task]).result()
             except BrokenProcessPool:
-                records = failed_records([task], "worker process died during this run")
+                records = failed_rows([task], "worker process died during this run")
                 pool.shutdown(wait=False)
                 pool = _new_pool(jobs)
             yield records
@@ -196,20 +265,35 @@ def dask_workers(client: Any) -> int:
     return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
 
 
-def execute_dask(runner: Runner, chunks: Sequence[list[RunTask]], client: Any) -> Iterator[Records]:
+def execute_dask(runner: Runner, chunker: Chunker, client: Any) -> Iterator[pa.Table]:
     """Run the chunks as futures on `client` (a `distributed.Client`)."""
     dask = distributed()
-    futures = client.map(run_chunk, [runner] * len(chunks), chunks, pure=False)
-    index = {future.key: i for i, future in enumerate(futures)}
+    chunks: dict[Any, tuple[Any, list[RunTask]]] = {}
+    pending = dask.as_completed()
+
+    def submit() -> None:
+        chunk = chunker.next()
+        if chunk is not None:
+            future = client.submit(run_chunk, runner, chunk, pure=False)
+            chunks[future.key] = (future, chunk)
+            pending.add(future)
+
+    for _ in range(2 * chunker.workers):
+        submit()
     try:
-        for future in dask.as_completed(futures):
-            if future.status == "error":
-                error = future.exception()
-                if not isinstance(error, dask.KilledWorker):
+        for batch in pending.batches():
+            tables = []
+            for future in batch:
+                _, chunk = chunks.pop(future.key)
+                if future.status != "error":
+                    tables.append(future.result())
+                elif isinstance(error := future.exception(), dask.KilledWorker):
+                    tables.append(failed_rows(chunk, f"Dask worker lost while running: {error}"))
+                else:
                     raise error
-                chunk = chunks[index[future.key]]
-                yield failed_records(chunk, f"Dask worker lost while running: {error}")
-            else:
-                yield future.result()
+                submit()
+            if tables:
+                yield concat_rows(tables)
     finally:
-        client.cancel(futures)
+        pending.clear()
+        client.cancel([future for future, _ in chunks.values()])

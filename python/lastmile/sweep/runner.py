@@ -23,9 +23,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lastmile.sweep.spec import canonical_json
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "CodeVersion",
@@ -34,10 +37,12 @@ __all__ = [
     "ScenarioSource",
     "Validator",
     "code_version",
+    "concat_rows",
     "default_jobs",
-    "failed_records",
+    "failed_rows",
     "flatten_summary",
     "ignore_sigint",
+    "rows_table",
     "run_chunk",
     "run_lastmile",
     "validate_lastmile",
@@ -56,12 +61,13 @@ _FLOW_LABELS = frozenset({"name", "src", "dst", "variant"})
 
 @dataclass(frozen=True)
 class RunTask:
-    """One run for a worker: which row it fills, and what to run."""
+    """One run for a worker: what to run, and the key columns of the row it fills."""
 
-    index: int
     scenario: ScenarioSource
     seed: int
     overrides: Mapping[str, Any]
+    #: ``point_key``, ``seed``, ``variant`` and the axis values, as stored.
+    columns: Mapping[str, Any]
 
 
 @functools.lru_cache(maxsize=8)
@@ -110,30 +116,35 @@ def validate_lastmile(scenario: ScenarioSource, overrides: Mapping[str, Any]) ->
         )
 
 
-def _flatten_into(out: dict[str, Any], prefix: str, value: Any) -> None:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            _flatten_into(out, f"{prefix}_{key}" if prefix else str(key), item)
-    elif isinstance(value, list):
-        singular = prefix.removesuffix("s")
-        for i, item in enumerate(value):
-            _flatten_into(out, f"{singular}{i}", item)
-    elif value is not None:
-        out[prefix] = value
+def _flatten_into(out: dict[str, Any], prefix: str, table: Mapping[str, Any]) -> None:
+    # JSON data: dicts, lists and scalars; the plain type checks keep this cheap per run.
+    for key, value in table.items():
+        name = f"{prefix}_{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            _flatten_into(out, name, value)
+        elif isinstance(value, list):
+            singular = name.removesuffix("s")
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    _flatten_into(out, f"{singular}{i}", item)
+                elif item is not None:
+                    out[f"{singular}{i}"] = item
+        elif value is not None:
+            out[name] = value
 
 
 def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The run summary as flat metric columns (the rule is in the module docstring)."""
-    out: dict[str, Any] = {}
-    for key, value in summary.items():
-        if key == "seed":
-            continue
-        _flatten_into(out, "scenario_name" if key == "name" else key, value)
+    rest = {k: v for k, v in summary.items() if k not in ("name", "seed")}
+    out: dict[str, Any] = {"scenario_name": summary["name"]} if "name" in summary else {}
+    _flatten_into(out, "", rest)
     flows = summary.get("flows")
     if isinstance(flows, list) and len(flows) == 1:
-        for key, value in flows[0].items():
-            if key not in _FLOW_LABELS and not isinstance(value, Mapping | list):
-                out[key] = value
+        out.update(
+            (key, value)
+            for key, value in flows[0].items()
+            if key not in _FLOW_LABELS and not isinstance(value, dict | list)
+        )
     return out
 
 
@@ -141,30 +152,45 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {' '.join(str(error).split())}"
 
 
-def run_chunk(runner: Runner, tasks: list[RunTask]) -> list[dict[str, Any]]:
-    """Run `tasks` one after the other; one record per task, in order.
+def rows_table(rows: list[dict[str, Any]]) -> pa.Table:
+    """An Arrow table of `rows`, with a column for every key any row has (None elsewhere)."""
+    import pyarrow as pa
 
-    A record holds the flattened metrics plus ``_index`` (the task's index), ``status``
-    ("ok" or "failed"), ``error`` (text, or None) and ``wall_s`` (this run's time in the
-    worker, the runner's own overhead included).
+    columns = dict.fromkeys(key for row in rows for key in row)
+    return pa.table({c: [row.get(c) for row in rows] for c in columns})
+
+
+def concat_rows(tables: list[pa.Table]) -> pa.Table:
+    """Several chunks' tables as one (columns united, int64 widened to double if mixed)."""
+    import pyarrow as pa
+
+    return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+
+
+def run_chunk(runner: Runner, tasks: list[RunTask]) -> pa.Table:
+    """Run `tasks` one after the other; one row per task, in order, as an Arrow table.
+
+    A row holds the task's key columns, the flattened metrics, ``status`` ("ok" or
+    "failed"), ``error`` (text, or None) and ``wall_s`` (this run's time in the worker,
+    the runner's own overhead included). Building the table here keeps per-row work off
+    the parent, which only stores it.
     """
-    records = []
+    rows = []
     for task in tasks:
         start = time.perf_counter()
         try:
-            record = flatten_summary(runner(task.scenario, task.seed, task.overrides))
-            record.update(status="ok", error=None)
+            row = flatten_summary(runner(task.scenario, task.seed, task.overrides))
+            row.update(status="ok", error=None)
         except Exception as e:
-            record = {"status": "failed", "error": _error_text(e)}
-        record["wall_s"] = time.perf_counter() - start
-        record["_index"] = task.index
-        records.append(record)
-    return records
+            row = {"status": "failed", "error": _error_text(e)}
+        row["wall_s"] = time.perf_counter() - start
+        rows.append({**task.columns, **row})
+    return rows_table(rows)
 
 
-def failed_records(tasks: list[RunTask], error: str) -> list[dict[str, Any]]:
-    """Records marking every task of a chunk as failed with `error` (e.g. a lost worker)."""
-    return [{"_index": t.index, "status": "failed", "error": error, "wall_s": None} for t in tasks]
+def failed_rows(tasks: list[RunTask], error: str) -> pa.Table:
+    """Rows marking every task as failed with `error` (e.g. its worker was lost)."""
+    return rows_table([{**t.columns, "status": "failed", "error": error} for t in tasks])
 
 
 def ignore_sigint() -> None:
