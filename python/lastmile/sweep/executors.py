@@ -39,12 +39,13 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from lastmile.sweep.runner import (
+    Columns,
     Runner,
     RunTask,
-    concat_rows,
     failed_rows,
     ignore_sigint,
     run_chunk,
+    to_table,
 )
 
 __all__ = [
@@ -129,7 +130,7 @@ class Chunker:
 def execute_serial(runner: Runner, chunker: Chunker) -> Iterator[pa.Table]:
     """Run every chunk here, in order."""
     while (chunk := chunker.next()) is not None:
-        yield run_chunk(runner, chunk)
+        yield to_table([run_chunk(runner, chunk)])
 
 
 class ExecutorError(RuntimeError):
@@ -169,7 +170,7 @@ def execute_pool(runner: Runner, chunker: Chunker, jobs: int) -> Iterator[pa.Tab
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    running: dict[Future[pa.Table], list[RunTask]] = {}
+    running: dict[Future[Columns], list[RunTask]] = {}
     waiting: list[RunTask] | None = None
     pool = _new_pool(jobs)
     try:
@@ -189,16 +190,16 @@ def execute_pool(runner: Runner, chunker: Chunker, jobs: int) -> Iterator[pa.Tab
                 return
             if not broken:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
-                tables = []
+                done_rows: list[Columns] = []
                 for future in done:
                     chunk = running.pop(future)
                     try:
-                        tables.append(future.result())
+                        done_rows.append(future.result())
                     except BrokenProcessPool:
                         lost.extend(chunk)
                         broken = True
-                if tables:  # chunks that finished together are stored together
-                    yield concat_rows(tables)
+                if done_rows:  # chunks that finished together are stored together
+                    yield to_table(done_rows)
             if broken:
                 # Every chunk still in flight went down with the pool.
                 lost.extend(task for chunk in running.values() for task in chunk)
@@ -219,12 +220,12 @@ def _one_by_one(
     try:
         for task in tasks:
             try:
-                records = pool.submit(run_chunk, runner, [task]).result()
+                rows = pool.submit(run_chunk, runner, [task]).result()
             except BrokenProcessPool:
-                records = failed_rows([task], "worker process died during this run")
+                rows = failed_rows([task], "worker process died during this run")
                 pool.shutdown(wait=False)
                 pool = _new_pool(jobs)
-            yield records
+            yield to_table([rows])
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
@@ -282,18 +283,18 @@ def execute_dask(runner: Runner, chunker: Chunker, client: Any) -> Iterator[pa.T
         submit()
     try:
         for batch in pending.batches():
-            tables = []
+            done_rows: list[Columns] = []
             for future in batch:
                 _, chunk = chunks.pop(future.key)
                 if future.status != "error":
-                    tables.append(future.result())
+                    done_rows.append(future.result())
                 elif isinstance(error := future.exception(), dask.KilledWorker):
-                    tables.append(failed_rows(chunk, f"Dask worker lost while running: {error}"))
+                    done_rows.append(failed_rows(chunk, f"Dask worker lost while running: {error}"))
                 else:
                     raise error
                 submit()
-            if tables:
-                yield concat_rows(tables)
+            if done_rows:
+                yield to_table(done_rows)
     finally:
         pending.clear()
         client.cancel([future for future, _ in chunks.values()])

@@ -32,19 +32,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CodeVersion",
+    "Columns",
     "RunTask",
     "Runner",
     "ScenarioSource",
     "Validator",
     "code_version",
-    "concat_rows",
+    "columns_of",
     "default_jobs",
     "failed_rows",
     "flatten_summary",
     "ignore_sigint",
-    "rows_table",
     "run_chunk",
     "run_lastmile",
+    "to_table",
     "validate_lastmile",
 ]
 
@@ -117,16 +118,17 @@ def validate_lastmile(scenario: ScenarioSource, overrides: Mapping[str, Any]) ->
 
 
 def _flatten_into(out: dict[str, Any], prefix: str, table: Mapping[str, Any]) -> None:
-    # JSON data: dicts, lists and scalars; the plain type checks keep this cheap per run.
+    # JSON data: dicts, lists and scalars; plain type checks and string concatenation keep
+    # this cheap, as it runs once per run.
     for key, value in table.items():
-        name = f"{prefix}_{key}" if prefix else str(key)
+        name = prefix + key
         if isinstance(value, dict):
-            _flatten_into(out, name, value)
+            _flatten_into(out, name + "_", value)
         elif isinstance(value, list):
             singular = name.removesuffix("s")
             for i, item in enumerate(value):
                 if isinstance(item, dict):
-                    _flatten_into(out, f"{singular}{i}", item)
+                    _flatten_into(out, f"{singular}{i}_", item)
                 elif item is not None:
                     out[f"{singular}{i}"] = item
         elif value is not None:
@@ -152,28 +154,31 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {' '.join(str(error).split())}"
 
 
-def rows_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """An Arrow table of `rows`, with a column for every key any row has (None elsewhere)."""
+#: A chunk's rows, column by column (plain lists: workers need no pyarrow).
+Columns = dict[str, list[Any]]
+
+
+def columns_of(rows: list[dict[str, Any]]) -> Columns:
+    """`rows` as columns, with a column for every key any row has (None elsewhere)."""
+    names = dict.fromkeys(key for row in rows for key in row)
+    return {name: [row.get(name) for row in rows] for name in names}
+
+
+def to_table(chunks: list[Columns]) -> pa.Table:
+    """Chunks of columns as one Arrow table (columns united; int64 widened if mixed)."""
     import pyarrow as pa
 
-    columns = dict.fromkeys(key for row in rows for key in row)
-    return pa.table({c: [row.get(c) for row in rows] for c in columns})
-
-
-def concat_rows(tables: list[pa.Table]) -> pa.Table:
-    """Several chunks' tables as one (columns united, int64 widened to double if mixed)."""
-    import pyarrow as pa
-
+    tables = [pa.table(columns) for columns in chunks]
     return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
 
 
-def run_chunk(runner: Runner, tasks: list[RunTask]) -> pa.Table:
-    """Run `tasks` one after the other; one row per task, in order, as an Arrow table.
+def run_chunk(runner: Runner, tasks: list[RunTask]) -> Columns:
+    """Run `tasks` one after the other; one row per task, in order, as columns.
 
     A row holds the task's key columns, the flattened metrics, ``status`` ("ok" or
     "failed"), ``error`` (text, or None) and ``wall_s`` (this run's time in the worker,
-    the runner's own overhead included). Building the table here keeps per-row work off
-    the parent, which only stores it.
+    the runner's own overhead included). Building the rows here keeps per-row work off
+    the parent, which only converts and stores them.
     """
     rows = []
     for task in tasks:
@@ -185,12 +190,12 @@ def run_chunk(runner: Runner, tasks: list[RunTask]) -> pa.Table:
             row = {"status": "failed", "error": _error_text(e)}
         row["wall_s"] = time.perf_counter() - start
         rows.append({**task.columns, **row})
-    return rows_table(rows)
+    return columns_of(rows)
 
 
-def failed_rows(tasks: list[RunTask], error: str) -> pa.Table:
+def failed_rows(tasks: list[RunTask], error: str) -> Columns:
     """Rows marking every task as failed with `error` (e.g. its worker was lost)."""
-    return rows_table([{**t.columns, "status": "failed", "error": error} for t in tasks])
+    return columns_of([{**t.columns, "status": "failed", "error": error} for t in tasks])
 
 
 def ignore_sigint() -> None:
