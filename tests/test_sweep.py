@@ -331,6 +331,11 @@ def test_results_give_mean_and_ci_per_point_over_seeds(tmp_path: Path) -> None:
     assert list(table[PER]) == [0.0, 0.1]
     assert list(table["throughput_bps_mean"]) == [3.0, 3.0]
     assert table["throughput_bps_ci95"].tolist() == pytest.approx([1.9632, 1.9632], abs=1e-4)
+    version = results(tmp_path / "ci.duckdb", runs=True)["code_version"].iloc[0]
+    same = results(tmp_path / "ci.duckdb", metrics=["throughput_bps"], code_version=version)
+    pd.testing.assert_frame_equal(same, table)
+    other = results(tmp_path / "ci.duckdb", metrics=["throughput_bps"], code_version="0+other")
+    assert other.empty
     pooled = results(tmp_path / "ci.duckdb", group_by=[], metrics=["throughput_bps"])
     assert pooled["runs"].tolist() == [10]
     assert pooled["throughput_bps_ci95"].iloc[0] == pytest.approx(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -90,6 +91,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="metric columns (default: throughput_bps, tcp_timeouts, wireless_goodput_wireless)",
     )
     r.add_argument("--runs", action="store_true", help="one row per run instead")
+    r.add_argument(
+        "--code-version",
+        metavar="VERSION",
+        help="only the runs of this code version (default: all, grouped apart)",
+    )
     out = r.add_mutually_exclusive_group()
     out.add_argument("--csv", type=Path, metavar="OUT", help="write the table as CSV")
     out.add_argument("--parquet", type=Path, metavar="OUT", help="write the table as Parquet")
@@ -174,7 +180,8 @@ def _sweep(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
     if stored:
-        print(format_table(results(outcome.store, campaign=outcome.campaign)))
+        table = results(outcome.store, campaign=outcome.campaign, code_version=outcome.code_version)
+        print(format_table(table))
     if outcome.failed:
         print(
             f"{outcome.failed} runs failed (the first: {outcome.first_error}); see "
@@ -192,7 +199,12 @@ def _results(args: argparse.Namespace) -> int:
     if args.group_by is not None:
         group_by = [g.strip() for g in args.group_by.split(",") if g.strip()]
     frame = results(
-        args.store, campaign=args.campaign, group_by=group_by, metrics=args.metric, runs=args.runs
+        args.store,
+        campaign=args.campaign,
+        group_by=group_by,
+        metrics=args.metric,
+        runs=args.runs,
+        code_version=args.code_version,
     )
     if args.csv is not None:
         frame.to_csv(args.csv, index=False)
@@ -214,7 +226,13 @@ def _guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namesp
     from lastmile.sweep.store import StoreError
 
     try:
-        return command(args)
+        status = command(args)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Output piped into e.g. `head`: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except (SweepError, StoreError, ValueError) as e:
         _error(str(e))
         return EXIT_BAD_INPUT

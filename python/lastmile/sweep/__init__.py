@@ -144,6 +144,7 @@ def results(
     group_by: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
     runs: bool = False,
+    code_version: str | None = None,
 ) -> pd.DataFrame:
     """Summarise (or list) the runs stored in `store`.
 
@@ -152,9 +153,17 @@ def results(
     over seeds), with ``runs`` and ``failed`` counts. `campaign` picks one or more
     campaigns (default: all); `metrics` the metric columns (default: throughput_bps,
     tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
-    row per run instead. Raises `StoreError` for an unknown store, campaign, column or
-    metric.
+    row per run instead. `code_version` keeps only that code version's runs (by default
+    all are used, and several versions are grouped apart). Raises `StoreError` for an
+    unknown store, campaign, column or metric.
     """
     from lastmile.sweep.analysis import results as summarise
 
-    return summarise(store, campaign=campaign, group_by=group_by, metrics=metrics, runs=runs)
+    return summarise(
+        store,
+        campaign=campaign,
+        group_by=group_by,
+        metrics=metrics,
+        runs=runs,
+        code_version=code_version,
+    )

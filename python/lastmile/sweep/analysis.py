@@ -63,12 +63,17 @@ def resolve_metrics(st: Store, metrics: Sequence[str] | None) -> list[str]:
 
 
 def _aggregate(
-    st: Store, names: list[str], group_by: Sequence[str] | None, metrics: list[str]
+    st: Store,
+    names: list[str],
+    code_version: str | None,
+    group_by: Sequence[str] | None,
+    metrics: list[str],
 ) -> pd.DataFrame:
-    scope = "list_contains(?, campaign)"
+    scope = "list_contains(?, campaign) AND (? IS NULL OR code_version = ?)"
+    scope_params = [names, code_version, code_version]
     groups = list(group_by) if group_by is not None else ["variant", *st.campaign_axes(names)]
     ((versions,),) = st.con.execute(
-        f"SELECT count(DISTINCT code_version) FROM runs WHERE {scope}", [names]
+        f"SELECT count(DISTINCT code_version) FROM runs WHERE {scope}", scope_params
     ).fetchall()
     implicit = ["campaign"] if len(names) > 1 else []
     implicit += ["code_version"] if versions > 1 else []
@@ -96,7 +101,7 @@ def _aggregate(
     query = f"SELECT {', '.join(parts)} FROM runs WHERE {scope}"
     if groups:
         query += f" GROUP BY {by} ORDER BY {by}"
-    frame = st.frame(query, [names])
+    frame = st.frame(query, scope_params)
     for m in metrics:
         n = frame.pop(m + "__n").astype("int64")
         std = frame.pop(m + "__std")
@@ -113,19 +118,21 @@ def results(
     group_by: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
     runs: bool = False,
+    code_version: str | None = None,
 ) -> pd.DataFrame:
     """Summarise (or list) the runs stored in `store`.
 
     `campaign` picks one or more campaigns (default: all); `group_by` the columns that
     define a point (default: variant and every axis); `metrics` the metric columns
-    (default: `DEFAULT_METRICS`, those present). Raises `StoreError` for an unknown
+    (default: `DEFAULT_METRICS`, those present); `code_version` keeps only the runs of
+    that code version (default: all, grouped apart). Raises `StoreError` for an unknown
     store, campaign, column or metric.
     """
     with Store(store, read_only=True) as st:
         names = _select_campaigns(st, campaign)
         if not runs:
-            return _aggregate(st, names, group_by, resolve_metrics(st, metrics))
-        frame = st.runs(names)
+            return _aggregate(st, names, code_version, group_by, resolve_metrics(st, metrics))
+        frame = st.runs(names, code_version=code_version)
         if metrics is not None:
             chosen = resolve_metrics(st, metrics)
             keep = [c for c in frame.columns if c not in st.metric_columns() or c in chosen]
