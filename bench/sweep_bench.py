@@ -80,9 +80,17 @@ def timed_sweep(root: Path, name: str, seeds: list[int], **kwargs: Any) -> tuple
 
 
 def measure(
+    name: str, root: Path, runs: int, workers: int, big_s: float, repeat: int, **kwargs: Any
+) -> dict[str, Any]:
+    """Sweeps of N and 2N fresh runs with one executor, `repeat` times (medians kept)."""
+    trials = [trial(f"{name}{r}", root, runs, workers, big_s, **kwargs) for r in range(repeat)]
+    median = {k: statistics.median(t[k] for t in trials) for k in trials[0] if k != "executor"}
+    return {"executor": name, **median}
+
+
+def trial(
     name: str, root: Path, runs: int, workers: int, big_s: float, **kwargs: Any
 ) -> dict[str, Any]:
-    """Sweeps of N and 2N fresh runs with one executor."""
     once, rows = timed_sweep(root, name, list(range(1, runs + 1)), **kwargs)
     twice, rows2 = timed_sweep(root, f"{name}-2x", list(range(runs + 1, 3 * runs + 1)), **kwargs)
     engine = float(rows["engine_wall_s"].sum()) / runs
@@ -110,6 +118,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="trials per executor (medians)")
     parser.add_argument("--no-dask", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args()
@@ -122,15 +131,18 @@ def main() -> int:
         # Warm up: the first sweep of a process imports duckdb, pyarrow and pandas.
         timed_sweep(root, "warm-up", [1, 2], jobs=1)
         results = [
-            measure("serial", root, args.runs, 1, big_s, jobs=1),
-            measure("pool", root, args.runs, args.jobs, big_s, jobs=args.jobs),
+            measure("serial", root, args.runs, 1, big_s, args.repeat, jobs=1),
+            measure("pool", root, args.runs, args.jobs, big_s, args.repeat, jobs=args.jobs),
         ]
         if not args.no_dask:
             from contextlib import ExitStack
 
             with ExitStack() as stack:
                 client = connect_dask(f"local:{args.jobs}", stack)
-                results.append(measure("dask", root, args.runs, args.jobs, big_s, client=client))
+                dask = measure(
+                    "dask", root, args.runs, args.jobs, big_s, args.repeat, client=client
+                )
+                results.append(dask)
 
     if args.json:
         print(json.dumps({"run_10MB_s": big_s, "results": results}, indent=2))
@@ -143,7 +155,7 @@ def main() -> int:
     )
     for r in results:
         print(
-            f"{r['executor']:<8} {r['workers']:>7} {r['runs']:>5} {r['elapsed_s']:>9.2f} "
+            f"{r['executor']:<8} {r['workers']:>7.0f} {r['runs']:>5.0f} {r['elapsed_s']:>9.2f} "
             f"{r['runs_per_s']:>7.0f} {r['engine_s_per_run'] * 1e3:>13.3f} "
             f"{r['whole_overhead_s_per_run'] * 1e3:>13.3f} ({r['whole_vs_10MB_run']:>5.1%}) "
             f"{r['marginal_overhead_s_per_run'] * 1e3:>6.3f} ({r['marginal_vs_10MB_run']:>5.1%}) "
