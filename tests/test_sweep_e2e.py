@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import duckdb
@@ -19,7 +20,7 @@ import pandas as pd
 import pytest
 
 import lastmile
-from lastmile.sweep import results, sweep
+from lastmile.sweep import SweepError, results, sweep
 
 FIXTURES = Path(__file__).resolve().parent / "sweep_fixtures"
 CHAIN = FIXTURES / "chain.toml"
@@ -90,6 +91,24 @@ def test_sweep_then_results_on_the_command_line(tmp_path: Path) -> None:
     summary = results(tmp_path / "grid.duckdb", metrics=["throughput_bps"])
     by_per = summary.groupby(PER)["throughput_bps_mean"].mean()
     assert by_per[0.0] > by_per[0.1]
+
+
+def test_an_inline_scenario_table_runs_and_is_validated(tmp_path: Path) -> None:
+    inline = tomllib.loads(CHAIN.read_text())
+    spec = {"name": "inline", "scenario": inline, "seeds": 2, "grid": {PER: [0.0, 0.1]}}
+    runs = sweep(spec, jobs=1, store=tmp_path / "inline.duckdb", progress=False)
+    assert len(runs) == 4 and set(runs["status"]) == {"ok"}
+    from_file = sweep(
+        write(tmp_path, "inline", f'seeds = 2\n[grid]\n"{PER}" = [0.0, 0.1]\n'),
+        jobs=1,
+        store=tmp_path / "file.duckdb",
+        progress=False,
+    )
+    metrics = ["throughput_bps", "tcp_timeouts", "engine_events"]
+    pd.testing.assert_frame_equal(runs[metrics], from_file[metrics])
+    bad = {**spec, "grid": {PER: [0.0, 2.0]}}
+    with pytest.raises(SweepError, match=rf"\[grid\] {PER} = 2.0: <inline scenario>"):
+        sweep(bad, jobs=1, store=tmp_path / "bad.duckdb", progress=False)
 
 
 def test_every_executor_stores_the_same_rows(tmp_path: Path) -> None:

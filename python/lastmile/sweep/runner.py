@@ -17,7 +17,6 @@ run has exactly one flow its non-text flow metrics are also stored unprefixed
 from __future__ import annotations
 
 import functools
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -76,10 +75,7 @@ def _inline_scenario(text: str) -> Any:
     """An inline scenario table as the core's `Scenario` (read once per worker)."""
     import lastmile
 
-    scenario_type = getattr(lastmile, "Scenario", None)
-    if scenario_type is not None and hasattr(scenario_type, "from_text"):
-        return scenario_type.from_text(text, "json", origin="<sweep inline scenario>")
-    return json.loads(text)
+    return lastmile.Scenario.from_text(text, "json", origin="<inline scenario>")
 
 
 def _scenario_arg(scenario: ScenarioSource) -> Any:
@@ -113,7 +109,7 @@ def validate_lastmile(scenario: ScenarioSource, overrides: Mapping[str, Any]) ->
         lastmile.load(scenario, overrides=dict(overrides))
     else:
         lastmile.Scenario.from_text(
-            canonical_json(scenario), "json", origin="<sweep>", overrides=dict(overrides)
+            canonical_json(scenario), "json", origin="<inline scenario>", overrides=dict(overrides)
         )
 
 
