@@ -120,14 +120,7 @@ def results(
     runs: bool = False,
     code_version: str | None = None,
 ) -> pd.DataFrame:
-    """Summarise (or list) the runs stored in `store`.
-
-    `campaign` picks one or more campaigns (default: all); `group_by` the columns that
-    define a point (default: variant and every axis); `metrics` the metric columns
-    (default: `DEFAULT_METRICS`, those present); `code_version` keeps only the runs of
-    that code version (default: all, grouped apart). Raises `StoreError` for an unknown
-    store, campaign, column or metric.
-    """
+    """`lastmile.sweep.results`, which documents the arguments."""
     with Store(store, read_only=True) as st:
         names = _select_campaigns(st, campaign)
         if not runs:

@@ -37,7 +37,7 @@ import itertools
 import json
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,10 @@ class SweepError(ValueError):
         self.file = file
         self.axis = axis
         self.value = value
+
+
+#: Builds the `SweepError` of one check: (message, axis=None, value=None).
+Fail = Callable[..., SweepError]
 
 
 def canonical_json(value: Any) -> str:
@@ -275,14 +279,26 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, 
             yield path, value
 
 
-def _check_path(path: str, section: str, fail: Any) -> None:
+def _check_path(path: str, section: str, fail: Fail) -> None:
     if not _PATH_RE.match(path):
         raise fail(f"[{section}] {path!r}: not a dotted path like 'flow.0.tcp.variant'", path)
     if path in _RESERVED_AXES:
         raise fail(f"[{section}] {path!r}: reserved name (use 'seeds' for seeds)", path)
 
 
-def _axes(table: Any, section: str, fail: Any) -> dict[str, tuple[Any, ...]]:
+def _repeats(values: Iterable[Any]) -> list[Any]:
+    """The values listed again after their first appearance (compared as canonical JSON)."""
+    seen: set[str] = set()
+    repeated = []
+    for value in values:
+        text = canonical_json(value)
+        if text in seen:
+            repeated.append(value)
+        seen.add(text)
+    return repeated
+
+
+def _axes(table: Any, section: str, fail: Fail) -> dict[str, tuple[Any, ...]]:
     if not isinstance(table, Mapping):
         raise fail(f"[{section}] must be a table of axes, got {table!r}", section)
     axes: dict[str, tuple[Any, ...]] = {}
@@ -294,31 +310,24 @@ def _axes(table: Any, section: str, fail: Any) -> dict[str, tuple[Any, ...]]:
                 path,
                 values,
             )
-        seen: set[str] = set()
-        for value in values:
-            text = canonical_json(value)
-            if text in seen:
-                raise fail(f"[{section}] {path}: value {value!r} is listed twice", path, value)
-            seen.add(text)
+        if repeated := _repeats(values):
+            value = repeated[0]
+            raise fail(f"[{section}] {path}: value {value!r} is listed twice", path, value)
         axes[path] = tuple(values)
     return axes
 
 
-def _check_zip(zipped: Mapping[str, tuple[Any, ...]], fail: Any) -> None:
+def _check_zip(zipped: Mapping[str, tuple[Any, ...]], fail: Fail) -> None:
     lengths = {axis: len(values) for axis, values in zipped.items()}
     if len(set(lengths.values())) > 1:
         listed = ", ".join(f"{axis} has {n}" for axis, n in lengths.items())
         raise fail(f"[zip] axes must have equal lengths: {listed}", next(iter(lengths)))
-    rows = list(zip(*zipped.values(), strict=True))
-    seen: set[str] = set()
-    for row in rows:
-        text = canonical_json(row)
-        if text in seen:
-            raise fail(f"[zip] the combination {row!r} is listed twice", None, row)
-        seen.add(text)
+    if repeated := _repeats(zip(*zipped.values(), strict=True)):
+        row = repeated[0]
+        raise fail(f"[zip] the combination {row!r} is listed twice", None, row)
 
 
-def _variants(table: Any, axes: set[str], fail: Any) -> dict[str, dict[str, Any]]:
+def _variants(table: Any, axes: set[str], fail: Fail) -> dict[str, dict[str, Any]]:
     if table is None:
         return {BASE_VARIANT: {}}
     if not isinstance(table, Mapping) or not table:
@@ -338,7 +347,7 @@ def _variants(table: Any, axes: set[str], fail: Any) -> dict[str, dict[str, Any]
     return variants
 
 
-def _scenario(value: Any, file: Path | None, fail: Any) -> Path | dict[str, Any]:
+def _scenario(value: Any, file: Path | None, fail: Fail) -> Path | dict[str, Any]:
     if isinstance(value, Mapping):
         return dict(value)
     if not isinstance(value, str):
@@ -355,7 +364,7 @@ def _scenario(value: Any, file: Path | None, fail: Any) -> Path | dict[str, Any]
     return path
 
 
-def _seeds(value: Any, fail: Any) -> tuple[int, ...]:
+def _seeds(value: Any, fail: Fail) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise fail(f"seeds = {value}: expected a count ≥ 1 or a list of seeds", "seeds", value)
