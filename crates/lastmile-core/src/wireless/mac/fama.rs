@@ -278,8 +278,8 @@ pub enum FamaPhase {
     SendData,
     /// Our data frame is on the air until `until`.
     DataOnAir { until: SimTime },
-    /// MAC acceleration: holding the floor for the receiver's reply until `until`.
-    AwaitReply { until: SimTime },
+    /// MAC acceleration: holding the floor for `peer`'s reply until `until`.
+    AwaitReply { until: SimTime, peer: NodeId },
 }
 
 /// A snapshot for tests and metrics.
@@ -394,7 +394,7 @@ impl<P: Clone> Fama<P> {
         match self.phase {
             FamaPhase::AwaitCts { deadline: t }
             | FamaPhase::DataOnAir { until: t }
-            | FamaPhase::AwaitReply { until: t } => consider(t),
+            | FamaPhase::AwaitReply { until: t, .. } => consider(t),
             FamaPhase::Contend | FamaPhase::SendData => {}
         }
         if !self.queue.is_empty() {
@@ -553,7 +553,8 @@ impl<P: Clone> Fama<P> {
     }
 
     fn on_rts(&mut self, now: SimTime, rts: &MacFrame<P>) {
-        let answering_peer = matches!(self.phase, FamaPhase::AwaitReply { .. });
+        let answering_peer =
+            matches!(self.phase, FamaPhase::AwaitReply { peer, .. } if peer == rts.ta);
         let free = self.phase == FamaPhase::Contend || answering_peer;
         if !free || now < self.defer_until || now < self.tx_end || self.turnaround_tx.is_some() {
             return;
@@ -645,17 +646,18 @@ impl<P: Clone> Fama<P> {
             FamaPhase::AwaitCts { deadline } if deadline <= now => self.cts_missing(now, out),
             FamaPhase::DataOnAir { until } if until <= now => {
                 out.push(DcfOutput::Signal(MacSignal::TxSuccess));
-                self.queue.pop_front();
+                let peer = self.queue.pop_front().map_or(self.me, |h| h.dst);
                 self.cw = self.cfg.cw_min;
                 if self.cfg.mac_acceleration {
                     self.phase = FamaPhase::AwaitReply {
                         until: now + self.cfg.reply_window(),
+                        peer,
                     };
                 } else {
                     self.end_exchange(now);
                 }
             }
-            FamaPhase::AwaitReply { until } if until <= now => self.end_exchange(now),
+            FamaPhase::AwaitReply { until, .. } if until <= now => self.end_exchange(now),
             _ => {}
         }
         if self.queue.is_empty() {

@@ -449,3 +449,91 @@ fn no_cts_backs_off_with_a_doubled_window_retries_and_gives_up_at_the_limit() {
     assert_eq!((s.queue_len, s.cw, s.retry_count), (0, 31, 0));
     assert_eq!((m.counters().attempts, m.counters().drops), (7, 1));
 }
+
+// ---- MAC acceleration (TULIP §3.3, Figure 4) ----
+
+#[test]
+fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
+    let mut cell = Cell::new(2, cfg(true), 1);
+    cell.reply_bytes[1] = Some(43); // LACK (3 B) + a 40-byte TCP ACK
+    cell.dispatch(SimTime::ZERO, 0, enqueue(B, 1000));
+    cell.run_until(us(50_000));
+    // The data announces the reply window (SIFS + 2τ + 824 µs); B's reply goes SIFS after
+    // the data reaches it: 9215 + 10.
+    assert_eq!(
+        cell.sent,
+        vec![
+            sent(0, 0, FrameKind::Rts, B, 0, 352),
+            sent(363, 1, FrameKind::Cts, A, 0, 360),
+            sent(734, 0, FrameKind::Data, B, 1000, 8480),
+            sent(9225, 1, FrameKind::Data, A, 43, 824),
+        ]
+    );
+    assert_eq!(cell.delivered, vec![(us(9215), 1, A, 1000), (us(10050), 0, B, 43)]);
+    // B's reply is not an exchange of its own: no TRANS, no TX-SUCCESS at B.
+    assert!(cell
+        .signals
+        .iter()
+        .all(|(_, i, s)| *i == 0 || matches!(s, MacSignal::Wait { .. })));
+    assert_eq!(cell.macs[1].counters().replies_in_floor, 1);
+    assert_eq!(cell.macs[1].counters().attempts, 0);
+    // A held the floor for the reply: TX-SUCCESS at the end of its data, then the window.
+    assert!(cell.signals.contains(&(us(9214), 0, MacSignal::TxSuccess)));
+    let mut a = station(A, true);
+    step(&mut a, us(0), enqueue(B, 1000));
+    step(&mut a, us(724), FamaInput::Received(control(FrameKind::Cts, B, A, d(1))));
+    step(&mut a, us(734), FamaInput::Timeout);
+    step(&mut a, us(9214), FamaInput::Timeout);
+    let holding = FamaPhase::AwaitReply {
+        until: us(10050),
+        peer: B,
+    };
+    assert_eq!(a.state(us(9214)).phase, holding);
+    // It answers nobody else's RTS while holding the floor...
+    step(&mut a, us(9600), FamaInput::Received(control(FrameKind::Rts, C, A, d(1))));
+    assert_eq!(a.poll_timeout(), Some(us(10050)));
+    assert!(tx_kinds(&step(&mut a, us(9610), FamaInput::Timeout)).is_empty());
+    assert_eq!(a.state(us(9610)).phase, holding);
+    // ...and releases it at the end of the window, with a backoff before sensing again.
+    step(&mut a, us(10050), FamaInput::Timeout);
+    assert_eq!(a.state(us(10050)).phase, FamaPhase::Contend);
+}
+
+#[test]
+fn fig4b_a_100_byte_reply_triggers_an_immediate_rts_in_the_floor() {
+    let mut cell = Cell::new(2, cfg(true), 1);
+    cell.reply_bytes[1] = Some(100);
+    cell.dispatch(SimTime::ZERO, 0, enqueue(B, 1000));
+    cell.run_until(us(50_000));
+    // B's RTS goes SIFS after the data (no sensing, no backoff): 9225; A answers with a CTS
+    // at 9225 + 352 + 1 + 10 = 9588; B's data at 9588 + 360 + 1 + 10 = 9959 (1280 µs).
+    assert_eq!(
+        cell.sent[3..],
+        [
+            sent(9225, 1, FrameKind::Rts, A, 0, 352),
+            sent(9588, 0, FrameKind::Cts, B, 0, 360),
+            sent(9959, 1, FrameKind::Data, A, 100, 1280),
+        ]
+    );
+    assert_eq!(cell.sent.len(), 6);
+    assert_eq!(cell.delivered[1], (us(11_240), 0, B, 100));
+    let b = cell.macs[1].counters();
+    assert_eq!((b.immediate_rts, b.attempts, b.replies_in_floor), (1, 1, 0));
+    // The larger reply is an exchange of B's like any other.
+    assert!(cell.signals.contains(&(us(9959), 1, MacSignal::Trans)));
+    assert!(cell.signals.contains(&(us(11_239), 1, MacSignal::TxSuccess)));
+}
+
+#[test]
+fn reply_without_an_open_floor_is_an_ordinary_enqueue() {
+    // Acceleration off: the reply contends like any frame (an RTS after sensing).
+    let mut cell = Cell::new(2, cfg(false), 1);
+    cell.reply_bytes[1] = Some(43);
+    cell.dispatch(SimTime::ZERO, 0, enqueue(B, 1000));
+    cell.run_until(us(50_000));
+    let b: Vec<_> = cell.sent_by(1).iter().map(|s| s.kind).collect();
+    assert_eq!(b, vec![FrameKind::Cts, FrameKind::Rts, FrameKind::Data]);
+    assert_eq!(cell.macs[1].counters().replies_in_floor, 0);
+    let b_rts = cell.sent_by(1)[1].at;
+    assert!(b_rts > us(9215), "{b_rts:?}");
+}
