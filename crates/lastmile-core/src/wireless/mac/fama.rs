@@ -51,7 +51,9 @@ use std::collections::VecDeque;
 
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::NodeId;
-use crate::wireless::link::tulip::{TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES};
+use crate::wireless::link::tulip::{
+    TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
+};
 use crate::wireless::mac::dcf::{DcfOutput, FrameKind, MacFrame, MacSignal};
 use crate::wireless::phy::{PhyConfig, A_CW_MAX, A_CW_MIN, DOT11_SHORT_RETRY_LIMIT, RTS_BYTES};
 
@@ -136,7 +138,12 @@ impl FamaConfig {
     }
 
     /// The shortest CTS (bytes) lasting at least RTS + 2τ + ξ at the basic rate.
-    pub fn min_cts_bytes(phy: &PhyConfig, rts_bytes: u32, tau: SimDuration, xi: SimDuration) -> u32 {
+    pub fn min_cts_bytes(
+        phy: &PhyConfig,
+        rts_bytes: u32,
+        tau: SimDuration,
+        xi: SimDuration,
+    ) -> u32 {
         let margin_ns = (tau * 2 + xi).as_nanos();
         // Bytes = ⌈margin · R / 8⌉.
         let bits = (u128::from(margin_ns) * u128::from(phy.basic_rate_bps)).div_ceil(1_000_000_000);
@@ -193,7 +200,10 @@ impl FamaConfig {
     /// Deferral after a CTS (or noise where a CTS was expected): a maximum-length data packet
     /// plus propagation, plus the reply window.
     pub fn cts_deferral(&self) -> SimDuration {
-        self.phy.sifs + self.tau * 2 + self.data_airtime(self.max_data_msdu_bytes) + self.reply_window()
+        self.phy.sifs
+            + self.tau * 2
+            + self.data_airtime(self.max_data_msdu_bytes)
+            + self.reply_window()
     }
     /// How long after the end of its RTS the sender waits for the CTS: SIFS + 2τ + CTS + ξ.
     pub fn cts_timeout(&self) -> SimDuration {
@@ -453,8 +463,18 @@ impl<P: Clone> Fama<P> {
         self.backoff = Some(Backoff { slots, after: now });
     }
 
-    fn defer(&mut self, until: SimTime) {
-        self.defer_until = self.defer_until.max(until);
+    /// A deferral from something overheard. A pending backoff has in effect found the
+    /// channel busy: it is drawn again, to count from the end of the deferral. (Keeping the
+    /// old draw across floors would let the station that just sent, which draws afresh, win
+    /// every floor against a large stale draw.)
+    fn defer(&mut self, now: SimTime, until: SimTime) {
+        if until <= self.defer_until {
+            return;
+        }
+        self.defer_until = until;
+        if self.backoff.is_some() {
+            self.draw_backoff(now);
+        }
     }
 
     // ---- inputs ----
@@ -517,10 +537,10 @@ impl<P: Clone> Fama<P> {
         self.counters.rx_errors += 1;
         if now <= self.cts_expected_until {
             // Noise where a CTS was expected: as a CTS.
-            self.defer(now + self.cfg.cts_deferral());
+            self.defer(now, now + self.cfg.cts_deferral());
         } else {
             // Unknown noise may be a collided RTS: leave room for its CTS.
-            self.defer(now + self.cfg.rts_deferral());
+            self.defer(now, now + self.cfg.rts_deferral());
         }
     }
 
@@ -535,13 +555,13 @@ impl<P: Clone> Fama<P> {
         match (frame.kind, for_me) {
             (FrameKind::Rts, true) => self.on_rts(now, &frame),
             (FrameKind::Rts, false) => {
-                self.defer(now + self.cfg.rts_deferral());
+                self.defer(now, now + self.cfg.rts_deferral());
                 self.cts_expected_until = now + self.cfg.rts_deferral();
             }
             (FrameKind::Cts, true) => self.on_cts(now, &frame),
             (FrameKind::Cts, false) => {
                 self.cts_expected_until = SimTime::ZERO;
-                self.defer(now + self.cfg.cts_deferral());
+                self.defer(now, now + self.cfg.cts_deferral());
             }
             (FrameKind::Data, true) => self.on_data(now, frame, out),
             (FrameKind::Data, false) => {
@@ -570,7 +590,7 @@ impl<P: Clone> Fama<P> {
         let cts = self.frame(FrameKind::Cts, rts.ta, duration, 0);
         let at = now + self.cfg.phy.sifs;
         // We hold the floor for the data as an overhearer of our CTS would.
-        self.defer(at + self.cfg.cts_airtime() + self.cfg.cts_deferral());
+        self.defer(now, at + self.cfg.cts_airtime() + self.cfg.cts_deferral());
         self.turnaround_tx = Some((at, cts, Role::Cts));
     }
 
@@ -609,7 +629,13 @@ impl<P: Clone> Fama<P> {
 
     // ---- our own exchange ----
 
-    fn frame(&mut self, kind: FrameKind, ra: NodeId, duration: SimDuration, msdu: u32) -> MacFrame<P> {
+    fn frame(
+        &mut self,
+        kind: FrameKind,
+        ra: NodeId,
+        duration: SimDuration,
+        msdu: u32,
+    ) -> MacFrame<P> {
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
         MacFrame {
@@ -629,16 +655,17 @@ impl<P: Clone> Fama<P> {
         let head = self.queue.front().expect("an RTS needs a frame");
         let (dst, bytes) = (head.dst, head.msdu_bytes);
         let c = &self.cfg;
-        let floor = c.phy.sifs * 2
-            + c.tau * 2
-            + c.cts_airtime()
-            + c.data_airtime(bytes)
-            + c.reply_window();
+        let floor =
+            c.phy.sifs * 2 + c.tau * 2 + c.cts_airtime() + c.data_airtime(bytes) + c.reply_window();
         self.frame(FrameKind::Rts, dst, floor, 0)
     }
 
     fn fire_due(&mut self, now: SimTime, out: &mut Vec<FamaOutput<P>>) {
-        if self.turnaround_tx.as_ref().is_some_and(|(at, _, _)| *at <= now) {
+        if self
+            .turnaround_tx
+            .as_ref()
+            .is_some_and(|(at, _, _)| *at <= now)
+        {
             let (_, frame, role) = self.turnaround_tx.take().expect("checked above");
             self.send_turnaround(now, frame, role, out);
         }
@@ -678,7 +705,13 @@ impl<P: Clone> Fama<P> {
         }
     }
 
-    fn send_turnaround(&mut self, now: SimTime, frame: MacFrame<P>, role: Role, out: &mut Vec<FamaOutput<P>>) {
+    fn send_turnaround(
+        &mut self,
+        now: SimTime,
+        frame: MacFrame<P>,
+        role: Role,
+        out: &mut Vec<FamaOutput<P>>,
+    ) {
         match role {
             Role::Cts => self.transmit(now, frame, out),
             Role::Reply => {

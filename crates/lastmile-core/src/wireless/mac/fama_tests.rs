@@ -25,7 +25,11 @@ fn cfg(accel: bool) -> FamaConfig {
     }
 }
 fn station(me: NodeId, accel: bool) -> Fama<u32> {
-    Fama::new(me, cfg(accel), RngStream::derive(7, &format!("fama/{}", me.index())))
+    Fama::new(
+        me,
+        cfg(accel),
+        RngStream::derive(7, &format!("fama/{}", me.index())),
+    )
 }
 fn control(kind: FrameKind, ta: NodeId, ra: NodeId, duration: SimDuration) -> MacFrame<u32> {
     MacFrame {
@@ -135,7 +139,11 @@ impl Cell {
             .map(|i| {
                 let node = NodeId(i as u32);
                 medium.join(node);
-                Fama::new(node, cfg.clone(), RngStream::derive(seed, &format!("fama/{i}")))
+                Fama::new(
+                    node,
+                    cfg.clone(),
+                    RngStream::derive(seed, &format!("fama/{i}")),
+                )
             })
             .collect();
         Cell {
@@ -214,7 +222,9 @@ impl Cell {
             let t = t.max(now);
             if self.scheduled[i] != Some(t) {
                 self.scheduled[i] = Some(t);
-                self.queue.schedule(t, Ev::Timeout(i)).expect("not in the past");
+                self.queue
+                    .schedule(t, Ev::Timeout(i))
+                    .expect("not in the past");
             }
         }
         for input in follow_ups {
@@ -222,7 +232,13 @@ impl Cell {
         }
     }
 
-    fn apply(&mut self, now: SimTime, i: usize, effect: FamaOutput<u32>, next: &mut Vec<FamaInput<u32>>) {
+    fn apply(
+        &mut self,
+        now: SimTime,
+        i: usize,
+        effect: FamaOutput<u32>,
+        next: &mut Vec<FamaInput<u32>>,
+    ) {
         match effect {
             DcfOutput::StartTx { frame, airtime } => {
                 let bits = 8 * u64::from(self.macs[i].config().frame_bytes(&frame));
@@ -242,8 +258,12 @@ impl Cell {
                 self.in_flight.insert(tx, (frame, arrivals.len()));
                 for a in arrivals {
                     let r = a.receiver.index();
-                    self.queue.schedule(a.start, Ev::ArrivalStart(r)).expect("future");
-                    self.queue.schedule(a.end, Ev::ArrivalEnd(tx, r)).expect("future");
+                    self.queue
+                        .schedule(a.start, Ev::ArrivalStart(r))
+                        .expect("future");
+                    self.queue
+                        .schedule(a.end, Ev::ArrivalEnd(tx, r))
+                        .expect("future");
                 }
             }
             DcfOutput::Signal(s) => {
@@ -307,7 +327,14 @@ fn single_exchange_rts_cts_data_timeline() {
     assert_eq!(
         cell.signals,
         vec![
-            (us(353), 1, MacSignal::Wait { sender: A, duration: floor }),
+            (
+                us(353),
+                1,
+                MacSignal::Wait {
+                    sender: A,
+                    duration: floor
+                }
+            ),
             (us(734), 0, MacSignal::Trans),
             (us(9214), 0, MacSignal::TxSuccess),
         ]
@@ -326,7 +353,10 @@ fn overhearer_of_an_rts_defers_for_the_cts_then_backs_off() {
     let out = step(&mut c, us(353), FamaInput::Received(rts));
     assert_eq!(
         out,
-        vec![DcfOutput::Signal(MacSignal::Wait { sender: A, duration: d(9999) })]
+        vec![DcfOutput::Signal(MacSignal::Wait {
+            sender: A,
+            duration: d(9999)
+        })]
     );
     // SIFS + CTS + 2τ = 372 µs after the RTS ends.
     assert_eq!(c.state(us(353)).defer_until, us(725));
@@ -334,9 +364,15 @@ fn overhearer_of_an_rts_defers_for_the_cts_then_backs_off() {
     // slots after the deferral ends.
     assert!(tx_kinds(&step(&mut c, us(400), enqueue(B, 100))).is_empty());
     let next = c.poll_timeout().unwrap();
-    assert!(next >= us(725 + 20) && next <= us(725 + 32 * 20), "{next:?}");
+    assert!(
+        next >= us(725 + 20) && next <= us(725 + 32 * 20),
+        "{next:?}"
+    );
     assert_eq!((next - us(725)).as_nanos() % 20_000, 0);
-    assert_eq!(tx_kinds(&step(&mut c, next, FamaInput::Timeout)), vec![FrameKind::Rts]);
+    assert_eq!(
+        tx_kinds(&step(&mut c, next, FamaInput::Timeout)),
+        vec![FrameKind::Rts]
+    );
 }
 
 #[test]
@@ -345,7 +381,11 @@ fn overhearer_of_a_cts_defers_for_a_maximum_data_packet() {
     step(&mut c, us(400), enqueue(B, 100));
     assert_eq!(c.counters().attempts, 1); // clear channel: RTS at once
     let mut c = station(C, true);
-    let out = step(&mut c, us(724), FamaInput::Received(control(FrameKind::Cts, B, A, d(1))));
+    let out = step(
+        &mut c,
+        us(724),
+        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+    );
     assert!(out.is_empty());
     // SIFS + 2τ + max data (1502 B: 12496 µs) + reply window (836 µs).
     let until = us(724 + 10 + 2 + 12496 + 836);
@@ -357,7 +397,11 @@ fn overhearer_of_a_cts_defers_for_a_maximum_data_packet() {
     assert_eq!(tx_kinds(&out), vec![FrameKind::Rts]);
     // Without MAC acceleration the deferral has no reply window.
     let mut c = station(C, false);
-    step(&mut c, us(724), FamaInput::Received(control(FrameKind::Cts, B, A, d(1))));
+    step(
+        &mut c,
+        us(724),
+        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+    );
     assert_eq!(c.state(us(724)).defer_until, us(724 + 10 + 2 + 12496));
     t = us(724 + 10 + 2 + 12496 - 1);
     assert!(tx_kinds(&step(&mut c, t, enqueue(B, 1))).is_empty());
@@ -366,9 +410,16 @@ fn overhearer_of_a_cts_defers_for_a_maximum_data_packet() {
 #[test]
 fn noise_where_a_cts_was_expected_defers_like_a_cts_other_noise_like_an_rts() {
     let mut c = station(C, true);
-    step(&mut c, us(353), FamaInput::Received(control(FrameKind::Rts, A, B, d(1))));
+    step(
+        &mut c,
+        us(353),
+        FamaInput::Received(control(FrameKind::Rts, A, B, d(1))),
+    );
     step(&mut c, us(724), FamaInput::RxError);
-    assert_eq!(c.state(us(724)).defer_until, us(724) + c.config().cts_deferral());
+    assert_eq!(
+        c.state(us(724)).defer_until,
+        us(724) + c.config().cts_deferral()
+    );
     let mut c = station(C, true);
     step(&mut c, us(5000), FamaInput::RxError);
     assert_eq!(c.state(us(5000)).defer_until, us(5000 + 372));
@@ -377,7 +428,11 @@ fn noise_where_a_cts_was_expected_defers_like_a_cts_other_noise_like_an_rts() {
 #[test]
 fn overheard_data_frame_ends_the_cts_deferral_at_its_real_end_plus_reply_window() {
     let mut c = station(C, true);
-    step(&mut c, us(724), FamaInput::Received(control(FrameKind::Cts, B, A, d(1))));
+    step(
+        &mut c,
+        us(724),
+        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+    );
     let data = MacFrame {
         msdu_bytes: 1000,
         payload: Some(1),
@@ -399,7 +454,10 @@ fn busy_channel_draws_backoffs_and_never_transmits_while_busy() {
     let mut t = m.poll_timeout().unwrap();
     while t < idle_at {
         senses.push(t);
-        assert!(tx_kinds(&step(&mut m, t, FamaInput::Timeout)).is_empty(), "sent while busy at {t:?}");
+        assert!(
+            tx_kinds(&step(&mut m, t, FamaInput::Timeout)).is_empty(),
+            "sent while busy at {t:?}"
+        );
         t = m.poll_timeout().unwrap();
     }
     // It sensed again and again during the busy period (1 + U[0, 31] slots apart), rather
@@ -413,7 +471,10 @@ fn busy_channel_draws_backoffs_and_never_transmits_while_busy() {
     // The medium goes idle; the RTS goes at the next sense instant, not at the idle instant.
     assert!(tx_kinds(&step(&mut m, idle_at, FamaInput::MediumIdle)).is_empty());
     assert!(t > idle_at);
-    assert_eq!(tx_kinds(&step(&mut m, t, FamaInput::Timeout)), vec![FrameKind::Rts]);
+    assert_eq!(
+        tx_kinds(&step(&mut m, t, FamaInput::Timeout)),
+        vec![FrameKind::Rts]
+    );
 }
 
 #[test]
@@ -441,8 +502,14 @@ fn no_cts_backs_off_with_a_doubled_window_retries_and_gives_up_at_the_limit() {
         assert_eq!((s.cw, s.retry_count), (cw, failures as u32));
         let next = m.poll_timeout().unwrap();
         let slots = (next - deadline).as_nanos() / 20_000;
-        assert!((1..=u64::from(cw) + 1).contains(&slots), "{slots} slots, cw {cw}");
-        assert_eq!(tx_kinds(&step(&mut m, next, FamaInput::Timeout)), vec![FrameKind::Rts]);
+        assert!(
+            (1..=u64::from(cw) + 1).contains(&slots),
+            "{slots} slots, cw {cw}"
+        );
+        assert_eq!(
+            tx_kinds(&step(&mut m, next, FamaInput::Timeout)),
+            vec![FrameKind::Rts]
+        );
         rts_at = next;
     }
     let s = m.state(rts_at);
@@ -469,7 +536,10 @@ fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
             sent(9225, 1, FrameKind::Data, A, 43, 824),
         ]
     );
-    assert_eq!(cell.delivered, vec![(us(9215), 1, A, 1000), (us(10050), 0, B, 43)]);
+    assert_eq!(
+        cell.delivered,
+        vec![(us(9215), 1, A, 1000), (us(10050), 0, B, 43)]
+    );
     // B's reply is not an exchange of its own: no TRANS, no TX-SUCCESS at B.
     assert!(cell
         .signals
@@ -481,7 +551,11 @@ fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
     assert!(cell.signals.contains(&(us(9214), 0, MacSignal::TxSuccess)));
     let mut a = station(A, true);
     step(&mut a, us(0), enqueue(B, 1000));
-    step(&mut a, us(724), FamaInput::Received(control(FrameKind::Cts, B, A, d(1))));
+    step(
+        &mut a,
+        us(724),
+        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+    );
     step(&mut a, us(734), FamaInput::Timeout);
     step(&mut a, us(9214), FamaInput::Timeout);
     let holding = FamaPhase::AwaitReply {
@@ -490,7 +564,11 @@ fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
     };
     assert_eq!(a.state(us(9214)).phase, holding);
     // It answers nobody else's RTS while holding the floor...
-    step(&mut a, us(9600), FamaInput::Received(control(FrameKind::Rts, C, A, d(1))));
+    step(
+        &mut a,
+        us(9600),
+        FamaInput::Received(control(FrameKind::Rts, C, A, d(1))),
+    );
     assert_eq!(a.poll_timeout(), Some(us(10050)));
     assert!(tx_kinds(&step(&mut a, us(9610), FamaInput::Timeout)).is_empty());
     assert_eq!(a.state(us(9610)).phase, holding);
@@ -521,7 +599,9 @@ fn fig4b_a_100_byte_reply_triggers_an_immediate_rts_in_the_floor() {
     assert_eq!((b.immediate_rts, b.attempts, b.replies_in_floor), (1, 1, 0));
     // The larger reply is an exchange of B's like any other.
     assert!(cell.signals.contains(&(us(9959), 1, MacSignal::Trans)));
-    assert!(cell.signals.contains(&(us(11_239), 1, MacSignal::TxSuccess)));
+    assert!(cell
+        .signals
+        .contains(&(us(11_239), 1, MacSignal::TxSuccess)));
 }
 
 #[test]
@@ -536,4 +616,101 @@ fn reply_without_an_open_floor_is_an_ordinary_enqueue() {
     assert_eq!(cell.macs[1].counters().replies_in_floor, 0);
     let b_rts = cell.sent_by(1)[1].at;
     assert!(b_rts > us(9215), "{b_rts:?}");
+}
+
+// ---- two saturated stations ----
+
+/// Two saturated stations send 1000-byte datagrams to a third for `secs`; returns the cell.
+fn saturated(accel: bool, ap_reply: Option<u32>, seed: u64, secs: u64) -> Cell {
+    let mut cell = Cell::new(3, cfg(accel), seed);
+    cell.reply_bytes[2] = ap_reply;
+    for i in 0..2 {
+        cell.saturate[i] = Some((C, 1000));
+        for _ in 0..2 {
+            cell.dispatch(SimTime::ZERO, i, enqueue(C, 1000));
+        }
+    }
+    cell.run_until(us(secs * 1_000_000));
+    cell
+}
+
+#[test]
+fn two_saturated_stations_share_the_floor_without_data_collisions() {
+    let secs = 4;
+    let cell = saturated(false, None, 11, secs);
+    let data: Vec<_> = cell
+        .sent
+        .iter()
+        .filter(|s| s.kind == FrameKind::Data)
+        .collect();
+    let rts = cell
+        .sent
+        .iter()
+        .filter(|s| s.kind == FrameKind::Rts)
+        .count() as u64;
+    // Once a floor is acquired its data is never hit; RTSs may collide (equal backoffs).
+    assert_eq!(cell.data_collisions, 0);
+    let cts_timeouts: u64 = cell.macs.iter().map(|m| m.counters().cts_timeouts).sum();
+    assert!(cts_timeouts > 0, "no RTS collision at all is implausible");
+    // Every RTS either got its data out or timed out (the last may still be under way).
+    assert!((0..=1).contains(&(rts - data.len() as u64 - cts_timeouts)));
+    let delivered = cell.delivered.len() as u64;
+    assert!(delivered + 1 >= data.len() as u64); // the last may still be in the air
+    for w in data.windows(2) {
+        assert!(w[1].at >= w[0].at + w[0].airtime, "data frames overlap");
+    }
+    let per: Vec<u64> = (0..2)
+        .map(|i| cell.delivered.iter().filter(|x| x.2 == NodeId(i)).count() as u64)
+        .collect();
+    assert!(
+        per.iter().all(|&n| 10 * n >= 4 * delivered),
+        "unfair shares {per:?}"
+    );
+
+    // Hand arithmetic for one packet, at the receiver:
+    //   RTS 352 + τ + SIFS 10 + CTS 360 + τ + SIFS 10 + DATA 8480 + τ      = 9215 µs
+    //   + the winning backoff: the sender draws 1 + U[0,31] slots at the end of its data, the
+    //     other station counts its own from the same instant (+τ), so the winner waits
+    //     E[min of two U{1..32}] = Σ_{j=1..32} j²/32² = 11 440 / 1 024 ≈ 11.17 slots
+    //                                                                    ≈ 223 µs
+    //   + RTS collisions: equal draws, p = 1/32 per floor, each costing an RTS and the CTS
+    //     timeout (352 + 377 = 729 µs) plus a redraw from cw = 63 (E[min] ≈ 22 slots,
+    //     440 µs):  (729 + 440) / 32                                      ≈  37 µs
+    //   ≈ 9 475 µs per 1000-byte packet: 8 000 bits / 9 475 µs ≈ 844 kbit/s, a utilisation
+    //   of 8 480 / 9 475 ≈ 89.5 % of the air for data frames.
+    let cycle_us = (secs * 1_000_000) as f64 / delivered as f64;
+    eprintln!("cycle {cycle_us:.0} µs, {cts_timeouts} CTS timeouts, shares {per:?}");
+    assert!(
+        (cycle_us - 9_475.0).abs() < 0.02 * 9_475.0,
+        "mean cycle {cycle_us:.0} µs over {delivered} packets"
+    );
+    assert!(cycle_us > 9_215.0 + 20.0); // never better than the handshake plus one slot
+    let throughput_bps = 8.0 * 1000.0 * delivered as f64 / secs as f64;
+    assert!(
+        (throughput_bps - 844_000.0).abs() < 0.02 * 844_000.0,
+        "{throughput_bps}"
+    );
+}
+
+#[test]
+fn saturated_stations_with_lack_replies_in_the_floor_never_collide_with_them() {
+    let secs = 2;
+    let cell = saturated(true, Some(43), 12, secs);
+    assert_eq!(cell.data_collisions, 0);
+    let ap = cell.macs[2].counters();
+    let delivered_at_ap = cell.delivered.iter().filter(|x| x.1 == 2).count() as u64;
+    // Every delivered datagram got its LACK inside the floor, and the AP never sent an RTS.
+    assert_eq!(ap.replies_in_floor, delivered_at_ap);
+    assert_eq!(ap.attempts, 0);
+    let lacks_back = cell.delivered.iter().filter(|x| x.1 < 2).count() as u64;
+    assert!(lacks_back + 1 >= delivered_at_ap);
+    // The cycle grows by the reply window: 9 475 + SIFS + 2τ + 824 ≈ 10 311 µs; the sender
+    // draws its backoff at the end of the window and the other station counts from the
+    // end of the reply (≤ 2τ earlier), so the backoff term is unchanged.
+    let cycle_us = (secs * 1_000_000) as f64 / delivered_at_ap as f64;
+    eprintln!("cycle with LACKs {cycle_us:.0} µs");
+    assert!(
+        (cycle_us - 10_311.0).abs() < 0.03 * 10_311.0,
+        "{cycle_us:.0} µs"
+    );
 }
