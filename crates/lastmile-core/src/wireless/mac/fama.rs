@@ -9,7 +9,10 @@
 //!   an RTS at once; busy (energy, our own transmission, a deferral, a response of ours
 //!   pending) → draw a random backoff and sense again when it ends. A station never waits for
 //!   the end of a busy period: a backoff counts from the instant sensing failed, or from the
-//!   end of a known deferral, and sensing busy again simply draws a new one.
+//!   end of a known deferral, and sensing busy again simply draws a new one. A new deferral
+//!   (an overheard RTS or CTS, noise) counts as sensing busy: the pending backoff is drawn
+//!   again, to run from the deferral's end. The backoff is 1 + U[0, cw] slots of 20 µs; see
+//!   [`FamaConfig`] for every constant and why.
 //! - **RTS/CTS with CTS dominance.** The receiver of a correct RTS answers with a CTS one
 //!   turnaround (SIFS) later; the CTS lasts longer than the RTS by at least 2τ + ξ
 //!   ([`FamaConfig::validate`] checks it), so a hidden station whose RTS overlapped ours still
@@ -42,6 +45,11 @@
 //!   handed over at once (Figure 4(b)). That exchange then runs and signals as any other;
 //! - a `ReplyInFloor` with no open reply window (acceleration off, a reply to a reply, a
 //!   later instant) is an ordinary `Enqueue`.
+//!
+//! Driving it: exactly as the DCF (`wireless/harness.rs`): `MediumBusy` / `MediumIdle` from
+//! the medium's carrier sense, `Received` / `RxError` at the end of each arrival (before the
+//! `MediumIdle` of the same instant), `Timeout` at `poll_timeout()`. Frame lengths for an
+//! error model come from [`FamaConfig::frame_bytes`] (the CTS is longer than 802.11's).
 //!
 //! Left out: hidden terminals are handled by the rules above but the medium model has none;
 //! the receiver that sent a CTS waits for the data as long as an overhearer would (the papers
