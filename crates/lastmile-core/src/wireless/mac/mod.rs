@@ -7,6 +7,7 @@
 //! Still to come: an ideal MAC and FAMA-NCS, and the `AnyMac` enum over them.
 
 pub mod dcf;
+pub mod fama;
 
 #[cfg(test)]
 mod tests;
