@@ -8,7 +8,8 @@ use crate::units::QueueLimit;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, Scenario, TcpSpec,
+    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario,
+    TcpSpec,
 };
 use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
 
@@ -95,7 +96,9 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
 /// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits.
 fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     let cfg = crate::sim::dcf_config(spec);
-    if let Err(e) = cfg.validate() {
+    if spec.mac != MacKind::Dcf {
+        // The ideal MAC takes any rate; only the 802.11 DCF needs DSSS rates.
+    } else if let Err(e) = cfg.validate() {
         let value = match e.field {
             "phy" => format!(
                 "rate \"{}bps\", basic_rate \"{}bps\"",

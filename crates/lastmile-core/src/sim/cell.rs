@@ -586,7 +586,9 @@ impl World {
         };
         if frame.ra == node {
             match outcome {
-                RxOutcome::Collided => c.stations[m].stats.rx_collided += 1,
+                // Overlaps, including the half-duplex case of an addressee that was itself
+                // transmitting (with two stations the only kind of collision there is).
+                RxOutcome::Collided | RxOutcome::Missed => c.stations[m].stats.rx_collided += 1,
                 RxOutcome::Errored => c.stations[m].stats.rx_errored += 1,
                 _ => {}
             }
