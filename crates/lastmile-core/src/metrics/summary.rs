@@ -64,6 +64,9 @@ pub struct WirelessSummary {
     pub data_frames_sent: u64,
     /// Of those, frames received intact and passed up.
     pub data_frames_delivered: u64,
+    /// Data frames that did not arrive intact (channel errors; in a cell also collisions):
+    /// `data_frames_lost / data_frames_sent` is the measured PER of TULIP's Table 1.
+    pub data_frames_lost: u64,
     /// TULIP's goodput: data frames passed up / data frames transmitted (ideal 1 − PER).
     pub goodput_wireless: f64,
     /// WTCP's and the survey's goodput: new bytes (header + data) sent / all bytes sent.

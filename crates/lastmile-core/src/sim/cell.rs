@@ -31,7 +31,7 @@ use crate::packet::{
 };
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig, SAW_HEADER_BYTES};
-use crate::wireless::link::tulip::{TulipConfig, TulipLink};
+use crate::wireless::link::tulip::{TulipConfig, TulipLink, TULIP_HEADER_BYTES};
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkInput, LinkOutput, NoLink, SawAcks};
 use crate::wireless::mac::{
     AnyMac, Dcf, DcfConfig, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput, MacOutput,
@@ -123,6 +123,7 @@ pub struct Station {
 #[derive(Debug)]
 struct InFlight {
     frame: MacFrame<LinkFrame>,
+    sender: usize,
     left: usize,
 }
 
@@ -227,7 +228,10 @@ impl Cell {
                 8 * u64::from(DATA_HEADER_FCS_BYTES + LLC_SNAP_BYTES),
                 phy.data_rate_bps,
             );
-            let reply = reply_budget(mac, &phy, t.lack_bytes + 40);
+            // The peer may have one TCP ACK (an unreliable frame of ≤ 40 B) queued at its
+            // MAC ahead of the LACK: the ACK of the previous frame, generated after its LACK.
+            let reply = reply_budget(mac, &phy, t.lack_bytes + 40)
+                + reply_budget(mac, &phy, TULIP_HEADER_BYTES + 40);
             t.t_ack = Some(
                 (header + reply)
                     .saturating_sub(phy.plcp())
@@ -536,6 +540,7 @@ impl World {
             tx,
             InFlight {
                 frame,
+                sender: m,
                 left: arrivals.len(),
             },
         );
@@ -573,17 +578,25 @@ impl World {
         let c = &mut self.cells[cell.index()];
         let node = c.stations[m].node;
         let outcome = c.medium.finish_rx(tx, node);
-        let frame = match c.in_flight.get_mut(&tx) {
+        let (frame, sender) = match c.in_flight.get_mut(&tx) {
             Some(f) => {
                 f.left -= 1;
+                let sender = f.sender;
                 if f.left == 0 {
-                    c.in_flight.remove(&tx).expect("present").frame
+                    (c.in_flight.remove(&tx).expect("present").frame, sender)
                 } else {
-                    f.frame.clone()
+                    (f.frame.clone(), sender)
                 }
             }
             None => return Ok(()),
         };
+        let lost = !matches!(outcome, RxOutcome::Intact);
+        if frame.ra == node && lost && c.is_head(sender) && frame.kind == FrameKind::Data {
+            let data = frame.payload.as_ref().and_then(LinkFrame::data_packet);
+            if data.is_some_and(|p| p.payload_len() > 0 && p.tcp().is_some()) {
+                c.accounting.data_frames_lost += 1;
+            }
+        }
         if frame.ra == node {
             match outcome {
                 // Overlaps, including the half-duplex case of an addressee that was itself

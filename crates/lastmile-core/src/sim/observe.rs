@@ -54,6 +54,8 @@ pub struct DataAccounting {
     pub new_bytes_sent: u64,
     pub all_bytes_sent: u64,
     pub redundant_tx: u64,
+    /// Data frames that did not reach their receiver intact (cells: collisions and errors).
+    pub data_frames_lost: u64,
 }
 
 impl DataAccounting {
@@ -67,6 +69,9 @@ impl DataAccounting {
     /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate.
     pub fn on_transmitted(&mut self, packet: &Packet, frame_bytes: u64, lost: bool) {
         self.on_air(packet, frame_bytes);
+        if lost && packet.tcp().is_some_and(|s| s.payload_len > 0) {
+            self.data_frames_lost += 1;
+        }
         if !lost {
             self.on_received(packet);
             self.on_passed_up(packet);
