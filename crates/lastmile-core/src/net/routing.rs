@@ -117,11 +117,8 @@ mod tests {
     #[test]
     fn routes_along_the_chain_in_both_directions() {
         // fh(0) -- bs(1) -- mh(2)
-        let t = RoutingTable::shortest_paths(
-            3,
-            &[(NodeId(0), NodeId(1)), (NodeId(1), NodeId(2))],
-            &[],
-        );
+        let t =
+            RoutingTable::shortest_paths(3, &[(NodeId(0), NodeId(1)), (NodeId(1), NodeId(2))], &[]);
         assert_eq!(
             t.next_hop(NodeId(0), NodeId(2)),
             Some(Hop::Link {
@@ -169,7 +166,12 @@ mod tests {
         // fh(0) -- ap(1), cell {ap(1), mh1(2), mh2(3)}.
         let cells = [vec![NodeId(1), NodeId(2), NodeId(3)]];
         let t = RoutingTable::shortest_paths(4, &[(NodeId(0), NodeId(1))], &cells);
-        let to_cell = |to| Some(Hop::Cell { cell: CellId(0), to });
+        let to_cell = |to| {
+            Some(Hop::Cell {
+                cell: CellId(0),
+                to,
+            })
+        };
         assert_eq!(t.next_hop(NodeId(2), NodeId(3)), to_cell(NodeId(3)));
         assert_eq!(t.next_hop(NodeId(1), NodeId(2)), to_cell(NodeId(2)));
         assert_eq!(t.next_hop(NodeId(3), NodeId(0)), to_cell(NodeId(1)));

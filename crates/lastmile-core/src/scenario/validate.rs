@@ -8,8 +8,7 @@ use crate::units::QueueLimit;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario,
-    TcpSpec,
+    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario, TcpSpec,
 };
 use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
 

@@ -26,9 +26,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::engine::{RngStream, SimDuration, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{CellId, DropTail};
-use crate::packet::{
-    Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL,
-};
+use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink, TULIP_HEADER_BYTES};
@@ -546,7 +544,8 @@ impl World {
         );
         for a in arrivals {
             let station = c.station_of(a.receiver).expect("a member") as u16;
-            self.queue.schedule(a.start, Event::CellRxStart { cell, station })?;
+            self.queue
+                .schedule(a.start, Event::CellRxStart { cell, station })?;
             self.queue
                 .schedule(a.end, Event::CellRxEnd { cell, station, tx })?;
         }

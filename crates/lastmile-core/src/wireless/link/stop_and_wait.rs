@@ -281,16 +281,33 @@ mod tests {
     fn one_frame_outstanding_until_its_link_ack() {
         let mut s = saw();
         let mut out = Vec::new();
-        s.handle(t(0), SawInput::FromNetwork(packet(1, Service::Reliable)), &mut out);
-        s.handle(t(0), SawInput::FromNetwork(packet(2, Service::Reliable)), &mut out);
+        s.handle(
+            t(0),
+            SawInput::FromNetwork(packet(1, Service::Reliable)),
+            &mut out,
+        );
+        s.handle(
+            t(0),
+            SawInput::FromNetwork(packet(2, Service::Reliable)),
+            &mut out,
+        );
         assert_eq!(out.len(), 1, "only the first goes: {out:?}");
-        assert!(matches!(&out[0], SawOutput::ToMac(SawFrame::Data { seq: 0, .. })));
+        assert!(matches!(
+            &out[0],
+            SawOutput::ToMac(SawFrame::Data { seq: 0, .. })
+        ));
         out.clear();
         s.handle(t(1), SawInput::MacSignal(MacSignal::TxSuccess), &mut out);
         assert!(out.is_empty());
         assert_eq!(s.poll_timeout(), Some(t(2)));
-        s.handle(t(1), SawInput::FrameReceived(SawFrame::Ack { seq: 0 }), &mut out);
-        assert!(matches!(&out[0], SawOutput::ToMac(SawFrame::Data { seq: 1, packet }) if packet.id == PacketId(2)));
+        s.handle(
+            t(1),
+            SawInput::FrameReceived(SawFrame::Ack { seq: 0 }),
+            &mut out,
+        );
+        assert!(
+            matches!(&out[0], SawOutput::ToMac(SawFrame::Data { seq: 1, packet }) if packet.id == PacketId(2))
+        );
         assert_eq!(s.metrics().retransmissions, 0);
     }
 
@@ -298,13 +315,28 @@ mod tests {
     fn timeout_retransmits_and_the_retry_limit_drops() {
         let mut s = saw();
         let mut out = Vec::new();
-        s.handle(t(0), SawInput::FromNetwork(packet(1, Service::Reliable)), &mut out);
+        s.handle(
+            t(0),
+            SawInput::FromNetwork(packet(1, Service::Reliable)),
+            &mut out,
+        );
         for attempt in 1..=3u64 {
             out.clear();
-            s.handle(t(attempt), SawInput::MacSignal(MacSignal::TxSuccess), &mut out);
-            s.handle(t(attempt) + SimDuration::from_millis(1), SawInput::Timeout, &mut out);
+            s.handle(
+                t(attempt),
+                SawInput::MacSignal(MacSignal::TxSuccess),
+                &mut out,
+            );
+            s.handle(
+                t(attempt) + SimDuration::from_millis(1),
+                SawInput::Timeout,
+                &mut out,
+            );
             if attempt < 3 {
-                assert!(matches!(&out[0], SawOutput::ToMac(SawFrame::Data { seq: 0, .. })));
+                assert!(matches!(
+                    &out[0],
+                    SawOutput::ToMac(SawFrame::Data { seq: 0, .. })
+                ));
             } else {
                 assert!(out.is_empty(), "dropped after 3 attempts: {out:?}");
             }
@@ -312,10 +344,17 @@ mod tests {
         assert_eq!(s.metrics().retransmissions, 2);
         assert_eq!(s.metrics().drops, 1);
         // A MAC failure counts as a failed attempt at once.
-        s.handle(t(10), SawInput::FromNetwork(packet(2, Service::Reliable)), &mut out);
+        s.handle(
+            t(10),
+            SawInput::FromNetwork(packet(2, Service::Reliable)),
+            &mut out,
+        );
         out.clear();
         s.handle(t(10), SawInput::MacSignal(MacSignal::TxFailure), &mut out);
-        assert!(matches!(&out[0], SawOutput::ToMac(SawFrame::Data { seq: 1, .. })));
+        assert!(matches!(
+            &out[0],
+            SawOutput::ToMac(SawFrame::Data { seq: 1, .. })
+        ));
     }
 
     #[test]
@@ -328,7 +367,10 @@ mod tests {
         };
         r.handle(t(0), SawInput::FrameReceived(data.clone()), &mut out);
         r.handle(t(1), SawInput::FrameReceived(data), &mut out);
-        let released = out.iter().filter(|o| matches!(o, SawOutput::ToNetwork(_))).count();
+        let released = out
+            .iter()
+            .filter(|o| matches!(o, SawOutput::ToNetwork(_)))
+            .count();
         let acks = out
             .iter()
             .filter(|o| matches!(o, SawOutput::ToMac(SawFrame::Ack { seq: 0 })))
@@ -341,8 +383,16 @@ mod tests {
     fn unreliable_packets_go_once_without_waiting_for_an_ack() {
         let mut s = saw();
         let mut out = Vec::new();
-        s.handle(t(0), SawInput::FromNetwork(packet(1, Service::Unreliable)), &mut out);
-        s.handle(t(0), SawInput::FromNetwork(packet(2, Service::Unreliable)), &mut out);
+        s.handle(
+            t(0),
+            SawInput::FromNetwork(packet(1, Service::Unreliable)),
+            &mut out,
+        );
+        s.handle(
+            t(0),
+            SawInput::FromNetwork(packet(2, Service::Unreliable)),
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         s.handle(t(1), SawInput::MacSignal(MacSignal::TxSuccess), &mut out);
         assert_eq!(out.len(), 2);

@@ -98,11 +98,13 @@ impl<P: Clone> IdealMac<P> {
         let after_idle = self.idle_since + g * u64::from(self.cfg.rank);
         let after_own =
             self.own_end + self.cfg.propagation + g * u64::from(self.cfg.cell_size.max(1));
-        Some(if self.own_end > SimTime::ZERO && self.own_end >= self.idle_since {
-            after_own
-        } else {
-            after_idle
-        })
+        Some(
+            if self.own_end > SimTime::ZERO && self.own_end >= self.idle_since {
+                after_own
+            } else {
+                after_idle
+            },
+        )
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
