@@ -116,6 +116,7 @@ app = {{ kind = "bulk", bytes = "100MB" }}
 ///   which both have a frame). Each costs the longer frame (the data frame), the ACK timeout
 ///   (222 µs), a DIFS, and the doubled window's extra mean backoff (16 slots). We add the
 ///   measured number of collisions at that price.
+///
 /// Tolerance 5 %: the budget leaves out second-order terms (retries colliding again, the
 /// occasional empty queue at the receiver); they are below 1 % here.
 #[test]

@@ -266,9 +266,10 @@ impl Cell {
     fn new_link_layer(&self) -> Result<AnyLinkLayer, SimError> {
         Ok(match self.link_kind {
             LinkLayerKind::None => AnyLinkLayer::None(NoLink::default()),
-            LinkLayerKind::StopAndWait => {
-                AnyLinkLayer::StopAndWait(StopAndWait::new(self.saw.clone()), SawAcks::default())
-            }
+            LinkLayerKind::StopAndWait => AnyLinkLayer::StopAndWait(
+                Box::new(StopAndWait::new(self.saw.clone())),
+                SawAcks::default(),
+            ),
             LinkLayerKind::Tulip => {
                 let cfg = self.tulip.clone().expect("built with the cell");
                 AnyLinkLayer::Tulip(Box::new(
@@ -515,7 +516,7 @@ impl World {
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
         let end = now + airtime;
-        c.stats.busy = c.stats.busy + end.saturating_since(now.max(c.busy_until));
+        c.stats.busy += end.saturating_since(now.max(c.busy_until));
         c.busy_until = c.busy_until.max(end);
         c.stats.transmissions += 1;
         c.stations[m].stats.frames_sent += 1;

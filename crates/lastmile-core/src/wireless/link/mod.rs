@@ -101,7 +101,7 @@ pub struct NoLink {
 #[derive(Clone, Debug)]
 pub enum AnyLinkLayer {
     None(NoLink),
-    StopAndWait(StopAndWait, SawAcks),
+    StopAndWait(Box<StopAndWait>, SawAcks),
     Tulip(Box<TulipLink>),
 }
 
