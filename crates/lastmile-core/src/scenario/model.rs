@@ -56,7 +56,7 @@ pub enum Preset {
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     pub preset: Option<Preset>,
-    /// The chain's wired link (fh → bs).
+    /// The wired link: fh → bs (chain), fh → ap (wlan).
     pub wired: Option<LinkSpec>,
     /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`.
     pub wireless: Option<LinkSpec>,

@@ -119,6 +119,13 @@ fn chain(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
             ));
         }
     }
+    if let Some(n) = t.mobiles {
+        return Err(ScenarioError::bad_value(
+            "topology.mobiles",
+            n.to_string(),
+            "no `mobiles` with the chain preset (one mobile host, mh); use preset = \"wlan\"",
+        ));
+    }
     let wired = preset_link(t.wired.as_ref(), "wired", "fh", "bs")?;
     let wireless = preset_link(t.wireless.as_ref(), "wireless", "bs", "mh")?;
     let nodes = vec!["fh".into(), "bs".into(), "mh".into()];
