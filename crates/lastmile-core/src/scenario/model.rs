@@ -43,6 +43,11 @@ pub enum Preset {
     /// Fixed host `fh` —wired— base station `bs` —wireless— mobile host `mh` (TULIP Fig. 8,
     /// WTCP Fig. 3).
     Chain,
+    /// Fixed host `fh` —`wired`— access point `ap`, and mobile hosts `mh1..mhN` (`mobiles`)
+    /// in one wireless cell with the AP (LLE-TCP's infrastructure scenario).
+    Wlan,
+    /// Two wireless nodes `n1`, `n2` in one cell (LLE-TCP's single hop); only `wireless`.
+    Adhoc,
 }
 
 /// The network: either a `preset` with its `wired` and `wireless` links, or explicit
@@ -51,10 +56,12 @@ pub enum Preset {
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     pub preset: Option<Preset>,
-    /// The chain's wired link (fh → bs).
+    /// The wired link: fh → bs (chain), fh → ap (wlan).
     pub wired: Option<LinkSpec>,
-    /// The chain's wireless hop (bs → mh).
+    /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`.
     pub wireless: Option<LinkSpec>,
+    /// `wlan`: the number of mobile hosts in the cell. Default 1.
+    pub mobiles: Option<u32>,
     /// Node names, for an explicit topology.
     #[serde(default)]
     pub nodes: Vec<String>,
@@ -70,6 +77,40 @@ pub enum MacKind {
     /// A full-duplex point-to-point channel: serialization and propagation only.
     #[default]
     P2p,
+    /// A shared half-duplex cell with 802.11 framing and airtime but no contention and no
+    /// MAC ACK.
+    Ideal,
+    /// A shared half-duplex cell with the IEEE 802.11 DCF (clause 9.2).
+    Dcf,
+}
+
+impl MacKind {
+    /// True for the MACs that make the hop a shared half-duplex cell.
+    pub fn is_cell(self) -> bool {
+        !matches!(self, MacKind::P2p)
+    }
+}
+
+/// An IEEE 802.11 DSSS PHY preset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum PhyPreset {
+    /// 802.11 (1999) DSSS: 1 Mbps basic rate, long preamble.
+    #[default]
+    #[serde(rename = "802.11")]
+    Dot11,
+    /// 802.11b as LLE-TCP Table 3: 11 Mbps data, 1 Mbps basic rate, long preamble.
+    #[serde(rename = "802.11b")]
+    Dot11b,
+}
+
+/// The PLCP preamble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PreambleKind {
+    /// 192 µs.
+    Long,
+    /// 96 µs (802.11b).
+    Short,
 }
 
 /// The link layer of a hop.
@@ -79,6 +120,10 @@ pub enum LinkLayerKind {
     /// No link-layer recovery.
     #[default]
     None,
+    /// Alternating-bit ARQ with a retry limit (`link_retry_limit`).
+    StopAndWait,
+    /// TULIP (Parsa & Garcia-Luna-Aceves), window 8, MAC acceleration on.
+    Tulip,
 }
 
 /// A full-duplex point-to-point link with a drop-tail queue at each end.
@@ -118,6 +163,20 @@ pub struct LinkSpec {
     /// Count this link's frames in the `wireless` metrics. Default: true for the chain's
     /// wireless hop, false otherwise.
     pub wireless: Option<bool>,
+    /// Cell MACs: the 802.11 PHY preset; `rate` is the data rate. Default "802.11".
+    pub phy: Option<PhyPreset>,
+    /// Cell MACs: the rate of control frames (RTS, CTS, ACK). Default: the preset's, 1 Mbps.
+    pub basic_rate: Option<Rate>,
+    /// Cell MACs: "long" (192 µs) or "short" (96 µs) PLCP. Default: the preset's, "long".
+    pub preamble: Option<PreambleKind>,
+    /// DCF: MAC frames longer than this use RTS/CTS. Default "2347B" (never; the standard).
+    pub rts_threshold: Option<ByteSize>,
+    /// DCF: dot11ShortRetryLimit. Default 7 (1 with `link = "tulip"`: TULIP does the ARQ).
+    pub retry_limit_short: Option<u32>,
+    /// DCF: dot11LongRetryLimit. Default 4 (1 with `link = "tulip"`).
+    pub retry_limit_long: Option<u32>,
+    /// `stop_and_wait`: transmission attempts per frame. Default 7.
+    pub link_retry_limit: Option<u32>,
 }
 
 fn default_queue() -> QueueLimit {
@@ -302,6 +361,20 @@ pub enum AppSpec {
         /// The total to write before closing.
         bytes: ByteSize,
     },
+    /// A saturating UDP source: keeps its interface queue non-empty with `packet_size`
+    /// datagrams for `duration`; the sink counts what arrives (for MAC tests). The source
+    /// must sit on a wireless cell.
+    UdpSaturate {
+        /// UDP payload per datagram. Default "1472B" (a 1500-byte IP datagram).
+        #[serde(default = "default_udp_packet")]
+        packet_size: ByteSize,
+        /// How long the source sends.
+        duration: Duration,
+    },
+}
+
+fn default_udp_packet() -> ByteSize {
+    ByteSize(1472)
 }
 
 fn default_poisson_packet() -> ByteSize {
@@ -313,6 +386,7 @@ impl AppSpec {
     pub fn total_bytes(&self) -> u64 {
         match self {
             AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
+            AppSpec::UdpSaturate { .. } => 0,
         }
     }
 }

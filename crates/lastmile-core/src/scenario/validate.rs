@@ -7,7 +7,9 @@ use crate::error_model::ErrorModelSpec;
 use crate::units::QueueLimit;
 
 use super::error::ScenarioError;
-use super::model::{AckPolicy, AgentKind, AppSpec, FlowSpec, LinkSpec, Scenario, TcpSpec};
+use super::model::{
+    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario, TcpSpec,
+};
 use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
@@ -30,7 +32,20 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         ));
     }
     for (i, link) in topo.links.iter().enumerate() {
-        check_link(&link_path(s, i), &link.spec)?;
+        let path = link_path(s, i);
+        check_link(&path, &link.spec)?;
+        if link.spec.link != LinkLayerKind::None {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.link"),
+                format!("{:?}", link.spec.link).to_lowercase(),
+                "\"none\" on a point-to-point hop: link layers run over a cell MAC \
+                 (mac = \"ideal\" or \"dcf\")",
+            ));
+        }
+    }
+    for cell in &topo.cells {
+        check_link("topology.wireless", &cell.spec)?;
+        check_cell("topology.wireless", &cell.spec)?;
     }
     check_base_station(s, &topo)?;
     if s.flows.is_empty() {
@@ -75,6 +90,35 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)
+}
+
+/// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits.
+fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let cfg = crate::sim::dcf_config(spec);
+    if spec.mac != MacKind::Dcf {
+        // The ideal MAC takes any rate; only the 802.11 DCF needs DSSS rates.
+    } else if let Err(e) = cfg.validate() {
+        let value = match e.field {
+            "phy" => format!(
+                "rate \"{}bps\", basic_rate \"{}bps\"",
+                cfg.phy.data_rate_bps, cfg.phy.basic_rate_bps
+            ),
+            _ => "the given value".into(),
+        };
+        return Err(ScenarioError::bad_value(
+            format!("{path}.{}", e.field),
+            value,
+            e.expected,
+        ));
+    }
+    if spec.link_retry_limit == Some(0) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.link_retry_limit"),
+            "0".into(),
+            "at least 1 attempt",
+        ));
+    }
+    Ok(())
 }
 
 /// Maps the error model's own check onto the field path, with the value as written.
@@ -219,6 +263,27 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
 }
 
 fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
+    if let AppSpec::UdpSaturate {
+        packet_size,
+        duration,
+    } = app
+    {
+        if packet_size.bytes() == 0 || packet_size.bytes() > 65_507 {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.packet_size"),
+                format!("\"{}B\"", packet_size.bytes()),
+                "1B to 65507B (a UDP payload in an IPv4 datagram)",
+            ));
+        }
+        if duration.sim().is_zero() {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.duration"),
+                format!("\"{duration}\""),
+                "a time greater than zero",
+            ));
+        }
+        return Ok(());
+    }
     if app.total_bytes() == 0 {
         return Err(ScenarioError::bad_value(
             format!("{path}.bytes"),

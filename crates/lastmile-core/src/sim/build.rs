@@ -11,6 +11,7 @@ use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, AppSpec, FlowSpec, Scenario, TcpVariant};
 use crate::tcp::{TcpConfig, TcpConnection};
 
+use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::world::{Endpoint, Event, Link, Node, World};
@@ -62,12 +63,20 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             ],
         });
     }
+    let mut cell_members = Vec::with_capacity(topology.cells.len());
+    for c in &topology.cells {
+        let members: Vec<NodeId> = c.members.iter().map(|&i| NodeId(i as u32)).collect();
+        world
+            .cells
+            .push(Cell::new(&c.name, &c.spec, &members, flow_count, seed)?);
+        cell_members.push(members);
+    }
     let pairs: Vec<(NodeId, NodeId)> = topology
         .links
         .iter()
         .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
         .collect();
-    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs);
+    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
     let node_index = |name: &str| {
         topology
             .nodes
@@ -198,6 +207,13 @@ fn add_flow(
             mean_gap: SimDuration::transmission(packet_size.bytes() * 8, rate.bps()),
             rng: Box::new(RngStream::derive(seed, &format!("flow/{i}/app"))),
         },
+        AppSpec::UdpSaturate {
+            packet_size,
+            duration,
+        } => AppState::UdpSaturate {
+            packet_size: packet_size.bytes().min(65_507) as u32,
+            duration: duration.sim(),
+        },
     };
     world.flows.push(Flow {
         name: f
@@ -217,6 +233,7 @@ fn add_flow(
         last_delivery: None,
         delay: Default::default(),
         done: false,
+        udp_stop: None,
     });
     world.schedule(SimTime::ZERO + f.start.sim(), Event::FlowStart { flow: id })
 }

@@ -3,6 +3,7 @@
 
 mod build;
 mod capture;
+mod cell;
 mod flow;
 mod observe;
 mod report;
@@ -14,6 +15,7 @@ use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
+pub use cell::{dcf_config, phy_config};
 pub use observe::Welford;
 pub use world::StopReason;
 
