@@ -77,6 +77,7 @@ pub fn summarize(
             .find(|l| l.wireless)
             .map(wireless_summary),
         links,
+        agent: world.agents.summary(end),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),

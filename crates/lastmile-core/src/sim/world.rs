@@ -13,6 +13,7 @@ use crate::packet::{
 };
 use crate::tcp::{TcpConnection, TcpOutbox};
 
+use super::agent_hook::AgentHooks;
 use super::capture::Captures;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
@@ -70,6 +71,8 @@ pub enum Event {
     FlowStart { flow: FlowId },
     /// A Poisson application writes its next packet.
     AppWrite { flow: FlowId },
+    /// A base-station agent's timer (generation-checked); `agent` indexes `World::agents`.
+    AgentTimer { agent: u32, generation: u32 },
 }
 
 /// A host or router.
@@ -122,10 +125,12 @@ pub struct World {
     pub no_route_drops: u64,
     pub ttl_drops: u64,
     outbox: TcpOutbox,
-    next_packet_id: u64,
+    pub(super) next_packet_id: u64,
     flows_done: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
+    /// Base-station agents on the forwarding path (see `agent_hook.rs`).
+    pub agents: AgentHooks,
 }
 
 impl World {
@@ -146,6 +151,7 @@ impl World {
             next_packet_id: 0,
             flows_done: 0,
             captures: None,
+            agents: AgentHooks::default(),
         }
     }
 
@@ -177,6 +183,9 @@ impl World {
             } => self.on_endpoint_timer(now, endpoint, generation),
             Event::FlowStart { flow } => self.on_flow_start(now, flow),
             Event::AppWrite { flow } => self.on_app_write(now, flow),
+            Event::AgentTimer { agent, generation } => {
+                self.on_agent_timer(now, agent as usize, generation)
+            }
         }
     }
 
@@ -192,7 +201,12 @@ impl World {
     }
 
     /// Sends the packet in `slot` from `node` towards its destination.
-    fn route_from(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
+    pub(super) fn route_from(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
         let dst = self.packets.get(slot).ip.dst;
         let hop = self
             .node_of(dst)
@@ -279,6 +293,9 @@ impl World {
                 self.ttl_drops += 1;
                 self.packets.remove(slot);
                 return Ok(());
+            }
+            if let Some(agent) = self.agents.at(node) {
+                return self.on_agent_packet(now, agent, node, slot);
             }
             return self.route_from(now, node, slot);
         }
