@@ -185,3 +185,181 @@ app = {{ kind = "bulk", bytes = "10KB" }}
         assert!(schema.contains(needle), "schema lacks {needle}");
     }
 }
+
+// ---- WTCP --------------------------------------------------------------------------------
+
+/// WTCP's Fig. 3 and Table I: fh —10 Mbps, 100 ms— bs —800 kbps, 10 ms— mh; a timed
+/// Gilbert–Elliott channel (Good 1 s, Bad `mean_bad`, BER 1e-6 / 1e-2); 1 KB segments with
+/// headers (mss 960 B); a 10 KB window; a Tahoe source with a 100 ms clock and timestamps;
+/// 200 s runs. The minimum RTO is two ticks of the source clock (ns-2's legacy bound).
+fn wtcp_topology(seed: u64, mean_bad: &str, base_station: &str) -> Scenario {
+    let ge = format!(
+        r#"{{ model = "gilbert_elliott", mean_good = "1s", mean_bad = "{mean_bad}", good_ber = 1e-6, bad_ber = 1e-2 }}"#
+    );
+    load(&format!(
+        r#"
+name = "wtcp"
+seed = {seed}
+stop_time = "200s"
+
+[topology]
+preset = "chain"
+wired = {{ rate = "10Mbps", delay = "100ms", queue = "100pkt" }}
+wireless = {{ rate = "800kbps", delay = "10ms", errors = {ge}, reverse_errors = {ge} }}
+
+{base_station}
+
+[[flow]]
+src = "fh"
+dst = "mh"
+tcp = {{ variant = "tahoe", mss = "960B", rwnd = "10KB", timer_granularity = "100ms", min_rto = "200ms", timestamps = true }}
+app = {{ kind = "bulk", bytes = "100MB" }}
+"#
+    ))
+}
+
+/// The source's largest RTO after the first 5 s (a lost SYN's back-off is not Fig. 5's
+/// subject).
+fn max_source_rto(out: &RunOutput) -> f64 {
+    let t = out
+        .traces
+        .iter()
+        .find(|t| t.name == "rtt")
+        .expect("rtt trace");
+    let time = f64s(column(t, "time_s"));
+    f64s(column(t, "rto_s"))
+        .iter()
+        .zip(time)
+        .filter(|(_, t)| **t > 5.0)
+        .map(|(r, _)| *r)
+        .fold(0.0, f64::max)
+}
+
+fn wtcp_with(timestamps: &str) -> String {
+    format!("[base_station]\nagent = \"wtcp\"\nwtcp = {{ timestamps = \"{timestamps}\" }}")
+}
+
+/// WTCP Fig. 5 (source clock 100 ms, mean Bad period 100 ms): with the residence time not
+/// hidden the source's RTO climbs to 2.4 s; hidden exactly it stays at 500–700 ms; the
+/// most-recent timestamp with removal hides most of it.
+#[test]
+fn wtcp_fig5_hiding_residence_time_keeps_the_source_rto_down() {
+    let options = RunOptions {
+        traces: vec!["rtt".into()],
+        ..Default::default()
+    };
+    let mut sums = [0.0; 3];
+    for seed in 1..=3 {
+        let mut rto = [0.0; 3];
+        for (i, ts) in ["none", "exact", "recent"].iter().enumerate() {
+            let out = run_ok(&wtcp_topology(seed, "100ms", &wtcp_with(ts)), &options);
+            rto[i] = max_source_rto(&out);
+            sums[i] += rto[i];
+        }
+        println!(
+            "WTCP Fig. 5, seed {seed}: largest source RTO none {:.2} s, exact {:.2} s, recent {:.2} s",
+            rto[0], rto[1], rto[2]
+        );
+        assert!(rto[0] >= 2.0 * rto[1], "seed {seed}: {rto:?}");
+        assert!(
+            rto[1] <= 0.8,
+            "exact hiding: Fig. 5 shows 500-700 ms; {rto:?}"
+        );
+    }
+    // Most-recent with removal: the mean of the largest RTOs stays well below "none".
+    assert!(sums[2] <= 0.6 * sums[0], "{sums:?}");
+}
+
+/// WTCP Fig. 4 at mean Bad period 100 ms: WTCP's throughput against TCP Tahoe's alone
+/// (the paper reports 4-8x), totalled over seeds.
+#[test]
+fn wtcp_fig4_throughput_is_a_multiple_of_tahoe() {
+    let (mut wtcp, mut tahoe) = (0.0, 0.0);
+    for seed in 1..=8 {
+        let w = run_ok(
+            &wtcp_topology(seed, "100ms", &wtcp_with("exact")),
+            &RunOptions::default(),
+        );
+        let t = run_ok(&wtcp_topology(seed, "100ms", ""), &RunOptions::default());
+        let (w, t) = (&w.summary.flows[0], &t.summary.flows[0]);
+        println!(
+            "WTCP Fig. 4, seed {seed}: WTCP {:.1} kbps, Tahoe {:.1} kbps",
+            w.throughput_bps / 1e3,
+            t.throughput_bps / 1e3
+        );
+        wtcp += w.throughput_bps;
+        tahoe += t.throughput_bps;
+    }
+    println!("WTCP / Tahoe = {:.2}", wtcp / tahoe);
+    assert!(wtcp >= 2.5 * tahoe, "ratio {:.2}", wtcp / tahoe);
+}
+
+#[test]
+#[ignore]
+fn explore_wtcp() {
+    for seed in 4..=8 {
+        let rtt = RunOptions {
+            traces: vec!["rtt".into()],
+            ..Default::default()
+        };
+        let tahoe = run_ok(&wtcp_topology(seed, "100ms", ""), &rtt);
+        print!(
+            "seed {seed}: tahoe {:.1} kbps rto {:.2}",
+            tahoe.summary.flows[0].throughput_bps / 1e3,
+            max_source_rto(&tahoe)
+        );
+        for ts in ["none", "exact", "recent"] {
+            let out = run_ok(
+                &wtcp_topology(
+                    seed,
+                    "100ms",
+                    &format!(
+                        "[base_station]\nagent = \"wtcp\"\nwtcp = {{ timestamps = \"{ts}\" }}"
+                    ),
+                ),
+                &rtt,
+            );
+            let f = &out.summary.flows[0];
+            print!(
+                " | {ts}: {:.1} kbps rto {:.2} to {}",
+                f.throughput_bps / 1e3,
+                max_source_rto(&out),
+                f.tcp_timeouts
+            );
+        }
+        println!();
+    }
+}
+
+#[test]
+#[ignore]
+fn explore_recent() {
+    let rtt = RunOptions {
+        traces: vec!["rtt".into()],
+        ..Default::default()
+    };
+    for ts in ["exact", "recent"] {
+        let out = run_ok(
+            &wtcp_topology(
+                1,
+                "100ms",
+                &format!("[base_station]\nagent = \"wtcp\"\nwtcp = {{ timestamps = \"{ts}\" }}"),
+            ),
+            &rtt,
+        );
+        let t = out.traces.iter().find(|t| t.name == "rtt").unwrap();
+        let s = f64s(column(t, "sample_s"));
+        let r = f64s(column(t, "rto_s"));
+        let tm = f64s(column(t, "time_s"));
+        let mut hist = [0usize; 12];
+        for x in s {
+            hist[((x / 0.1).round() as usize).min(11)] += 1;
+        }
+        println!("{ts}: samples by 100ms {:?}", hist);
+        for i in 0..s.len() {
+            if r[i] > 0.85 {
+                println!("  t {:.2} sample {:.2} rto {:.2}", tm[i], s[i], r[i]);
+            }
+        }
+    }
+}
