@@ -92,41 +92,6 @@ fn tulip_table1_snoop_has_no_timeouts_no_redundancy_and_ideal_goodput() {
     assert!(a.local_retransmissions > 0);
 }
 
-#[test]
-#[ignore]
-fn explore_snoop() {
-    for fix in [false, true] {
-        let s = tulip_chain(
-            r#"{ model = "ber", ber = 15e-6 }"#,
-            "10MB",
-            &format!("[base_station]\nagent = \"snoop\"\nsnoop = {{ fix = {fix} }}"),
-        );
-        let out = run_ok(
-            &s,
-            &RunOptions {
-                traces: vec!["agent_rtt".into()],
-                ..Default::default()
-            },
-        );
-        let f = &out.summary.flows[0];
-        let w = out.summary.wireless.as_ref().unwrap();
-        let a = out.summary.agent.as_ref().unwrap();
-        println!(
-            "fix {fix}: {:.1} kbps to {} rd {} {:?}",
-            f.throughput_bps / 1e3,
-            f.tcp_timeouts,
-            w.redundant_tx,
-            a
-        );
-        let t = &out.traces[0];
-        let r = f64s(column(t, "rtt_s"));
-        let tm = f64s(column(t, "time_s"));
-        for i in (0..r.len()).step_by(r.len() / 30 + 1) {
-            println!("  t {:.2} rtt {:.3}", tm[i], r[i]);
-        }
-    }
-}
-
 // ---- scenario keys -----------------------------------------------------------------------
 
 #[test]
@@ -292,76 +257,6 @@ fn wtcp_fig4_throughput_is_a_multiple_of_tahoe() {
     }
     println!("WTCP / Tahoe = {:.2}", wtcp / tahoe);
     assert!(wtcp >= 2.5 * tahoe, "ratio {:.2}", wtcp / tahoe);
-}
-
-#[test]
-#[ignore]
-fn explore_wtcp() {
-    for seed in 4..=8 {
-        let rtt = RunOptions {
-            traces: vec!["rtt".into()],
-            ..Default::default()
-        };
-        let tahoe = run_ok(&wtcp_topology(seed, "100ms", ""), &rtt);
-        print!(
-            "seed {seed}: tahoe {:.1} kbps rto {:.2}",
-            tahoe.summary.flows[0].throughput_bps / 1e3,
-            max_source_rto(&tahoe)
-        );
-        for ts in ["none", "exact", "recent"] {
-            let out = run_ok(
-                &wtcp_topology(
-                    seed,
-                    "100ms",
-                    &format!(
-                        "[base_station]\nagent = \"wtcp\"\nwtcp = {{ timestamps = \"{ts}\" }}"
-                    ),
-                ),
-                &rtt,
-            );
-            let f = &out.summary.flows[0];
-            print!(
-                " | {ts}: {:.1} kbps rto {:.2} to {}",
-                f.throughput_bps / 1e3,
-                max_source_rto(&out),
-                f.tcp_timeouts
-            );
-        }
-        println!();
-    }
-}
-
-#[test]
-#[ignore]
-fn explore_recent() {
-    let rtt = RunOptions {
-        traces: vec!["rtt".into()],
-        ..Default::default()
-    };
-    for ts in ["exact", "recent"] {
-        let out = run_ok(
-            &wtcp_topology(
-                1,
-                "100ms",
-                &format!("[base_station]\nagent = \"wtcp\"\nwtcp = {{ timestamps = \"{ts}\" }}"),
-            ),
-            &rtt,
-        );
-        let t = out.traces.iter().find(|t| t.name == "rtt").unwrap();
-        let s = f64s(column(t, "sample_s"));
-        let r = f64s(column(t, "rto_s"));
-        let tm = f64s(column(t, "time_s"));
-        let mut hist = [0usize; 12];
-        for x in s {
-            hist[((x / 0.1).round() as usize).min(11)] += 1;
-        }
-        println!("{ts}: samples by 100ms {:?}", hist);
-        for i in 0..s.len() {
-            if r[i] > 0.85 {
-                println!("  t {:.2} sample {:.2} rto {:.2}", tm[i], s[i], r[i]);
-            }
-        }
-    }
 }
 
 // ---- I-TCP -------------------------------------------------------------------------------

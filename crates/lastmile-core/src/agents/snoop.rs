@@ -333,7 +333,7 @@ impl SnoopAgent {
         c.exp_dupacks = 0;
         if let Some(t) = c.timed.filter(|t| t.end <= ack) {
             c.timed = None;
-            self.take_sample(now, key, now.saturating_since(t.start), out);
+            self.take_sample(key, now.saturating_since(t.start), out);
         }
         let timeout = self.timeout_for(&key);
         let c = self.conns.get_mut(&key).expect("caller checked");
@@ -383,13 +383,7 @@ impl SnoopAgent {
 
     /// ns-2 `snoop_rtt` smoothing: the first sample replaces the initial value; later ones
     /// weigh 7/8 (see the module notes).
-    fn take_sample(
-        &mut self,
-        now: SimTime,
-        key: ConnKey,
-        sample: SimDuration,
-        out: &mut AgentOutbox,
-    ) {
+    fn take_sample(&mut self, key: ConnKey, sample: SimDuration, out: &mut AgentOutbox) {
         if sample.is_zero() {
             return;
         }
@@ -401,7 +395,6 @@ impl SnoopAgent {
         });
         let (flow, rtt) = (c.flow, c.srtt.expect("just set"));
         let timeout = self.timeout_for(&key);
-        let _ = now;
         out.trace.push(AgentTrace::Rtt { flow, rtt, timeout });
     }
 

@@ -71,7 +71,6 @@ pub fn data(i: u32) -> Packet {
     )
 }
 
-#[allow(dead_code)] // Used by the WTCP tests.
 /// Data segment `i` carrying the timestamp `tsval`.
 pub fn data_ts(i: u32, tsval: u32) -> Packet {
     let mut p = data(i);

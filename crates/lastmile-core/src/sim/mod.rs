@@ -18,7 +18,8 @@ pub use build::SINK_PORT;
 pub use observe::Welford;
 pub use world::StopReason;
 
-/// The traces a run can record (opt-in).
+/// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
+/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s.
 pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx", "agent_rtt"];
 
 /// How to run a scenario, beyond the scenario itself.
