@@ -33,8 +33,8 @@
 //!   (`source_clock`); `recent` stamps the segment with the most recent TSval received
 //!   from the source, or removes the option when the base station has retransmitted
 //!   anything since that segment arrived (this transmission included). Because the
-//!   mobile's TCP follows RFC 7323 §4.3 and would otherwise echo an older TS.Recent, the
-//!   ACK that acknowledges a segment sent without the option has its own option removed
+//!   mobile's TCP follows RFC 7323 §4.3 and would otherwise echo an older TS.Recent, an
+//!   ACK whose first acknowledged segment went without the option has its own removed
 //!   on the way to the source (in the paper's ns the sink echoed the triggering segment,
 //!   so such an ACK carried no echo either).
 //!
@@ -296,12 +296,16 @@ impl WtcpAgent {
         out: &mut AgentOutbox,
     ) {
         let c = self.conns.get_mut(&key).expect("caller checked");
-        let mut strip_ts = false;
+        // The mobile echoes the TSval of the first segment this ACK covers (RFC 7323 §4.3:
+        // the one at its old ACK point); if that went without the option, so does the ACK.
+        let strip_ts = c
+            .held
+            .front()
+            .is_some_and(|h| h.end <= ack && h.sent_without_ts);
         let mut residences = Vec::new();
         while c.held.front().is_some_and(|h| h.end <= ack) {
             let h = c.held.pop_front().expect("checked");
             c.held_bytes -= u64::from(h.packet.payload_len());
-            strip_ts = h.sent_without_ts;
             if let Some(sent) = h.last_sent {
                 residences.push(sent.saturating_since(h.arrived));
             }
