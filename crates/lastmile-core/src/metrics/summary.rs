@@ -141,5 +141,39 @@ pub struct RunSummary {
     /// Every wireless cell (absent without one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<CellSummary>,
+    /// The base-station agent's metrics; absent without an agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSummary>,
     pub engine: EngineSummary,
+}
+
+/// The base-station agent's metrics (absent when `base_station.agent = "none"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AgentSummary {
+    /// "snoop", "wtcp" or "itcp".
+    pub kind: String,
+    /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
+    /// For I-TCP: the retransmissions of its TCP towards the mobile.
+    pub local_retransmissions: u64,
+    /// Duplicate ACKs from the mobile kept from the fixed host.
+    pub suppressed_dupacks: u64,
+    /// Expiries of the agent's retransmission timer that retransmitted (for I-TCP: the
+    /// RTOs of its TCP towards the mobile).
+    pub timer_expiries: u64,
+    /// Snoop only: retransmissions driven by the persist timer.
+    pub persist_retransmissions: Option<u64>,
+    /// RTT samples the agent took of the wireless hop.
+    pub rtt_samples: u64,
+    /// Largest payload bytes held at once (Snoop: cache; WTCP: buffer; I-TCP: relay
+    /// buffer), summed over connections.
+    pub occupancy_max_bytes: u64,
+    /// Time-weighted mean of that occupancy, from the first packet to the end of the run.
+    pub occupancy_mean_bytes: f64,
+    /// WTCP only: mean time a segment spent at the base station, from its arrival to its
+    /// last transmission to the mobile.
+    pub residence_mean_s: Option<f64>,
+    /// WTCP only: the longest such time.
+    pub residence_max_s: Option<f64>,
+    /// I-TCP only: ACKs to the fixed host that advertised a zero window.
+    pub zero_window_advertisements: Option<u64>,
 }

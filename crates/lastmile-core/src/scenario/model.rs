@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::agents::{ItcpSpec, SnoopSpec, WtcpSpec};
 use crate::error_model::ErrorModelSpec;
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
@@ -190,8 +191,31 @@ pub enum AgentKind {
     /// Plain IP forwarding.
     #[default]
     None,
+    /// Snoop: caches segments, retransmits locally on duplicate ACKs and timeouts, and
+    /// suppresses the duplicate ACKs it expects (TULIP §2, §4). Settings: `[base_station.snoop]`.
+    Snoop,
+    /// WTCP: buffers segments, sends them within its own wireless window, retransmits
+    /// locally and rewrites timestamps to hide its residence time (WTCP §3–4). Settings:
+    /// `[base_station.wtcp]`.
+    Wtcp,
+    /// I-TCP: splits the connection at the base station (breaks end-to-end semantics).
+    /// Settings: `[base_station.itcp]`.
+    Itcp,
 }
 
+impl AgentKind {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::None => "none",
+            AgentKind::Snoop => "snoop",
+            AgentKind::Wtcp => "wtcp",
+            AgentKind::Itcp => "itcp",
+        }
+    }
+}
+
+/// The base station and its agent. Only the selected agent's settings table may be given.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BaseStation {
@@ -200,6 +224,12 @@ pub struct BaseStation {
     pub agent: AgentKind,
     /// The node that is the base station. Default "bs".
     pub node: Option<String>,
+    /// Snoop's settings (with `agent = "snoop"`); defaults as TULIP §4 ran it.
+    pub snoop: Option<SnoopSpec>,
+    /// WTCP's settings (with `agent = "wtcp"`); defaults from WTCP §4 and Table I.
+    pub wtcp: Option<WtcpSpec>,
+    /// I-TCP's settings (with `agent = "itcp"`); defaults from WTCP §4 and Table I.
+    pub itcp: Option<ItcpSpec>,
 }
 
 /// One application over one TCP connection from `src` to `dst`.

@@ -8,7 +8,8 @@ use crate::units::QueueLimit;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario, TcpSpec,
+    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
+    Scenario, TcpSpec,
 };
 use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
 
@@ -148,6 +149,7 @@ fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioEr
 
 fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
     let bs = &s.base_station;
+    check_agent_settings(bs)?;
     // An agent needs a node to sit on; a named node must exist even without one.
     if bs.agent == AgentKind::None && bs.node.is_none() {
         return Ok(());
@@ -161,6 +163,97 @@ fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), Scena
         e.value = Some(format!("\"{name}\" (the default)"));
     }
     Err(e)
+}
+
+/// Only the selected agent's table may be given, and its values must make sense.
+fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
+    let given = [
+        (AgentKind::Snoop, bs.snoop.is_some()),
+        (AgentKind::Wtcp, bs.wtcp.is_some()),
+        (AgentKind::Itcp, bs.itcp.is_some()),
+    ];
+    for (kind, present) in given {
+        if present && bs.agent != kind {
+            return Err(ScenarioError::problem(
+                format!("base_station.{}", kind.name()),
+                format!(
+                    "settings for agent \"{}\" but base_station.agent = \"{}\"; remove the \
+                     table or set agent = \"{}\"",
+                    kind.name(),
+                    bs.agent.name(),
+                    kind.name()
+                ),
+            ));
+        }
+    }
+    if let Some(sn) = &bs.snoop {
+        let p = "base_station.snoop";
+        if sn.dupack_threshold == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.dupack_threshold"),
+                "0".into(),
+                "at least 1 duplicate ACK",
+            ));
+        }
+        if sn.timeout_factor == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.timeout_factor"),
+                "0".into(),
+                "at least 1",
+            ));
+        }
+        if sn.persist.sim().is_zero() {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.persist"),
+                format!("\"{}\"", sn.persist),
+                "a time greater than zero",
+            ));
+        }
+        if sn.cache_packets == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.cache_packets"),
+                "0".into(),
+                "at least 1 segment",
+            ));
+        }
+    }
+    if let Some(w) = &bs.wtcp {
+        let p = "base_station.wtcp";
+        if w.window == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.window"),
+                "0".into(),
+                "at least 1 segment",
+            ));
+        }
+        for (field, d) in [("clock", w.clock), ("source_clock", w.source_clock)] {
+            if d.sim().is_zero() {
+                return Err(ScenarioError::bad_value(
+                    format!("{p}.{field}"),
+                    format!("\"{d}\""),
+                    "a time greater than zero",
+                ));
+            }
+        }
+        if !(w.timeout_factor.is_finite() && w.timeout_factor >= 1.0) {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.timeout_factor"),
+                w.timeout_factor.to_string(),
+                "a number of at least 1",
+            ));
+        }
+    }
+    if let Some(i) = &bs.itcp {
+        check_tcp("base_station.itcp.tcp", &i.tcp)?;
+        if i.buffer < i.tcp.mss {
+            return Err(ScenarioError::bad_value(
+                "base_station.itcp.buffer",
+                format!("\"{}\"", i.buffer),
+                format!("room for at least one segment (mss = {})", i.tcp.mss),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_flow(path: &str, f: &FlowSpec, topo: &ResolvedTopology) -> Result<(), ScenarioError> {

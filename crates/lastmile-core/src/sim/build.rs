@@ -4,13 +4,15 @@
 
 use std::collections::HashMap;
 
+use crate::agents::{AgentTraceColumns, AnyAgent, ItcpAgent, SnoopAgent, WtcpAgent};
 use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AppSpec, FlowSpec, Scenario, TcpVariant};
+use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, Scenario, TcpVariant};
 use crate::tcp::{TcpConfig, TcpConnection};
 
+use super::agent_hook::AgentHost;
 use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
@@ -85,6 +87,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             .map(|i| NodeId(i as u32))
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
+    add_agent(&mut world, scenario, options, seed, &node_index)?;
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
@@ -99,6 +102,34 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
         )?;
     }
     Ok(world)
+}
+
+/// Places the scenario's base-station agent (if any) on its node.
+fn add_agent(
+    world: &mut World,
+    scenario: &Scenario,
+    options: &RunOptions,
+    seed: u64,
+    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
+) -> Result<(), SimError> {
+    let bs = &scenario.base_station;
+    let agent = match bs.agent {
+        AgentKind::None => return Ok(()),
+        AgentKind::Snoop => AnyAgent::Snoop(SnoopAgent::new(bs.snoop.clone().unwrap_or_default())),
+        AgentKind::Wtcp => AnyAgent::Wtcp(WtcpAgent::new(bs.wtcp.clone().unwrap_or_default())),
+        AgentKind::Itcp => AnyAgent::Itcp(Box::new(ItcpAgent::new(
+            bs.itcp.clone().unwrap_or_default(),
+            RngStream::derive(seed, "agent/itcp/isn"),
+        ))),
+    };
+    let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
+    world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
+    world.agents.hosts.push(AgentHost {
+        node,
+        agent,
+        timer: TimerSlot::default(),
+    });
+    Ok(())
 }
 
 fn tcp_config(

@@ -82,6 +82,7 @@ pub fn summarize(
             .or_else(|| world.cells.first().map(cell_wireless_summary)),
         links,
         cells: world.cells.iter().map(|c| cell_summary(c, end)).collect(),
+        agent: world.agents.summary(end),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),

@@ -14,6 +14,7 @@ use crate::packet::{
 use crate::tcp::{TcpConnection, TcpOutbox};
 use crate::wireless::medium::TxId;
 
+use super::agent_hook::AgentHooks;
 use super::capture::Captures;
 use super::cell::Cell;
 use super::flow::{AppState, Flow};
@@ -93,6 +94,8 @@ pub enum Event {
         station: u16,
         tx: TxId,
     },
+    /// A base-station agent's timer (generation-checked); `agent` indexes `World::agents`.
+    AgentTimer { agent: u32, generation: u32 },
 }
 
 /// A host or router.
@@ -147,10 +150,12 @@ pub struct World {
     pub no_route_drops: u64,
     pub ttl_drops: u64,
     outbox: TcpOutbox,
-    next_packet_id: u64,
+    pub(super) next_packet_id: u64,
     flows_done: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
+    /// Base-station agents on the forwarding path (see `agent_hook.rs`).
+    pub agents: AgentHooks,
 }
 
 impl World {
@@ -172,6 +177,7 @@ impl World {
             next_packet_id: 0,
             flows_done: 0,
             captures: None,
+            agents: AgentHooks::default(),
         }
     }
 
@@ -225,6 +231,9 @@ impl World {
             }
             Event::CellRxEnd { cell, station, tx } => {
                 self.on_cell_rx_end(now, cell, usize::from(station), tx)
+            }
+            Event::AgentTimer { agent, generation } => {
+                self.on_agent_timer(now, agent as usize, generation)
             }
         }
     }
@@ -338,6 +347,9 @@ impl World {
                 self.ttl_drops += 1;
                 self.packets.remove(slot);
                 return Ok(());
+            }
+            if let Some(agent) = self.agents.at(node) {
+                return self.on_agent_packet(now, agent, node, slot);
             }
             return self.route_from(now, node, slot);
         }
