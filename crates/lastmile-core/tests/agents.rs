@@ -162,6 +162,10 @@ app = {{ kind = "bulk", bytes = "10KB" }}
 /// headers (mss 960 B); a 10 KB window; a Tahoe source with a 100 ms clock and timestamps;
 /// 200 s runs. The minimum RTO is two ticks of the source clock (ns-2's legacy bound).
 fn wtcp_topology(seed: u64, mean_bad: &str, base_station: &str) -> Scenario {
+    wtcp_topology_ts(seed, mean_bad, base_station, true)
+}
+
+fn wtcp_topology_ts(seed: u64, mean_bad: &str, base_station: &str, timestamps: bool) -> Scenario {
     let ge = format!(
         r#"{{ model = "gilbert_elliott", mean_good = "1s", mean_bad = "{mean_bad}", good_ber = 1e-6, bad_ber = 1e-2 }}"#
     );
@@ -181,7 +185,7 @@ wireless = {{ rate = "800kbps", delay = "10ms", errors = {ge}, reverse_errors = 
 [[flow]]
 src = "fh"
 dst = "mh"
-tcp = {{ variant = "tahoe", mss = "960B", rwnd = "10KB", timer_granularity = "100ms", min_rto = "200ms", timestamps = true }}
+tcp = {{ variant = "tahoe", mss = "960B", rwnd = "10KB", timer_granularity = "100ms", min_rto = "200ms", timestamps = {timestamps} }}
 app = {{ kind = "bulk", bytes = "100MB" }}
 "#
     ))
@@ -210,10 +214,8 @@ fn wtcp_with(timestamps: &str) -> String {
 
 /// WTCP Fig. 5 (source clock 100 ms, mean Bad period 100 ms): with the residence time not
 /// hidden the source's RTO climbs to 2.4 s; hidden exactly it stays at 500–700 ms; the
-/// most-recent timestamp with removal hides most of it. Ours reaches 0.9–1.2 s with
-/// `recent` (the paper: like `exact`) because our source, like 4.4BSD's `tcp_input`, falls
-/// back to its timed segment when an ACK carries no timestamp, and that segment may have
-/// waited at the base station; a source that takes no sample then gives 0.6–0.7 s.
+/// most-recent timestamp with removal hides it too. (The source takes RTT samples from
+/// TSecr only, RFC 7323 §4.1: an ACK whose timestamp the base station removed gives none.)
 #[test]
 fn wtcp_fig5_hiding_residence_time_keeps_the_source_rto_down() {
     let options = RunOptions {
@@ -238,12 +240,15 @@ fn wtcp_fig5_hiding_residence_time_keeps_the_source_rto_down() {
             "exact hiding: Fig. 5 shows 500-700 ms; {rto:?}"
         );
     }
-    // Most-recent with removal: the mean of the largest RTOs stays well below "none".
-    assert!(sums[2] <= 0.6 * sums[0], "{sums:?}");
+    // Most-recent with removal stays within 50 % of exact hiding.
+    assert!(sums[2] <= 1.5 * sums[1], "{sums:?}");
 }
 
 /// WTCP Fig. 4 at mean Bad period 100 ms: WTCP's throughput against TCP Tahoe's alone
-/// (the paper reports 4-8x), totalled over seeds.
+/// (the paper reports 4-8x), totalled over seeds. The baseline is TCP Tahoe as 4.3BSD-Tahoe
+/// had it, without RFC 1323 timestamps (which postdate it); WTCP's source uses them, as its
+/// timestamp rewriting needs. (With timestamps on the Tahoe baseline too the ratio is
+/// about 3.0: every ACK then refreshes its RTO estimate.)
 #[test]
 fn wtcp_fig4_throughput_is_a_multiple_of_tahoe() {
     let (mut wtcp, mut tahoe) = (0.0, 0.0);
@@ -252,7 +257,10 @@ fn wtcp_fig4_throughput_is_a_multiple_of_tahoe() {
             &wtcp_topology(seed, "100ms", &wtcp_with("exact")),
             &RunOptions::default(),
         );
-        let t = run_ok(&wtcp_topology(seed, "100ms", ""), &RunOptions::default());
+        let t = run_ok(
+            &wtcp_topology_ts(seed, "100ms", "", false),
+            &RunOptions::default(),
+        );
         let (w, t) = (&w.summary.flows[0], &t.summary.flows[0]);
         println!(
             "WTCP Fig. 4, seed {seed}: WTCP {:.1} kbps, Tahoe {:.1} kbps",
@@ -263,7 +271,7 @@ fn wtcp_fig4_throughput_is_a_multiple_of_tahoe() {
         tahoe += t.throughput_bps;
     }
     println!("WTCP / Tahoe = {:.2}", wtcp / tahoe);
-    assert!(wtcp >= 2.5 * tahoe, "ratio {:.2}", wtcp / tahoe);
+    assert!(wtcp >= 3.0 * tahoe, "ratio {:.2}", wtcp / tahoe);
 }
 
 // ---- I-TCP -------------------------------------------------------------------------------
