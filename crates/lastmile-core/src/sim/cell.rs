@@ -41,8 +41,8 @@ use crate::wireless::link::tulip::{
 };
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkInput, LinkOutput, NoLink, SawAcks};
 use crate::wireless::mac::{
-    AnyMac, Dcf, DcfConfig, Fama, FamaConfig, FrameKind, IdealConfig, IdealMac, MacFrame,
-    MacInput, MacOutput, MacSignal, ReplyDisposition,
+    AnyMac, Dcf, DcfConfig, Fama, FamaConfig, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput,
+    MacOutput, MacSignal, ReplyDisposition,
 };
 use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
 use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
@@ -301,17 +301,25 @@ impl Cell {
             // With MAC acceleration over FAMA the LACK goes first, inside the floor, and the
             // TCP ACK waits to ride on the next LACK (`piggyback_hold`).
             let lack = t.lack_bytes + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
-            let reply = if mac_accelerated {
+            let (reply, other_terms) = if mac_accelerated {
                 t.piggyback_hold = piggyback_hold(mac);
-                reply_budget(mac, &phy, lack)
+                // The in-floor reply ends exactly as the sender's reply window does: eq. (1)'s
+                // 2t_TR + t_p stay on top of it, so T1 never fires at the very instant the
+                // LACK (and the TCP ACK it carries) arrives.
+                (reply_budget(mac, &phy, lack), t.tau * 2)
             } else {
-                reply_budget(mac, &phy, lack)
-                    + reply_budget(mac, &phy, TULIP_HEADER_BYTES + MAC_ACCEL_PIGGYBACK_MAX_BYTES)
+                let reply = reply_budget(mac, &phy, lack)
+                    + reply_budget(
+                        mac,
+                        &phy,
+                        TULIP_HEADER_BYTES + MAC_ACCEL_PIGGYBACK_MAX_BYTES,
+                    );
+                (reply, t.tau * 2 + t.t_tr * 2 + t.t_p)
             };
             t.t_ack = Some(
                 (header + reply)
                     .saturating_sub(phy.plcp())
-                    .saturating_sub(t.tau * 2 + t.t_tr * 2 + t.t_p),
+                    .saturating_sub(other_terms),
             );
             t
         });
@@ -496,8 +504,8 @@ impl World {
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
         let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
-        let is_reply = matches!(&frame, LinkFrame::Tulip(f) if f.is_lack())
-            && c.replying == Some((m, li));
+        let is_reply =
+            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
         if is_reply {
             c.replying = None;
             return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);

@@ -191,8 +191,7 @@ impl TulipSender {
             self.reliable_queue.push_back(packet);
         } else {
             let hold = self.config.piggyback_hold;
-            if self.unreliable_queue.is_empty() && !hold.is_zero() && self.fits_piggyback(&packet)
-            {
+            if self.unreliable_queue.is_empty() && !hold.is_zero() && self.fits_piggyback(&packet) {
                 self.piggyback_hold = Some(now + hold);
             }
             self.unreliable_queue.push_back(packet);
