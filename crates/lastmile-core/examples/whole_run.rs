@@ -6,10 +6,11 @@
 //!     cargo run --release -p lastmile-core --example whole_run -- 1GB
 //!
 //! A third argument picks the wireless hop: `p2p` (the default above), or the TULIP
-//! experiment over a cell, `tulip-dcf` / `tulip-ideal` (TULIP link layer, Reno, BER 15e-6 on
-//! frames in both directions, 802.11 framing at 1 Mbps):
+//! experiment over a cell, `tulip-fama` / `tulip-dcf` / `tulip-ideal` (TULIP link layer,
+//! Reno, BER 15e-6 on frames in both directions, 802.11 framing at 1 Mbps; `tulip-fama` is
+//! the paper's own set-up, TULIP with MAC acceleration over FAMA-NCS):
 //!
-//!     cargo run --release -p lastmile-core --example whole_run -- 10MB 5 tulip-dcf
+//!     cargo run --release -p lastmile-core --example whole_run -- 10MB 5 tulip-fama
 
 use lastmile_core::scenario::{load_str, Format};
 use lastmile_core::sim::{run, RunOptions};
@@ -33,14 +34,14 @@ fn main() {
                 .to_string(),
             "newreno",
         ),
-        "tulip-dcf" | "tulip-ideal" => (
+        "tulip-fama" | "tulip-dcf" | "tulip-ideal" => (
             format!(
                 r#"{{ rate = "1Mbps", delay = "1us", mac = "{}", link = "tulip", errors = {{ model = "ber", ber = 15e-6 }}, reverse_errors = {{ model = "ber", ber = 15e-6 }} }}"#,
                 &hop["tulip-".len()..]
             ),
             "reno",
         ),
-        other => panic!("unknown hop {other}: expected p2p, tulip-dcf or tulip-ideal"),
+        other => panic!("unknown hop {other}: expected p2p, tulip-fama, tulip-dcf or tulip-ideal"),
     };
     let text = format!(
         r#"

@@ -83,6 +83,13 @@ pub enum MacKind {
     Ideal,
     /// A shared half-duplex cell with the IEEE 802.11 DCF (clause 9.2).
     Dcf,
+    /// A shared half-duplex cell with FAMA-NCS (Fullmer & Garcia-Luna-Aceves): non-persistent
+    /// carrier sensing, RTS/CTS with a dominant 21-byte CTS, no MAC ACK; with
+    /// `link = "tulip"` and `tulip.mac_acceleration`, TULIP's LACK goes inside the floor
+    /// (TULIP §3.3). Its constants (τ, ξ, backoff window, retry limit, frame sizes) are
+    /// `FamaConfig`'s in `crates/lastmile-core/src/wireless/mac/fama.rs`; the PHY keys
+    /// (`phy`, `rate`, `basic_rate`, `preamble`) apply.
+    Fama,
 }
 
 impl MacKind {
@@ -123,8 +130,40 @@ pub enum LinkLayerKind {
     None,
     /// Alternating-bit ARQ with a retry limit (`link_retry_limit`).
     StopAndWait,
-    /// TULIP (Parsa & Garcia-Luna-Aceves), window 8, MAC acceleration on.
+    /// TULIP (Parsa & Garcia-Luna-Aceves); settings in `tulip` (window 8, MAC acceleration
+    /// on).
     Tulip,
+}
+
+/// TULIP's settings (`link = "tulip"`). Defaults are the paper's set-up (§5).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TulipSpec {
+    /// W, the sliding window in frames (2..=128). Default 8 (TULIP §5).
+    #[serde(default = "default_tulip_window")]
+    pub window: u16,
+    /// MAC acceleration (TULIP §3.3): a LACK carries a queued packet of ≤ 40 bytes (a TCP
+    /// ACK); over `mac = "fama"` the LACK is sent inside the data frame's floor, with no
+    /// RTS/CTS. Default true (the paper's TULIP runs over FAMA-NCS with it).
+    #[serde(default = "default_true")]
+    pub mac_acceleration: bool,
+}
+
+fn default_tulip_window() -> u16 {
+    8
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for TulipSpec {
+    fn default() -> Self {
+        TulipSpec {
+            window: default_tulip_window(),
+            mac_acceleration: true,
+        }
+    }
 }
 
 /// A full-duplex point-to-point link with a drop-tail queue at each end.
@@ -178,6 +217,9 @@ pub struct LinkSpec {
     pub retry_limit_long: Option<u32>,
     /// `stop_and_wait`: transmission attempts per frame. Default 7.
     pub link_retry_limit: Option<u32>,
+    /// `tulip`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`. Default:
+    /// the paper's (W = 8, MAC acceleration on).
+    pub tulip: Option<TulipSpec>,
 }
 
 fn default_queue() -> QueueLimit {

@@ -5,6 +5,8 @@
 
 use crate::error_model::ErrorModelSpec;
 use crate::units::QueueLimit;
+use crate::wireless::link::tulip::W_MAX;
+use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
@@ -40,7 +42,7 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 format!("{path}.link"),
                 format!("{:?}", link.spec.link).to_lowercase(),
                 "\"none\" on a point-to-point hop: link layers run over a cell MAC \
-                 (mac = \"ideal\" or \"dcf\")",
+                 (mac = \"ideal\", \"dcf\" or \"fama\")",
             ));
         }
     }
@@ -90,26 +92,37 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         ));
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
-    check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)
+    check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
+    check_tulip(path, spec)
 }
 
-/// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits.
+/// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits, TULIP's
+/// settings.
 fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
-    let cfg = crate::sim::dcf_config(spec);
-    if spec.mac != MacKind::Dcf {
-        // The ideal MAC takes any rate; only the 802.11 DCF needs DSSS rates.
-    } else if let Err(e) = cfg.validate() {
-        let value = match e.field {
+    // The ideal MAC takes any rate; the DCF and FAMA-NCS need 802.11 DSSS rates.
+    let mac_check = match spec.mac {
+        MacKind::Dcf => {
+            let cfg = crate::sim::dcf_config(spec);
+            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+        }
+        MacKind::Fama => {
+            let cfg = FamaConfig::with_phy(crate::sim::phy_config(spec));
+            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+        }
+        MacKind::P2p | MacKind::Ideal => None,
+    };
+    if let Some((field, expected, phy)) = mac_check {
+        let value = match field {
             "phy" => format!(
                 "rate \"{}bps\", basic_rate \"{}bps\"",
-                cfg.phy.data_rate_bps, cfg.phy.basic_rate_bps
+                phy.data_rate_bps, phy.basic_rate_bps
             ),
             _ => "the given value".into(),
         };
         return Err(ScenarioError::bad_value(
-            format!("{path}.{}", e.field),
+            format!("{path}.{field}"),
             value,
-            e.expected,
+            expected,
         ));
     }
     if spec.link_retry_limit == Some(0) {
@@ -117,6 +130,28 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             format!("{path}.link_retry_limit"),
             "0".into(),
             "at least 1 attempt",
+        ));
+    }
+    Ok(())
+}
+
+/// `tulip = { window, mac_acceleration }`: only with `link = "tulip"`, W in TULIP's range.
+fn check_tulip(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let Some(t) = &spec.tulip else {
+        return Ok(());
+    };
+    if spec.link != LinkLayerKind::Tulip {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.tulip"),
+            "a TULIP table".into(),
+            "no `tulip` settings unless link = \"tulip\"",
+        ));
+    }
+    if !(2..=W_MAX).contains(&t.window) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.tulip.window"),
+            t.window.to_string(),
+            format!("a window of 2..={W_MAX} frames (the paper's is 8)"),
         ));
     }
     Ok(())

@@ -17,6 +17,13 @@
 //!   `RxError`, then `MediumIdle` on the busy → idle edge, as RX-END precedes CCA idle).
 //! - MAC `Deliver` → the receiving link layer → `ToNetwork` → an `Arrive` event at the node,
 //!   so forwarding and agents see wireless packets exactly like wired ones.
+//! - MAC acceleration (TULIP §3.3, only TULIP with `mac_acceleration` over FAMA-NCS): the
+//!   LACK TULIP makes for a delivered data frame goes to the MAC as its in-floor reply
+//!   (`AnyMac::reply_in_floor`), not as an `Enqueue`; a ≤ 43-byte reply (LACK + piggybacked
+//!   TCP ACK) is sent SIFS after the data with no RTS/CTS and no signals. `link = "none"` and
+//!   stop-and-wait never reply in the floor (Snoop and "no LL" cannot, §5).
+//! - Frame lengths on the air (airtime is the MAC's; error-model bits here) come from
+//!   `AnyMac::frame_bytes`, FAMA's CTS being 21 bytes.
 //!
 //! One `TimerSlot` per MAC and per link layer; events carry (cell, member, link, generation).
 //! Carrier-sense updates touch only the members of the cell that hears the frame.
@@ -29,11 +36,13 @@ use crate::net::{CellId, DropTail};
 use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig, SAW_HEADER_BYTES};
-use crate::wireless::link::tulip::{TulipConfig, TulipLink, TULIP_HEADER_BYTES};
+use crate::wireless::link::tulip::{
+    TulipConfig, TulipLink, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
+};
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkInput, LinkOutput, NoLink, SawAcks};
 use crate::wireless::mac::{
-    AnyMac, Dcf, DcfConfig, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput, MacOutput,
-    MacSignal,
+    AnyMac, Dcf, DcfConfig, Fama, FamaConfig, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput,
+    MacOutput, MacSignal, ReplyDisposition,
 };
 use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
 use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
@@ -81,6 +90,27 @@ pub fn dcf_config(spec: &LinkSpec) -> DcfConfig {
     if let Some(t) = spec.rts_threshold {
         cfg.rts_threshold_bytes = t.bytes().min(u64::from(u32::MAX)) as u32;
     }
+    cfg
+}
+
+/// True when the cell runs TULIP with MAC acceleration over FAMA-NCS (TULIP §3.3, §5): the
+/// only case in which a link layer replies inside the floor.
+fn is_mac_accelerated(spec: &LinkSpec) -> bool {
+    spec.mac == MacKind::Fama
+        && spec.link == LinkLayerKind::Tulip
+        && spec.tulip.clone().unwrap_or_default().mac_acceleration
+}
+
+/// The FAMA-NCS of a cell from its spec: `FamaConfig`'s constants on the cell's PHY, the
+/// propagation delay as τ, the in-floor reply window only under TULIP's MAC acceleration
+/// (sized for the LACK of the configured window plus a 40-byte piggyback).
+pub fn fama_config(spec: &LinkSpec) -> FamaConfig {
+    let mut cfg = FamaConfig::with_phy(phy_config(spec));
+    cfg.tau = cfg.tau.max(spec.delay.sim());
+    cfg.mac_acceleration = is_mac_accelerated(spec);
+    let window = spec.tulip.clone().unwrap_or_default().window;
+    cfg.reply_in_floor_max_bytes =
+        TulipConfig::lack_bytes_for_window(window) + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
     cfg
 }
 
@@ -144,6 +174,11 @@ pub struct Cell {
     tulip: Option<TulipConfig>,
     saw: StopAndWaitConfig,
     in_flight: BTreeMap<TxId, InFlight>,
+    /// TULIP with MAC acceleration over FAMA-NCS.
+    mac_accelerated: bool,
+    /// While a link layer handles a data frame its MAC just delivered (MAC acceleration):
+    /// (station, link) whose first LACK is the in-floor reply.
+    replying: Option<(usize, usize)>,
     busy_until: SimTime,
     pub stats: CellStats,
     /// Data sent by the head (base station / AP / n1) to the others: the data-bound direction.
@@ -160,7 +195,38 @@ fn reply_budget(mac: &AnyMac<LinkFrame>, phy: &PhyConfig, reply_msdu: u32) -> Si
             let c = d.config();
             phy.sifs + phy.ack_airtime() + phy.difs() + phy.slot * u64::from(c.cw_min) + reply
         }
+        // MAC acceleration: the reply goes SIFS after the data, inside the floor.
+        AnyMac::Fama(f) if f.config().mac_acceleration => {
+            let c = f.config();
+            c.phy.sifs + c.tau * 2 + c.data_airtime(reply_msdu)
+        }
+        // Otherwise the reply acquires a floor of its own: the sender's reply window is
+        // none, the longest backoff (1 + cw_min slots), RTS, CTS, the reply.
+        AnyMac::Fama(f) => {
+            let c = f.config();
+            c.phy.slot * u64::from(c.cw_min + 1)
+                + c.rts_airtime()
+                + c.cts_airtime()
+                + c.phy.sifs * 2
+                + c.tau * 4
+                + c.data_airtime(reply_msdu)
+        }
     }
+}
+
+/// How long a TCP ACK waits for a LACK to carry it under MAC acceleration: until the peer's
+/// next data frame has arrived in the uncontended case: its reply window, its longest
+/// post-exchange backoff, the RTS/CTS handshake and a maximum-length data frame.
+fn piggyback_hold(mac: &AnyMac<LinkFrame>) -> SimDuration {
+    let AnyMac::Fama(f) = mac else {
+        return SimDuration::ZERO;
+    };
+    let c = f.config();
+    c.reply_window()
+        + c.phy.slot * u64::from(c.cw_min + 1)
+        + c.rts_airtime()
+        + c.rts_deferral()
+        + c.cts_deferral()
 }
 
 impl Cell {
@@ -185,11 +251,10 @@ impl Cell {
             };
             let rng = RngStream::derive(seed, &format!("cell/{name}/{}/errors", node.0));
             medium.set_error_model(node, errors.build(phy.data_rate_bps, rng));
+            let mac_rng = || RngStream::derive(seed, &format!("cell/{name}/{}/mac", node.0));
             let mac = match spec.mac {
-                MacKind::Dcf => {
-                    let rng = RngStream::derive(seed, &format!("cell/{name}/{}/mac", node.0));
-                    AnyMac::Dcf(Dcf::new(node, dcf_config(spec), rng))
-                }
+                MacKind::Dcf => AnyMac::Dcf(Dcf::new(node, dcf_config(spec), mac_rng())),
+                MacKind::Fama => AnyMac::Fama(Fama::new(node, fama_config(spec), mac_rng())),
                 _ => AnyMac::Ideal(IdealMac::new(
                     node,
                     IdealConfig {
@@ -213,11 +278,16 @@ impl Cell {
             });
         }
         let mac = &stations[0].mac;
+        let mac_accelerated = is_mac_accelerated(spec);
         let tulip = (spec.link == LinkLayerKind::Tulip).then(|| {
+            let settings = spec.tulip.clone().unwrap_or_default();
             let mut t = TulipConfig {
+                window: settings.window,
                 rate_bps: phy.data_rate_bps,
                 tau: propagation,
                 t_c: phy.plcp(),
+                mac_acceleration: settings.mac_acceleration,
+                lack_bytes: TulipConfig::lack_bytes_for_window(settings.window),
                 ..TulipConfig::default()
             };
             // Δt1 (eq. (1)) must cover this MAC: the data frame's MAC header and the LACK's
@@ -228,12 +298,28 @@ impl Cell {
             );
             // The peer may have one TCP ACK (an unreliable frame of ≤ 40 B) queued at its
             // MAC ahead of the LACK: the ACK of the previous frame, generated after its LACK.
-            let reply = reply_budget(mac, &phy, t.lack_bytes + 40)
-                + reply_budget(mac, &phy, TULIP_HEADER_BYTES + 40);
+            // With MAC acceleration over FAMA the LACK goes first, inside the floor, and the
+            // TCP ACK waits to ride on the next LACK (`piggyback_hold`).
+            let lack = t.lack_bytes + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
+            let (reply, other_terms) = if mac_accelerated {
+                t.piggyback_hold = piggyback_hold(mac);
+                // The in-floor reply ends exactly as the sender's reply window does: eq. (1)'s
+                // 2t_TR + t_p stay on top of it, so T1 never fires at the very instant the
+                // LACK (and the TCP ACK it carries) arrives.
+                (reply_budget(mac, &phy, lack), t.tau * 2)
+            } else {
+                let reply = reply_budget(mac, &phy, lack)
+                    + reply_budget(
+                        mac,
+                        &phy,
+                        TULIP_HEADER_BYTES + MAC_ACCEL_PIGGYBACK_MAX_BYTES,
+                    );
+                (reply, t.tau * 2 + t.t_tr * 2 + t.t_p)
+            };
             t.t_ack = Some(
                 (header + reply)
                     .saturating_sub(phy.plcp())
-                    .saturating_sub(t.tau * 2 + t.t_tr * 2 + t.t_p),
+                    .saturating_sub(other_terms),
             );
             t
         });
@@ -253,6 +339,8 @@ impl Cell {
             tulip,
             saw,
             in_flight: BTreeMap::new(),
+            mac_accelerated,
+            replying: None,
             busy_until: SimTime::ZERO,
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
@@ -416,6 +504,12 @@ impl World {
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
         let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
+        let is_reply =
+            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
+        if is_reply {
+            c.replying = None;
+            return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
+        }
         let st = &mut c.stations[m];
         st.at_mac.push_back((li as u16, !frame.is_control()));
         let dst = st.links[li].peer;
@@ -431,6 +525,28 @@ impl World {
         )
     }
 
+    /// MAC acceleration: the LACK for the data frame just delivered is the MAC's in-floor
+    /// reply. The FIFO mirror learns where the MAC put it (nowhere when sent in the floor).
+    fn mac_reply_in_floor(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: usize,
+        li: usize,
+        msdu_bytes: u32,
+        frame: LinkFrame,
+    ) -> Result<(), SimError> {
+        let st = &mut self.cells[cell.index()].stations[m];
+        let dst = st.links[li].peer;
+        let mut out = Vec::new();
+        match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
+            ReplyDisposition::InFloor => {}
+            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li as u16, false)),
+            ReplyDisposition::Queued => st.at_mac.push_back((li as u16, false)),
+        }
+        self.apply_mac_outputs(now, cell, m, out)
+    }
+
     /// Calls a station's MAC and applies its outputs, then re-arms its timer.
     fn mac_call(
         &mut self,
@@ -443,6 +559,16 @@ impl World {
         self.cells[cell.index()].stations[m]
             .mac
             .handle(now, input, &mut out);
+        self.apply_mac_outputs(now, cell, m, out)
+    }
+
+    fn apply_mac_outputs(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: usize,
+        out: Vec<MacOutput<LinkFrame>>,
+    ) -> Result<(), SimError> {
         for o in out {
             match o {
                 MacOutput::StartTx { frame, airtime } => {
@@ -457,7 +583,12 @@ impl World {
                         }
                     }
                     let li = c.link_index(m, from)?;
-                    self.link_call(now, cell, m, li, LinkInput::FrameReceived(payload))?;
+                    let replies = c.mac_accelerated && payload.data_packet().is_some();
+                    c.replying = replies.then_some((m, li));
+                    let result =
+                        self.link_call(now, cell, m, li, LinkInput::FrameReceived(payload));
+                    self.cells[cell.index()].replying = None;
+                    result?;
                 }
             }
         }
@@ -524,13 +655,14 @@ impl World {
             (FrameKind::Data, Some(p)) => p.data_packet().copied(),
             _ => None,
         };
+        let frame_bytes = c.stations[m].mac.frame_bytes(&frame);
         if c.is_head(m) {
             if let Some(p) = &data {
-                c.accounting.on_air(p, u64::from(frame.bytes()));
+                c.accounting.on_air(p, u64::from(frame_bytes));
             }
         }
         let meta = FrameMeta {
-            bits: 8 * u64::from(frame.bytes()),
+            bits: 8 * u64::from(frame_bytes),
             payload_bytes: data.map_or(0, |p| p.payload_len()),
         };
         let node = c.stations[m].node;

@@ -392,6 +392,13 @@ impl<P: Clone> Fama<P> {
     pub fn counters(&self) -> &FamaCounters {
         &self.counters
     }
+    /// True when a data frame from `peer` delivered at `now` holds the floor for our reply:
+    /// a [`FamaInput::ReplyInFloor`] now goes inside it (or as an immediate RTS if large).
+    pub fn is_reply_window_open(&self, now: SimTime, peer: NodeId) -> bool {
+        self.reply_window == Some((peer, now))
+            && self.turnaround_tx.is_none()
+            && self.phase == FamaPhase::Contend
+    }
 
     pub fn state(&self, now: SimTime) -> FamaState {
         FamaState {
@@ -517,9 +524,7 @@ impl<P: Clone> Fama<P> {
     }
 
     fn on_reply_in_floor(&mut self, now: SimTime, dst: NodeId, msdu_bytes: u32, payload: P) {
-        let open = self.reply_window == Some((dst, now))
-            && self.turnaround_tx.is_none()
-            && self.phase == FamaPhase::Contend;
+        let open = self.is_reply_window_open(now, dst);
         self.reply_window = None;
         if !open {
             return self.on_enqueue(now, dst, msdu_bytes, payload);
