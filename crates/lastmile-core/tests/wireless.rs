@@ -553,3 +553,57 @@ fn scenario_errors_name_the_wireless_keys() {
     let e = err(&base(r#"{ rate = "3Mbps", mac = "fama" }"#, "adhoc"));
     assert!(e.contains("topology.wireless.phy"), "{e}");
 }
+
+/// A cell is captured and traced like a link: `--pcap wireless` writes the IP datagrams its
+/// frames carry (LACK-piggybacked ACKs included), and `wireless_tx` records each frame's
+/// fate at its addressee.
+#[test]
+fn a_cell_is_captured_to_pcap_and_traced_per_frame() {
+    let s = tulip_chain(
+        "fama",
+        "tulip",
+        r#"{ model = "ber", ber = 15e-6 }"#,
+        "200KB",
+        1,
+    );
+    let dir = std::env::temp_dir().join(format!("lastmile-cell-pcap-{}", std::process::id()));
+    let out = lastmile_core::sim::run(
+        &s,
+        &lastmile_core::sim::RunOptions {
+            traces: vec!["wireless_tx".into()],
+            pcap: vec!["wireless".into()],
+            out_dir: Some(dir.clone()),
+            ..Default::default()
+        },
+    )
+    .expect("run");
+    let bytes = std::fs::read(dir.join("wireless.pcap")).expect("pcap written");
+    std::fs::remove_dir_all(&dir).ok();
+    // 24-byte global header, linktype 101 (raw IPv4), then one record per datagram.
+    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 101);
+    let mut records = 0;
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let caplen = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        assert_eq!(bytes[at + 16] >> 4, 4, "an IPv4 datagram");
+        at += 16 + caplen;
+        records += 1;
+    }
+    assert_eq!(at, bytes.len());
+    let w = wireless(&out);
+    // Every data frame the base station put on the air, plus the mobile's ACKs.
+    assert!(
+        records as u64 > w.data_frames_sent,
+        "{records} records, {w:?}"
+    );
+    let trace = out.traces.iter().find(|t| t.name == "wireless_tx").unwrap();
+    let lost = match trace.column("lost").unwrap() {
+        lastmile_core::metrics::Column::Bool(v) => v.iter().filter(|x| **x == 1).count(),
+        _ => unreachable!(),
+    };
+    assert!(
+        trace.rows() > 0 && lost > 0,
+        "{} rows, {lost} lost",
+        trace.rows()
+    );
+}

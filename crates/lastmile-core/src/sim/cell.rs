@@ -665,6 +665,13 @@ impl World {
             bits: 8 * u64::from(frame_bytes),
             payload_bytes: data.map_or(0, |p| p.payload_len()),
         };
+        if let (Some(captures), Some(p)) = (
+            self.captures.as_mut(),
+            frame.payload.as_ref().and_then(LinkFrame::carried_packet),
+        ) {
+            captures.write_cell(cell.index(), now, p)?;
+        }
+        let c = &mut self.cells[cell.index()];
         let node = c.stations[m].node;
         let (tx, arrivals) = c.medium.start_tx(now, node, airtime, meta);
         c.in_flight.insert(
@@ -729,6 +736,14 @@ impl World {
                 c.accounting.data_frames_lost += 1;
             }
         }
+        if frame.ra == node && self.traces.wireless_tx {
+            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::carried_packet) {
+                // Cells are numbered after the links in the trace's `link` column.
+                let hop = (self.links.len() + cell.index()) as u32;
+                self.traces.on_wireless_tx(now, hop, p, lost);
+            }
+        }
+        let c = &mut self.cells[cell.index()];
         if frame.ra == node {
             match outcome {
                 // Overlaps, including the half-duplex case of an addressee that was itself

@@ -48,6 +48,14 @@ impl LinkFrame {
             LinkFrame::Tulip(f) => f.is_lack(),
         }
     }
+    /// The IP datagram crossing the air in this frame: a data frame's, or the one a LACK
+    /// piggybacks (for capture and traces).
+    pub fn carried_packet(&self) -> Option<&Packet> {
+        match self {
+            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. }) => piggyback.as_ref(),
+            _ => self.data_packet(),
+        }
+    }
     /// The datagram a data frame carries (not a LACK's piggyback).
     pub fn data_packet(&self) -> Option<&Packet> {
         match self {
