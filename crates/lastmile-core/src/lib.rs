@@ -6,6 +6,7 @@
 //! and its loss recovery), `apps`, `metrics` (counters, traces, pcap), `scenario` (the
 //! file format) and `sim` (the world that wires them together and runs).
 
+pub mod agents;
 pub mod engine;
 pub mod error_model;
 pub mod ids;

@@ -64,6 +64,9 @@ pub struct WirelessSummary {
     pub data_frames_sent: u64,
     /// Of those, frames received intact and passed up.
     pub data_frames_delivered: u64,
+    /// Data frames that did not arrive intact (channel errors; in a cell also collisions):
+    /// `data_frames_lost / data_frames_sent` is the measured PER of TULIP's Table 1.
+    pub data_frames_lost: u64,
     /// TULIP's goodput: data frames passed up / data frames transmitted (ideal 1 − PER).
     pub goodput_wireless: f64,
     /// WTCP's and the survey's goodput: new bytes (header + data) sent / all bytes sent.
@@ -72,6 +75,45 @@ pub struct WirelessSummary {
     pub redundant_tx: u64,
     /// Frames lost in the reverse (ACK) direction.
     pub reverse_frames_lost: u64,
+}
+
+/// One wireless cell: the medium, the MACs and the link layers, summed over its stations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CellSummary {
+    pub name: String,
+    pub mac: String,
+    pub link: String,
+    pub stations: u64,
+    /// Fraction of the run with at least one transmission on the air.
+    pub airtime_busy_fraction: f64,
+    /// Frames put on the air (data and control).
+    pub transmissions: u64,
+    /// Frames destroyed by an overlap at the station they were addressed to.
+    pub collisions: u64,
+    /// Frames that survived collisions but were lost to the receiver's error model.
+    pub frames_errored: u64,
+    /// Channel-access attempts (data or RTS) that won the medium.
+    pub mac_attempts: u64,
+    /// Failed attempts the MAC retried.
+    pub mac_retries: u64,
+    /// Frames the MAC dropped at a retry limit.
+    pub mac_drops: u64,
+    /// RTS, CTS and MAC ACK frames sent.
+    pub control_frames_sent: u64,
+    /// MAC data frames sent (link-level ACKs and LACKs included).
+    pub data_frames_sent: u64,
+    /// Packets dropped at full interface queues.
+    pub queue_drops: u64,
+    /// Link-layer retransmissions (TULIP, stop-and-wait).
+    pub link_retransmissions: u64,
+    /// LACKs (TULIP) or link ACKs (stop-and-wait) sent.
+    pub lacks_sent: u64,
+    /// Of those, not received by their peer's link layer.
+    pub lacks_lost: u64,
+    /// Reliable frames released in order by the receiving link layers.
+    pub frames_released: u64,
+    /// Reliable frames given up by a link layer at its retry limit.
+    pub link_drops: u64,
 }
 
 /// The engine's own figures.
@@ -91,9 +133,47 @@ pub struct RunSummary {
     pub name: String,
     pub seed: u64,
     pub flows: Vec<FlowSummary>,
-    /// The chain's (or the first wireless-marked link's) lossy hop; absent without one.
+    /// The chain's (or the first wireless-marked link's) lossy hop, else the first cell's
+    /// head-to-others direction (bs → mh, ap → mobiles, n1 → n2); absent without one.
     pub wireless: Option<WirelessSummary>,
     /// Every link direction.
     pub links: Vec<LinkSummary>,
+    /// Every wireless cell (absent without one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<CellSummary>,
+    /// The base-station agent's metrics; absent without an agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSummary>,
     pub engine: EngineSummary,
+}
+
+/// The base-station agent's metrics (absent when `base_station.agent = "none"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AgentSummary {
+    /// "snoop", "wtcp" or "itcp".
+    pub kind: String,
+    /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
+    /// For I-TCP: the retransmissions of its TCP towards the mobile.
+    pub local_retransmissions: u64,
+    /// Duplicate ACKs from the mobile kept from the fixed host.
+    pub suppressed_dupacks: u64,
+    /// Expiries of the agent's retransmission timer that retransmitted (for I-TCP: the
+    /// RTOs of its TCP towards the mobile).
+    pub timer_expiries: u64,
+    /// Snoop only: retransmissions driven by the persist timer.
+    pub persist_retransmissions: Option<u64>,
+    /// RTT samples the agent took of the wireless hop.
+    pub rtt_samples: u64,
+    /// Largest payload bytes held at once (Snoop: cache; WTCP: buffer; I-TCP: relay
+    /// buffer), summed over connections.
+    pub occupancy_max_bytes: u64,
+    /// Time-weighted mean of that occupancy, from the first packet to the end of the run.
+    pub occupancy_mean_bytes: f64,
+    /// WTCP only: mean time a segment spent at the base station, from its arrival to its
+    /// last transmission to the mobile.
+    pub residence_mean_s: Option<f64>,
+    /// WTCP only: the longest such time.
+    pub residence_max_s: Option<f64>,
+    /// I-TCP only: ACKs to the fixed host that advertised a zero window.
+    pub zero_window_advertisements: Option<u64>,
 }

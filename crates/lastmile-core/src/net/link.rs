@@ -1,7 +1,8 @@
 //! One direction of a full-duplex point-to-point link: a drop-tail queue feeding a
 //! transmitter of fixed rate, a propagation delay, a per-frame link-layer overhead and an
 //! error model deciding which frames arrive intact. The lossy "wireless" hop of the core is
-//! this same channel with an error model; the half-duplex 802.11 cell comes later.
+//! this same channel with an error model (`mac = "p2p"`); the half-duplex cell is
+//! `sim::cell` over `wireless::medium`.
 
 use crate::engine::{SimDuration, SimTime};
 use crate::error_model::{AnyErrorModel, FrameInfo};

@@ -7,4 +7,4 @@ pub mod routing;
 
 pub use link::{Channel, ChannelStats, Offer};
 pub use queue::DropTail;
-pub use routing::{Hop, RoutingTable};
+pub use routing::{CellId, Hop, RoutingTable};

@@ -41,6 +41,11 @@ impl<T> DropTail<T> {
         Some(item)
     }
 
+    /// The head of the queue, without taking it.
+    pub fn front(&self) -> Option<&T> {
+        self.items.front().map(|(item, _)| item)
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }

@@ -24,5 +24,5 @@ pub use error::ScenarioError;
 pub use load::{load_path, load_str, Format};
 pub use model::*;
 pub use schema::json_schema;
-pub use topology::{resolve_topology, ResolvedLink, ResolvedTopology};
+pub use topology::{resolve_topology, ResolvedCell, ResolvedLink, ResolvedTopology};
 pub use validate::validate;

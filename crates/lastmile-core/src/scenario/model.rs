@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::agents::{ItcpSpec, SnoopSpec, WtcpSpec};
 use crate::error_model::ErrorModelSpec;
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
@@ -43,6 +44,11 @@ pub enum Preset {
     /// Fixed host `fh` —wired— base station `bs` —wireless— mobile host `mh` (TULIP Fig. 8,
     /// WTCP Fig. 3).
     Chain,
+    /// Fixed host `fh` —`wired`— access point `ap`, and mobile hosts `mh1..mhN` (`mobiles`)
+    /// in one wireless cell with the AP (LLE-TCP's infrastructure scenario).
+    Wlan,
+    /// Two wireless nodes `n1`, `n2` in one cell (LLE-TCP's single hop); only `wireless`.
+    Adhoc,
 }
 
 /// The network: either a `preset` with its `wired` and `wireless` links, or explicit
@@ -51,10 +57,12 @@ pub enum Preset {
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     pub preset: Option<Preset>,
-    /// The chain's wired link (fh → bs).
+    /// The wired link: fh → bs (chain), fh → ap (wlan).
     pub wired: Option<LinkSpec>,
-    /// The chain's wireless hop (bs → mh).
+    /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`.
     pub wireless: Option<LinkSpec>,
+    /// `wlan`: the number of mobile hosts in the cell. Default 1.
+    pub mobiles: Option<u32>,
     /// Node names, for an explicit topology.
     #[serde(default)]
     pub nodes: Vec<String>,
@@ -70,6 +78,47 @@ pub enum MacKind {
     /// A full-duplex point-to-point channel: serialization and propagation only.
     #[default]
     P2p,
+    /// A shared half-duplex cell with 802.11 framing and airtime but no contention and no
+    /// MAC ACK.
+    Ideal,
+    /// A shared half-duplex cell with the IEEE 802.11 DCF (clause 9.2).
+    Dcf,
+    /// A shared half-duplex cell with FAMA-NCS (Fullmer & Garcia-Luna-Aceves): non-persistent
+    /// carrier sensing, RTS/CTS with a dominant 21-byte CTS, no MAC ACK; with
+    /// `link = "tulip"` and `tulip.mac_acceleration`, TULIP's LACK goes inside the floor
+    /// (TULIP §3.3). Its constants (τ, ξ, backoff window, retry limit, frame sizes) are
+    /// `FamaConfig`'s in `crates/lastmile-core/src/wireless/mac/fama.rs`; the PHY keys
+    /// (`phy`, `rate`, `basic_rate`, `preamble`) apply.
+    Fama,
+}
+
+impl MacKind {
+    /// True for the MACs that make the hop a shared half-duplex cell.
+    pub fn is_cell(self) -> bool {
+        !matches!(self, MacKind::P2p)
+    }
+}
+
+/// An IEEE 802.11 DSSS PHY preset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum PhyPreset {
+    /// 802.11 (1999) DSSS: 1 Mbps basic rate, long preamble.
+    #[default]
+    #[serde(rename = "802.11")]
+    Dot11,
+    /// 802.11b as LLE-TCP Table 3: 11 Mbps data, 1 Mbps basic rate, long preamble.
+    #[serde(rename = "802.11b")]
+    Dot11b,
+}
+
+/// The PLCP preamble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PreambleKind {
+    /// 192 µs.
+    Long,
+    /// 96 µs (802.11b).
+    Short,
 }
 
 /// The link layer of a hop.
@@ -79,6 +128,42 @@ pub enum LinkLayerKind {
     /// No link-layer recovery.
     #[default]
     None,
+    /// Alternating-bit ARQ with a retry limit (`link_retry_limit`).
+    StopAndWait,
+    /// TULIP (Parsa & Garcia-Luna-Aceves); settings in `tulip` (window 8, MAC acceleration
+    /// on).
+    Tulip,
+}
+
+/// TULIP's settings (`link = "tulip"`). Defaults are the paper's set-up (§5).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TulipSpec {
+    /// W, the sliding window in frames (2..=128). Default 8 (TULIP §5).
+    #[serde(default = "default_tulip_window")]
+    pub window: u16,
+    /// MAC acceleration (TULIP §3.3): a LACK carries a queued packet of ≤ 40 bytes (a TCP
+    /// ACK); over `mac = "fama"` the LACK is sent inside the data frame's floor, with no
+    /// RTS/CTS. Default true (the paper's TULIP runs over FAMA-NCS with it).
+    #[serde(default = "default_true")]
+    pub mac_acceleration: bool,
+}
+
+fn default_tulip_window() -> u16 {
+    8
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for TulipSpec {
+    fn default() -> Self {
+        TulipSpec {
+            window: default_tulip_window(),
+            mac_acceleration: true,
+        }
+    }
 }
 
 /// A full-duplex point-to-point link with a drop-tail queue at each end.
@@ -118,6 +203,23 @@ pub struct LinkSpec {
     /// Count this link's frames in the `wireless` metrics. Default: true for the chain's
     /// wireless hop, false otherwise.
     pub wireless: Option<bool>,
+    /// Cell MACs: the 802.11 PHY preset; `rate` is the data rate. Default "802.11".
+    pub phy: Option<PhyPreset>,
+    /// Cell MACs: the rate of control frames (RTS, CTS, ACK). Default: the preset's, 1 Mbps.
+    pub basic_rate: Option<Rate>,
+    /// Cell MACs: "long" (192 µs) or "short" (96 µs) PLCP. Default: the preset's, "long".
+    pub preamble: Option<PreambleKind>,
+    /// DCF: MAC frames longer than this use RTS/CTS. Default "2347B" (never; the standard).
+    pub rts_threshold: Option<ByteSize>,
+    /// DCF: dot11ShortRetryLimit. Default 7 (1 with `link = "tulip"`: TULIP does the ARQ).
+    pub retry_limit_short: Option<u32>,
+    /// DCF: dot11LongRetryLimit. Default 4 (1 with `link = "tulip"`).
+    pub retry_limit_long: Option<u32>,
+    /// `stop_and_wait`: transmission attempts per frame. Default 7.
+    pub link_retry_limit: Option<u32>,
+    /// `tulip`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`. Default:
+    /// the paper's (W = 8, MAC acceleration on).
+    pub tulip: Option<TulipSpec>,
 }
 
 fn default_queue() -> QueueLimit {
@@ -131,8 +233,31 @@ pub enum AgentKind {
     /// Plain IP forwarding.
     #[default]
     None,
+    /// Snoop: caches segments, retransmits locally on duplicate ACKs and timeouts, and
+    /// suppresses the duplicate ACKs it expects (TULIP §2, §4). Settings: `[base_station.snoop]`.
+    Snoop,
+    /// WTCP: buffers segments, sends them within its own wireless window, retransmits
+    /// locally and rewrites timestamps to hide its residence time (WTCP §3–4). Settings:
+    /// `[base_station.wtcp]`.
+    Wtcp,
+    /// I-TCP: splits the connection at the base station (breaks end-to-end semantics).
+    /// Settings: `[base_station.itcp]`.
+    Itcp,
 }
 
+impl AgentKind {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::None => "none",
+            AgentKind::Snoop => "snoop",
+            AgentKind::Wtcp => "wtcp",
+            AgentKind::Itcp => "itcp",
+        }
+    }
+}
+
+/// The base station and its agent. Only the selected agent's settings table may be given.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BaseStation {
@@ -141,6 +266,12 @@ pub struct BaseStation {
     pub agent: AgentKind,
     /// The node that is the base station. Default "bs".
     pub node: Option<String>,
+    /// Snoop's settings (with `agent = "snoop"`); defaults as TULIP §4 ran it.
+    pub snoop: Option<SnoopSpec>,
+    /// WTCP's settings (with `agent = "wtcp"`); defaults from WTCP §4 and Table I.
+    pub wtcp: Option<WtcpSpec>,
+    /// I-TCP's settings (with `agent = "itcp"`); defaults from WTCP §4 and Table I.
+    pub itcp: Option<ItcpSpec>,
 }
 
 /// One application over one TCP connection from `src` to `dst`.
@@ -302,6 +433,20 @@ pub enum AppSpec {
         /// The total to write before closing.
         bytes: ByteSize,
     },
+    /// A saturating UDP source: keeps its interface queue non-empty with `packet_size`
+    /// datagrams for `duration`; the sink counts what arrives (for MAC tests). The source
+    /// must sit on a wireless cell.
+    UdpSaturate {
+        /// UDP payload per datagram. Default "1472B" (a 1500-byte IP datagram).
+        #[serde(default = "default_udp_packet")]
+        packet_size: ByteSize,
+        /// How long the source sends.
+        duration: Duration,
+    },
+}
+
+fn default_udp_packet() -> ByteSize {
+    ByteSize(1472)
 }
 
 fn default_poisson_packet() -> ByteSize {
@@ -313,6 +458,7 @@ impl AppSpec {
     pub fn total_bytes(&self) -> u64 {
         match self {
             AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
+            AppSpec::UdpSaturate { .. } => 0,
         }
     }
 }

@@ -4,6 +4,12 @@
 //! host `mh` (TULIP Fig. 8, WTCP Fig. 3). An explicit topology lists `nodes` and `links`
 //! with `from`/`to`. Links are full duplex; routing (shortest path by hop count, either
 //! direction) is the builder's business, `reachable` here answers the validator's question.
+//!
+//! A wireless hop whose `mac` is a cell MAC (`ideal`, `dcf`) becomes a cell instead of a
+//! link: a shared half-duplex channel whose members are all one hop from each other. In the
+//! chain the cell is {bs, mh}; `wlan` is fh —wired— ap with the cell {ap, mh1..mhN};
+//! `adhoc` is the cell {n1, n2}. The cell's first member is its head (base station, access
+//! point, n1): frames it receives see `reverse_errors`, every other member's see `errors`.
 
 use std::collections::VecDeque;
 
@@ -15,6 +21,15 @@ use super::model::{LinkSpec, Preset, Scenario, Topology};
 pub struct ResolvedTopology {
     pub nodes: Vec<String>,
     pub links: Vec<ResolvedLink>,
+    pub cells: Vec<ResolvedCell>,
+}
+
+/// A wireless cell: its members (indices into `nodes`, the head first) and its spec.
+#[derive(Clone, Debug)]
+pub struct ResolvedCell {
+    pub name: String,
+    pub members: Vec<usize>,
+    pub spec: LinkSpec,
 }
 
 /// A link between two nodes (indices into `ResolvedTopology::nodes`).
@@ -43,14 +58,21 @@ impl ResolvedTopology {
             if n == to {
                 return true;
             }
-            for l in &self.links {
-                let next = if l.from == n {
-                    l.to
+            let via_links = self.links.iter().filter_map(|l| {
+                if l.from == n {
+                    Some(l.to)
                 } else if l.to == n {
-                    l.from
+                    Some(l.from)
                 } else {
-                    continue;
-                };
+                    None
+                }
+            });
+            let via_cells = self
+                .cells
+                .iter()
+                .filter(|c| c.members.contains(&n))
+                .flat_map(|c| c.members.iter().copied());
+            for next in via_links.chain(via_cells).collect::<Vec<_>>() {
                 if !seen[next] {
                     seen[next] = true;
                     queue.push_back(next);
@@ -65,6 +87,8 @@ impl ResolvedTopology {
 pub(crate) fn link_path(s: &Scenario, i: usize) -> String {
     match s.topology.preset {
         Some(Preset::Chain) => ["topology.wired", "topology.wireless"][i.min(1)].to_string(),
+        Some(Preset::Wlan) => "topology.wired".to_string(),
+        Some(Preset::Adhoc) => "topology.wireless".to_string(),
         None => format!("topology.links[{i}]"),
     }
 }
@@ -74,6 +98,8 @@ pub fn resolve_topology(s: &Scenario) -> Result<ResolvedTopology, ScenarioError>
     let t = &s.topology;
     let topo = match t.preset {
         Some(Preset::Chain) => chain(t)?,
+        Some(Preset::Wlan) => wlan(t)?,
+        Some(Preset::Adhoc) => adhoc(t)?,
         None => explicit(t)?,
     };
     check_unique_link_names(s, &topo)?;
@@ -93,26 +119,120 @@ fn chain(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
             ));
         }
     }
+    if let Some(n) = t.mobiles {
+        return Err(ScenarioError::bad_value(
+            "topology.mobiles",
+            n.to_string(),
+            "no `mobiles` with the chain preset (one mobile host, mh); use preset = \"wlan\"",
+        ));
+    }
     let wired = preset_link(t.wired.as_ref(), "wired", "fh", "bs")?;
     let wireless = preset_link(t.wireless.as_ref(), "wireless", "bs", "mh")?;
+    let nodes = vec!["fh".into(), "bs".into(), "mh".into()];
+    let mut links = vec![wired_link(wired)];
+    if wireless.mac.is_cell() {
+        return Ok(ResolvedTopology {
+            nodes,
+            links,
+            cells: vec![cell(wireless, vec![1, 2])],
+        });
+    }
+    links.push(ResolvedLink {
+        name: wireless.name.clone().unwrap_or_else(|| "wireless".into()),
+        from: 1,
+        to: 2,
+        wireless: wireless.wireless.unwrap_or(true),
+        spec: wireless.clone(),
+    });
     Ok(ResolvedTopology {
-        nodes: vec!["fh".into(), "bs".into(), "mh".into()],
-        links: vec![
-            ResolvedLink {
-                name: wired.name.clone().unwrap_or_else(|| "wired".into()),
-                from: 0,
-                to: 1,
-                wireless: wired.wireless.unwrap_or(false),
-                spec: wired.clone(),
-            },
-            ResolvedLink {
-                name: wireless.name.clone().unwrap_or_else(|| "wireless".into()),
-                from: 1,
-                to: 2,
-                wireless: wireless.wireless.unwrap_or(true),
-                spec: wireless.clone(),
-            },
-        ],
+        nodes,
+        links,
+        cells: Vec::new(),
+    })
+}
+
+fn wired_link(wired: &LinkSpec) -> ResolvedLink {
+    ResolvedLink {
+        name: wired.name.clone().unwrap_or_else(|| "wired".into()),
+        from: 0,
+        to: 1,
+        wireless: wired.wireless.unwrap_or(false),
+        spec: wired.clone(),
+    }
+}
+
+fn cell(spec: &LinkSpec, members: Vec<usize>) -> ResolvedCell {
+    ResolvedCell {
+        name: spec.name.clone().unwrap_or_else(|| "wireless".into()),
+        members,
+        spec: spec.clone(),
+    }
+}
+
+fn no_explicit_nodes(t: &Topology, preset: &str) -> Result<(), ScenarioError> {
+    for (key, present) in [
+        ("nodes", !t.nodes.is_empty()),
+        ("links", !t.links.is_empty()),
+    ] {
+        if present {
+            return Err(ScenarioError::problem(
+                format!("topology.{key}"),
+                format!("not allowed with a preset: the {preset} preset defines its own nodes"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn cell_spec<'a>(t: &'a Topology, preset: &str) -> Result<&'a LinkSpec, ScenarioError> {
+    let spec = preset_link(t.wireless.as_ref(), "wireless", "", "")?;
+    if !spec.mac.is_cell() {
+        return Err(ScenarioError::bad_value(
+            "topology.wireless.mac",
+            "\"p2p\"".into(),
+            format!("a cell MAC (\"ideal\" or \"dcf\"): the {preset} preset is a wireless cell"),
+        ));
+    }
+    Ok(spec)
+}
+
+/// fh —wired— ap, and the cell {ap, mh1..mhN}.
+fn wlan(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
+    no_explicit_nodes(t, "wlan")?;
+    let wired = preset_link(t.wired.as_ref(), "wired", "fh", "ap")?;
+    let spec = cell_spec(t, "wlan")?;
+    let n = t.mobiles.unwrap_or(1);
+    if n == 0 || n > 1000 {
+        return Err(ScenarioError::bad_value(
+            "topology.mobiles",
+            n.to_string(),
+            "between 1 and 1000 mobile hosts",
+        ));
+    }
+    let mut nodes: Vec<String> = vec!["fh".into(), "ap".into()];
+    nodes.extend((1..=n).map(|i| format!("mh{i}")));
+    let members = (1..nodes.len()).collect();
+    Ok(ResolvedTopology {
+        nodes,
+        links: vec![wired_link(wired)],
+        cells: vec![cell(spec, members)],
+    })
+}
+
+/// The cell {n1, n2}.
+fn adhoc(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
+    no_explicit_nodes(t, "adhoc")?;
+    if t.wired.is_some() || t.mobiles.is_some() {
+        return Err(ScenarioError::problem(
+            "topology",
+            "the adhoc preset takes only `wireless` (two nodes n1, n2 in one cell)",
+        ));
+    }
+    let spec = cell_spec(t, "adhoc")?;
+    Ok(ResolvedTopology {
+        nodes: vec!["n1".into(), "n2".into()],
+        links: Vec::new(),
+        cells: vec![cell(spec, vec![0, 1])],
     })
 }
 
@@ -204,6 +324,7 @@ fn explicit(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
     Ok(ResolvedTopology {
         nodes: t.nodes.clone(),
         links,
+        cells: Vec::new(),
     })
 }
 

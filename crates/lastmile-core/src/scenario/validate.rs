@@ -5,9 +5,14 @@
 
 use crate::error_model::ErrorModelSpec;
 use crate::units::QueueLimit;
+use crate::wireless::link::tulip::W_MAX;
+use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
-use super::model::{AckPolicy, AgentKind, AppSpec, FlowSpec, LinkSpec, Scenario, TcpSpec};
+use super::model::{
+    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
+    Scenario, TcpSpec,
+};
 use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
@@ -30,7 +35,20 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         ));
     }
     for (i, link) in topo.links.iter().enumerate() {
-        check_link(&link_path(s, i), &link.spec)?;
+        let path = link_path(s, i);
+        check_link(&path, &link.spec)?;
+        if link.spec.link != LinkLayerKind::None {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.link"),
+                format!("{:?}", link.spec.link).to_lowercase(),
+                "\"none\" on a point-to-point hop: link layers run over a cell MAC \
+                 (mac = \"ideal\", \"dcf\" or \"fama\")",
+            ));
+        }
+    }
+    for cell in &topo.cells {
+        check_link("topology.wireless", &cell.spec)?;
+        check_cell("topology.wireless", &cell.spec)?;
     }
     check_base_station(s, &topo)?;
     if s.flows.is_empty() {
@@ -74,7 +92,69 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         ));
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
-    check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)
+    check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
+    check_tulip(path, spec)
+}
+
+/// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits, TULIP's
+/// settings.
+fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    // The ideal MAC takes any rate; the DCF and FAMA-NCS need 802.11 DSSS rates.
+    let mac_check = match spec.mac {
+        MacKind::Dcf => {
+            let cfg = crate::sim::dcf_config(spec);
+            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+        }
+        MacKind::Fama => {
+            let cfg = FamaConfig::with_phy(crate::sim::phy_config(spec));
+            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+        }
+        MacKind::P2p | MacKind::Ideal => None,
+    };
+    if let Some((field, expected, phy)) = mac_check {
+        let value = match field {
+            "phy" => format!(
+                "rate \"{}bps\", basic_rate \"{}bps\"",
+                phy.data_rate_bps, phy.basic_rate_bps
+            ),
+            _ => "the given value".into(),
+        };
+        return Err(ScenarioError::bad_value(
+            format!("{path}.{field}"),
+            value,
+            expected,
+        ));
+    }
+    if spec.link_retry_limit == Some(0) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.link_retry_limit"),
+            "0".into(),
+            "at least 1 attempt",
+        ));
+    }
+    Ok(())
+}
+
+/// `tulip = { window, mac_acceleration }`: only with `link = "tulip"`, W in TULIP's range.
+fn check_tulip(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let Some(t) = &spec.tulip else {
+        return Ok(());
+    };
+    if spec.link != LinkLayerKind::Tulip {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.tulip"),
+            "a TULIP table".into(),
+            "no `tulip` settings unless link = \"tulip\"",
+        ));
+    }
+    if !(2..=W_MAX).contains(&t.window) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.tulip.window"),
+            t.window.to_string(),
+            format!("a window of 2..={W_MAX} frames (the paper's is 8)"),
+        ));
+    }
+    Ok(())
 }
 
 /// Maps the error model's own check onto the field path, with the value as written.
@@ -104,6 +184,7 @@ fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioEr
 
 fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
     let bs = &s.base_station;
+    check_agent_settings(bs)?;
     // An agent needs a node to sit on; a named node must exist even without one.
     if bs.agent == AgentKind::None && bs.node.is_none() {
         return Ok(());
@@ -117,6 +198,97 @@ fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), Scena
         e.value = Some(format!("\"{name}\" (the default)"));
     }
     Err(e)
+}
+
+/// Only the selected agent's table may be given, and its values must make sense.
+fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
+    let given = [
+        (AgentKind::Snoop, bs.snoop.is_some()),
+        (AgentKind::Wtcp, bs.wtcp.is_some()),
+        (AgentKind::Itcp, bs.itcp.is_some()),
+    ];
+    for (kind, present) in given {
+        if present && bs.agent != kind {
+            return Err(ScenarioError::problem(
+                format!("base_station.{}", kind.name()),
+                format!(
+                    "settings for agent \"{}\" but base_station.agent = \"{}\"; remove the \
+                     table or set agent = \"{}\"",
+                    kind.name(),
+                    bs.agent.name(),
+                    kind.name()
+                ),
+            ));
+        }
+    }
+    if let Some(sn) = &bs.snoop {
+        let p = "base_station.snoop";
+        if sn.dupack_threshold == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.dupack_threshold"),
+                "0".into(),
+                "at least 1 duplicate ACK",
+            ));
+        }
+        if sn.timeout_factor == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.timeout_factor"),
+                "0".into(),
+                "at least 1",
+            ));
+        }
+        if sn.persist.sim().is_zero() {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.persist"),
+                format!("\"{}\"", sn.persist),
+                "a time greater than zero",
+            ));
+        }
+        if sn.cache_packets == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.cache_packets"),
+                "0".into(),
+                "at least 1 segment",
+            ));
+        }
+    }
+    if let Some(w) = &bs.wtcp {
+        let p = "base_station.wtcp";
+        if w.window == 0 {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.window"),
+                "0".into(),
+                "at least 1 segment",
+            ));
+        }
+        for (field, d) in [("clock", w.clock), ("source_clock", w.source_clock)] {
+            if d.sim().is_zero() {
+                return Err(ScenarioError::bad_value(
+                    format!("{p}.{field}"),
+                    format!("\"{d}\""),
+                    "a time greater than zero",
+                ));
+            }
+        }
+        if !(w.timeout_factor.is_finite() && w.timeout_factor >= 1.0) {
+            return Err(ScenarioError::bad_value(
+                format!("{p}.timeout_factor"),
+                w.timeout_factor.to_string(),
+                "a number of at least 1",
+            ));
+        }
+    }
+    if let Some(i) = &bs.itcp {
+        check_tcp("base_station.itcp.tcp", &i.tcp)?;
+        if i.buffer < i.tcp.mss {
+            return Err(ScenarioError::bad_value(
+                "base_station.itcp.buffer",
+                format!("\"{}\"", i.buffer),
+                format!("room for at least one segment (mss = {})", i.tcp.mss),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_flow(path: &str, f: &FlowSpec, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
@@ -219,6 +391,27 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
 }
 
 fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
+    if let AppSpec::UdpSaturate {
+        packet_size,
+        duration,
+    } = app
+    {
+        if packet_size.bytes() == 0 || packet_size.bytes() > 65_507 {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.packet_size"),
+                format!("\"{}B\"", packet_size.bytes()),
+                "1B to 65507B (a UDP payload in an IPv4 datagram)",
+            ));
+        }
+        if duration.sim().is_zero() {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.duration"),
+                format!("\"{duration}\""),
+                "a time greater than zero",
+            ));
+        }
+        return Ok(());
+    }
     if app.total_bytes() == 0 {
         return Err(ScenarioError::bad_value(
             format!("{path}.bytes"),

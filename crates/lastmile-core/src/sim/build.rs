@@ -4,13 +4,16 @@
 
 use std::collections::HashMap;
 
+use crate::agents::{AgentTraceColumns, AnyAgent, ItcpAgent, SnoopAgent, WtcpAgent};
 use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AppSpec, FlowSpec, Scenario, TcpVariant};
+use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, Scenario, TcpVariant};
 use crate::tcp::{TcpConfig, TcpConnection};
 
+use super::agent_hook::AgentHost;
+use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::world::{Endpoint, Event, Link, Node, World};
@@ -62,12 +65,20 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             ],
         });
     }
+    let mut cell_members = Vec::with_capacity(topology.cells.len());
+    for c in &topology.cells {
+        let members: Vec<NodeId> = c.members.iter().map(|&i| NodeId(i as u32)).collect();
+        world
+            .cells
+            .push(Cell::new(&c.name, &c.spec, &members, flow_count, seed)?);
+        cell_members.push(members);
+    }
     let pairs: Vec<(NodeId, NodeId)> = topology
         .links
         .iter()
         .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
         .collect();
-    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs);
+    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
     let node_index = |name: &str| {
         topology
             .nodes
@@ -76,6 +87,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             .map(|i| NodeId(i as u32))
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
+    add_agent(&mut world, scenario, options, seed, &node_index)?;
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
@@ -90,6 +102,34 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
         )?;
     }
     Ok(world)
+}
+
+/// Places the scenario's base-station agent (if any) on its node.
+fn add_agent(
+    world: &mut World,
+    scenario: &Scenario,
+    options: &RunOptions,
+    seed: u64,
+    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
+) -> Result<(), SimError> {
+    let bs = &scenario.base_station;
+    let agent = match bs.agent {
+        AgentKind::None => return Ok(()),
+        AgentKind::Snoop => AnyAgent::Snoop(SnoopAgent::new(bs.snoop.clone().unwrap_or_default())),
+        AgentKind::Wtcp => AnyAgent::Wtcp(WtcpAgent::new(bs.wtcp.clone().unwrap_or_default())),
+        AgentKind::Itcp => AnyAgent::Itcp(Box::new(ItcpAgent::new(
+            bs.itcp.clone().unwrap_or_default(),
+            RngStream::derive(seed, "agent/itcp/isn"),
+        ))),
+    };
+    let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
+    world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
+    world.agents.hosts.push(AgentHost {
+        node,
+        agent,
+        timer: TimerSlot::default(),
+    });
+    Ok(())
 }
 
 fn tcp_config(
@@ -198,6 +238,13 @@ fn add_flow(
             mean_gap: SimDuration::transmission(packet_size.bytes() * 8, rate.bps()),
             rng: Box::new(RngStream::derive(seed, &format!("flow/{i}/app"))),
         },
+        AppSpec::UdpSaturate {
+            packet_size,
+            duration,
+        } => AppState::UdpSaturate {
+            packet_size: packet_size.bytes().min(65_507) as u32,
+            duration: duration.sim(),
+        },
     };
     world.flows.push(Flow {
         name: f
@@ -217,6 +264,7 @@ fn add_flow(
         last_delivery: None,
         delay: Default::default(),
         done: false,
+        udp_stop: None,
     });
     world.schedule(SimTime::ZERO + f.start.sim(), Event::FlowStart { flow: id })
 }

@@ -20,6 +20,12 @@ pub enum AppState {
         mean_gap: SimDuration,
         rng: Box<RngStream>,
     },
+    /// Saturating UDP: a new `packet_size` datagram whenever one leaves the interface queue,
+    /// for `duration` (no TCP endpoints are used).
+    UdpSaturate {
+        packet_size: u32,
+        duration: SimDuration,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -40,6 +46,8 @@ pub struct Flow {
     pub last_delivery: Option<SimTime>,
     pub delay: Welford,
     pub done: bool,
+    /// A saturating UDP source stops writing at this time.
+    pub udp_stop: Option<SimTime>,
 }
 
 impl Flow {
@@ -80,7 +88,7 @@ impl Flow {
             AppState::Poisson { mean_gap, rng, .. } => {
                 SimDuration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()))
             }
-            AppState::Bulk => SimDuration::ZERO,
+            AppState::Bulk | AppState::UdpSaturate { .. } => SimDuration::ZERO,
         }
     }
 

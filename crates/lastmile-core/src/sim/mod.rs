@@ -1,8 +1,10 @@
 //! The simulated world: builds nodes, links, endpoints and applications from a `Scenario`
 //! and runs the event loop until every flow is done or `stop_time`.
 
+mod agent_hook;
 mod build;
 mod capture;
+mod cell;
 mod flow;
 mod observe;
 mod report;
@@ -14,11 +16,13 @@ use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
+pub use cell::{dcf_config, phy_config};
 pub use observe::Welford;
 pub use world::StopReason;
 
-/// The traces a run can record (opt-in).
-pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx"];
+/// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
+/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s.
+pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx", "agent_rtt"];
 
 /// How to run a scenario, beyond the scenario itself.
 #[derive(Clone, Debug, Default)]
@@ -82,6 +86,7 @@ pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimEr
     };
     let wall_s = wall.elapsed().as_secs_f64();
     let summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
-    let traces = std::mem::take(&mut world.traces).into_tables();
+    let mut traces = std::mem::take(&mut world.traces).into_tables();
+    traces.extend(world.agents.take_trace_table());
     Ok(RunOutput { summary, traces })
 }

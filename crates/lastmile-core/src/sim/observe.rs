@@ -54,6 +54,8 @@ pub struct DataAccounting {
     pub new_bytes_sent: u64,
     pub all_bytes_sent: u64,
     pub redundant_tx: u64,
+    /// Data frames that did not reach their receiver intact (cells: collisions and errors).
+    pub data_frames_lost: u64,
 }
 
 impl DataAccounting {
@@ -66,35 +68,60 @@ impl DataAccounting {
 
     /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate.
     pub fn on_transmitted(&mut self, packet: &Packet, frame_bytes: u64, lost: bool) {
+        self.on_air(packet, frame_bytes);
+        if lost && packet.tcp().is_some_and(|s| s.payload_len > 0) {
+            self.data_frames_lost += 1;
+        }
+        if !lost {
+            self.on_received(packet);
+            self.on_passed_up(packet);
+        }
+    }
+
+    /// A transmission over the air of `packet` in a frame of `frame_bytes`.
+    pub fn on_air(&mut self, packet: &Packet, frame_bytes: u64) {
         self.all_bytes_sent += frame_bytes;
-        let Some(seg) = packet.tcp() else {
+        let Some((flow, start, end)) = self.range(packet) else {
             self.new_bytes_sent += frame_bytes;
             return;
         };
-        let len = u64::from(seg.seq_len());
-        if len == 0 {
-            self.new_bytes_sent += frame_bytes;
-            return;
-        }
-        let flow = &mut self.flows[packet.flow.index()];
-        let start = flow.unwrap.offset(seg.header.seq);
-        let end = start + len;
+        let flow = &mut self.flows[flow];
         if end > flow.highest_sent {
             flow.highest_sent = end;
             self.new_bytes_sent += frame_bytes;
         }
-        if seg.payload_len > 0 {
+        if packet.payload_len() > 0 {
             self.data_frames_sent += 1;
             if flow.received.contains(start, end) {
                 self.redundant_tx += 1;
             }
-            if !lost {
-                self.data_frames_delivered += 1;
-            }
         }
-        if !lost {
-            flow.received.insert(start, end);
+    }
+
+    /// The receiver got `packet` intact (later copies are redundant).
+    pub fn on_received(&mut self, packet: &Packet) {
+        if let Some((flow, start, end)) = self.range(packet) {
+            self.flows[flow].received.insert(start, end);
         }
+    }
+
+    /// The receiving link layer passed `packet` up.
+    pub fn on_passed_up(&mut self, packet: &Packet) {
+        if packet.tcp().is_some_and(|s| s.payload_len > 0) {
+            self.data_frames_delivered += 1;
+        }
+    }
+
+    /// The flow index and unwrapped sequence range of a TCP packet occupying sequence space.
+    fn range(&mut self, packet: &Packet) -> Option<(usize, u64, u64)> {
+        let seg = packet.tcp()?;
+        let len = u64::from(seg.seq_len());
+        if len == 0 {
+            return None;
+        }
+        let i = packet.flow.index();
+        let start = self.flows.get_mut(i)?.unwrap.offset(seg.header.seq);
+        Some((i, start, start + len))
     }
 }
 

@@ -1,8 +1,11 @@
 //! Turning the world's counters into the run summary (`metrics::RunSummary`).
 
 use crate::engine::SimTime;
-use crate::metrics::{EngineSummary, FlowSummary, LinkSummary, RunSummary, WirelessSummary};
+use crate::metrics::{
+    CellSummary, EngineSummary, FlowSummary, LinkSummary, RunSummary, WirelessSummary,
+};
 
+use super::cell::Cell;
 use super::world::{Link, StopReason, World};
 
 fn ratio(num: u64, den: u64) -> f64 {
@@ -75,8 +78,11 @@ pub fn summarize(
             .links
             .iter()
             .find(|l| l.wireless)
-            .map(wireless_summary),
+            .map(wireless_summary)
+            .or_else(|| world.cells.first().map(cell_wireless_summary)),
         links,
+        cells: world.cells.iter().map(|c| cell_summary(c, end)).collect(),
+        agent: world.agents.summary(end),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),
@@ -99,9 +105,72 @@ fn wireless_summary(l: &Link) -> WirelessSummary {
         frames_lost: fwd.stats.frames_lost,
         data_frames_sent: acc.data_frames_sent,
         data_frames_delivered: acc.data_frames_delivered,
+        data_frames_lost: acc.data_frames_lost,
         goodput_wireless: ratio(acc.data_frames_delivered, acc.data_frames_sent),
         goodput_bytes: ratio(acc.new_bytes_sent, acc.all_bytes_sent),
         redundant_tx: acc.redundant_tx,
         reverse_frames_lost: l.dirs[1].stats.frames_lost,
     }
+}
+
+/// The head-to-others direction of a cell as the `wireless` summary.
+fn cell_wireless_summary(c: &Cell) -> WirelessSummary {
+    let head = &c.stations[0].stats;
+    let others = || c.stations[1..].iter().map(|s| &s.stats);
+    let acc = &c.accounting;
+    WirelessSummary {
+        link: c.name.clone(),
+        frames_sent: head.frames_sent,
+        frames_lost: others().map(|s| s.rx_collided + s.rx_errored).sum(),
+        data_frames_sent: acc.data_frames_sent,
+        data_frames_delivered: acc.data_frames_delivered,
+        data_frames_lost: acc.data_frames_lost,
+        goodput_wireless: ratio(acc.data_frames_delivered, acc.data_frames_sent),
+        goodput_bytes: ratio(acc.new_bytes_sent, acc.all_bytes_sent),
+        redundant_tx: acc.redundant_tx,
+        reverse_frames_lost: head.rx_collided + head.rx_errored,
+    }
+}
+
+fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
+    let mut s = CellSummary {
+        name: c.name.clone(),
+        mac: format!("{:?}", c.mac_kind).to_lowercase(),
+        link: match c.link_kind {
+            crate::scenario::LinkLayerKind::None => "none",
+            crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
+            crate::scenario::LinkLayerKind::Tulip => "tulip",
+        }
+        .to_string(),
+        stations: c.stations.len() as u64,
+        airtime_busy_fraction: ratio(
+            c.stats.busy.as_nanos(),
+            end.saturating_since(SimTime::ZERO).as_nanos(),
+        ),
+        transmissions: c.stats.transmissions,
+        ..CellSummary::default()
+    };
+    let mut acks_received = 0;
+    for st in &c.stations {
+        s.collisions += st.stats.rx_collided;
+        s.frames_errored += st.stats.rx_errored;
+        s.queue_drops += st.stats.queue_drops;
+        let m = st.mac.counters();
+        s.mac_attempts += m.attempts;
+        s.mac_retries += m.retries;
+        s.mac_drops += m.drops;
+        s.control_frames_sent += m.control_frames_sent;
+        s.data_frames_sent += m.data_frames_sent;
+        for l in &st.links {
+            let lm = l.layer.metrics();
+            s.link_retransmissions += lm.retransmissions;
+            s.lacks_sent += lm.acks_sent;
+            acks_received += lm.acks_received;
+            s.frames_released += lm.frames_released;
+            s.link_drops += lm.drops;
+        }
+    }
+    // LACKs still on their way when the run ended count as lost.
+    s.lacks_lost = s.lacks_sent.saturating_sub(acks_received);
+    s
 }

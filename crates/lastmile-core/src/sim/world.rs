@@ -7,13 +7,16 @@ use std::collections::HashMap;
 
 use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
-use crate::net::{Channel, Hop, Offer, RoutingTable};
+use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
     Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
 };
 use crate::tcp::{TcpConnection, TcpOutbox};
+use crate::wireless::medium::TxId;
 
+use super::agent_hook::AgentHooks;
 use super::capture::Captures;
+use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::SimError;
@@ -68,8 +71,31 @@ pub enum Event {
     },
     /// A flow's application starts.
     FlowStart { flow: FlowId },
-    /// A Poisson application writes its next packet.
+    /// A Poisson application writes its next packet (a saturating UDP one stops).
     AppWrite { flow: FlowId },
+    /// A cell station's MAC timer (generation-checked).
+    CellMacTimer {
+        cell: CellId,
+        station: u16,
+        generation: u32,
+    },
+    /// A cell station's link-layer timer, for one peer (generation-checked).
+    CellLinkTimer {
+        cell: CellId,
+        station: u16,
+        link: u16,
+        generation: u32,
+    },
+    /// A transmission starts arriving at a cell station (carrier sense).
+    CellRxStart { cell: CellId, station: u16 },
+    /// A transmission has finished arriving at a cell station.
+    CellRxEnd {
+        cell: CellId,
+        station: u16,
+        tx: TxId,
+    },
+    /// A base-station agent's timer (generation-checked); `agent` indexes `World::agents`.
+    AgentTimer { agent: u32, generation: u32 },
 }
 
 /// A host or router.
@@ -114,6 +140,8 @@ pub struct World {
     pub packets: PacketArena,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
+    /// Wireless cells (shared half-duplex channels).
+    pub cells: Vec<Cell>,
     pub routes: RoutingTable,
     pub endpoints: Vec<Endpoint>,
     pub flows: Vec<Flow>,
@@ -122,10 +150,12 @@ pub struct World {
     pub no_route_drops: u64,
     pub ttl_drops: u64,
     outbox: TcpOutbox,
-    next_packet_id: u64,
+    pub(super) next_packet_id: u64,
     flows_done: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
+    /// Base-station agents on the forwarding path (see `agent_hook.rs`).
+    pub agents: AgentHooks,
 }
 
 impl World {
@@ -135,6 +165,7 @@ impl World {
             packets: PacketArena::default(),
             nodes: Vec::new(),
             links: Vec::new(),
+            cells: Vec::new(),
             routes: RoutingTable::default(),
             endpoints: Vec::new(),
             flows: Vec::new(),
@@ -146,6 +177,7 @@ impl World {
             next_packet_id: 0,
             flows_done: 0,
             captures: None,
+            agents: AgentHooks::default(),
         }
     }
 
@@ -177,6 +209,32 @@ impl World {
             } => self.on_endpoint_timer(now, endpoint, generation),
             Event::FlowStart { flow } => self.on_flow_start(now, flow),
             Event::AppWrite { flow } => self.on_app_write(now, flow),
+            Event::CellMacTimer {
+                cell,
+                station,
+                generation,
+            } => self.on_cell_mac_timer(now, cell, usize::from(station), generation),
+            Event::CellLinkTimer {
+                cell,
+                station,
+                link,
+                generation,
+            } => self.on_cell_link_timer(
+                now,
+                cell,
+                usize::from(station),
+                usize::from(link),
+                generation,
+            ),
+            Event::CellRxStart { cell, station } => {
+                self.on_cell_rx_start(now, cell, usize::from(station))
+            }
+            Event::CellRxEnd { cell, station, tx } => {
+                self.on_cell_rx_end(now, cell, usize::from(station), tx)
+            }
+            Event::AgentTimer { agent, generation } => {
+                self.on_agent_timer(now, agent as usize, generation)
+            }
         }
     }
 
@@ -192,13 +250,18 @@ impl World {
     }
 
     /// Sends the packet in `slot` from `node` towards its destination.
-    fn route_from(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
+    pub(super) fn route_from(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
         let dst = self.packets.get(slot).ip.dst;
         let hop = self
             .node_of(dst)
             .and_then(|d| self.routes.next_hop(node, d));
         match hop {
-            Some(hop) => self.transmit(now, hop, slot),
+            Some(hop) => self.transmit(now, node, hop, slot),
             None => {
                 self.no_route_drops += 1;
                 self.packets.remove(slot);
@@ -207,19 +270,24 @@ impl World {
         }
     }
 
-    fn transmit(&mut self, now: SimTime, hop: Hop, slot: PacketSlot) -> Result<(), SimError> {
+    /// Hands the packet in `slot` from `node` to its next hop: a link's channel, or a cell.
+    fn transmit(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        hop: Hop,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let (link, dir) = match hop {
+            Hop::Link { link, dir } => (link, dir),
+            Hop::Cell { cell, to } => return self.cell_send(now, cell, node, to, slot),
+        };
         let size = self.packets.get(slot).size_bytes();
-        let channel = &mut self.links[hop.link.index()].dirs[hop.dir.index()];
+        let channel = &mut self.links[link.index()].dirs[dir.index()];
         match channel.offer(now, slot, size) {
             Offer::Started { tx_end } => {
-                self.capture_frame(hop.link, now, slot)?;
-                self.schedule(
-                    tx_end,
-                    Event::TxDone {
-                        link: hop.link,
-                        dir: hop.dir,
-                    },
-                )
+                self.capture_frame(link, now, slot)?;
+                self.schedule(tx_end, Event::TxDone { link, dir })
             }
             Offer::Queued => Ok(()),
             Offer::Dropped(p) => {
@@ -280,11 +348,15 @@ impl World {
                 self.packets.remove(slot);
                 return Ok(());
             }
+            if let Some(agent) = self.agents.at(node) {
+                return self.on_agent_packet(now, agent, node, slot);
+            }
             return self.route_from(now, node, slot);
         }
         self.packets.remove(slot);
         let Transport::Tcp(segment) = packet.transport else {
-            return Ok(()); // No UDP sinks yet: datagrams are consumed.
+            self.on_udp_datagram(now, &packet);
+            return Ok(());
         };
         let key = (
             segment.header.dst_port,
@@ -413,9 +485,23 @@ impl World {
         }
     }
 
+    /// One more flow is done (for flows that end without TCP, e.g. saturating UDP).
+    pub(super) fn note_flow_done(&mut self) {
+        self.flows_done += 1;
+    }
+
+    /// A fresh packet id.
+    pub(super) fn take_packet_id(&mut self) -> u64 {
+        self.next_packet_id += 1;
+        self.next_packet_id - 1
+    }
+
     // ----- applications ------------------------------------------------------------------
 
     fn on_flow_start(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
+        if let AppState::UdpSaturate { duration, .. } = self.flows[flow.index()].app {
+            return self.udp_start(now, flow, duration);
+        }
         let source = self.flows[flow.index()].source;
         self.with_endpoint(now, source, |c, now, out| c.connect(now, out))?;
         match self.flows[flow.index()].app {
@@ -428,6 +514,7 @@ impl World {
                 })
             }
             AppState::Poisson { .. } => self.schedule_next_write(now, flow),
+            AppState::UdpSaturate { .. } => Ok(()),
         }
     }
 
@@ -438,6 +525,10 @@ impl World {
 
     fn on_app_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
         let f = &mut self.flows[flow.index()];
+        if let AppState::UdpSaturate { .. } = f.app {
+            self.udp_stop(flow);
+            return Ok(());
+        }
         let AppState::Poisson { packet_size, .. } = f.app else {
             return Ok(());
         };

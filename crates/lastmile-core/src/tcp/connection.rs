@@ -242,6 +242,25 @@ impl TcpConnection {
     pub fn peer_window(&self) -> u64 {
         self.sender.snd_wnd()
     }
+    /// The application has not yet consumed `bytes` of the data delivered to it (a relay's
+    /// buffer, e.g. I-TCP's base station): the advertised window is the buffer's free
+    /// space, zero until a full segment fits (`receiver.rs`), and a window update is sent
+    /// when it reopens.
+    pub fn set_receive_backlog(&mut self, now: SimTime, bytes: u64, out: &mut TcpOutbox) {
+        let mss = u64::from(self.cfg.mss.max(1));
+        if self.receiver.set_backlog(bytes, mss) && self.can_send() {
+            self.receiver.request_ack();
+            self.output(now, out);
+        }
+    }
+    /// Bytes the application wrote that the peer has not acknowledged yet.
+    pub fn unacknowledged_bytes(&self) -> u64 {
+        self.sender.written().saturating_sub(self.sender.snd_una())
+    }
+    /// True once the peer's FIN has been received.
+    pub fn peer_closed(&self) -> bool {
+        self.receiver.fin_received()
+    }
     /// Bytes held out of order by the receiving half.
     pub fn bytes_held_out_of_order(&self) -> u64 {
         self.receiver.held().bytes()

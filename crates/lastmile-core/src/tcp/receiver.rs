@@ -21,6 +21,11 @@
 //!   free-running 200 ms clock); an immediate ACK for an out-of-order or duplicate
 //!   segment, for a segment that fills all or part of a hole, and for a FIN. Any segment
 //!   we send carries the ACK and clears the pending one.
+//! * **Lazy consumption** (`set_backlog`, for a relay such as I-TCP's base station): bytes
+//!   delivered but not yet consumed by the application count against the buffer, so the
+//!   window advertised is what is free; with receiver SWS avoidance (RFC 1122 §4.2.3.3,
+//!   Stevens' "at least one full segment") it is zero until a full segment fits. The right
+//!   edge still never moves left.
 //! * **FIN**: remembered where it sits in the stream and consumed once every byte before
 //!   it has arrived.
 //!
@@ -130,6 +135,12 @@ pub struct Receiver {
     unacked_segments: u32,
     ack_now: bool,
     delack_at: Option<SimTime>,
+    /// Delivered bytes the application has not consumed yet (lazy consumption only).
+    backlog: u64,
+    /// Set once the application consumes lazily: the segment size for SWS avoidance.
+    lazy_mss: Option<u64>,
+    /// The window in the last ACK built.
+    last_advertised: u64,
 }
 
 impl Receiver {
@@ -146,6 +157,9 @@ impl Receiver {
             unacked_segments: 0,
             ack_now: false,
             delack_at: None,
+            backlog: 0,
+            lazy_mss: None,
+            last_advertised: rwnd,
         }
     }
 
@@ -190,9 +204,27 @@ impl Receiver {
 
     /// The window to advertise now (see the module notes); records the right edge.
     pub fn advertise_window(&mut self) -> u32 {
-        let fresh = self.rcv_nxt + self.rwnd.saturating_sub(self.held.bytes());
+        let fresh = self.rcv_nxt + self.free_window();
         self.right_edge = self.right_edge.max(fresh);
-        (self.right_edge - self.rcv_nxt).min(u64::from(u32::MAX)) as u32
+        self.last_advertised = self.right_edge - self.rcv_nxt;
+        self.last_advertised.min(u64::from(u32::MAX)) as u32
+    }
+
+    /// The free buffer, zero below one segment when consuming lazily (SWS avoidance).
+    fn free_window(&self) -> u64 {
+        let free = self.rwnd.saturating_sub(self.held.bytes() + self.backlog);
+        match self.lazy_mss {
+            Some(mss) if free < mss => 0,
+            _ => free,
+        }
+    }
+
+    /// The application holds `bytes` of the delivered data unconsumed; segments of `mss`.
+    /// Returns true when the window reopens from below one segment (a window update is due).
+    pub fn set_backlog(&mut self, bytes: u64, mss: u64) -> bool {
+        self.lazy_mss = Some(mss.max(1));
+        self.backlog = bytes;
+        self.last_advertised < mss && self.rcv_nxt + self.free_window() > self.right_edge
     }
 
     /// A segment whose data starts at stream offset `start` (negative: before the first
@@ -216,7 +248,9 @@ impl Receiver {
         }
         let before = self.rcv_nxt;
         let start = start.max(0) as u64;
-        let end = (end.max(0) as u64).min(self.rcv_nxt + self.rwnd);
+        // Up to the buffer's free space, or the right edge already advertised.
+        let limit = (self.rcv_nxt + self.rwnd.saturating_sub(self.backlog)).max(self.right_edge);
+        let end = (end.max(0) as u64).min(limit);
         let first = start.max(self.rcv_nxt);
         if first < end && first > self.rcv_nxt {
             self.held.insert(first, end, origin_time);
@@ -253,6 +287,10 @@ impl Receiver {
             }
         }
         let to = self.fin_at.map_or(to, |f| to.min(f));
+        if self.lazy_mss.is_some() {
+            // Not consumed until the application says so (`set_backlog`).
+            self.backlog += to - from;
+        }
         out.push(Delivery {
             offset: from,
             len: (to - from) as u32,
@@ -283,5 +321,44 @@ impl Receiver {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod lazy_consumption_tests {
+    use super::*;
+
+    #[test]
+    fn relay_buffer_window_is_free_space_zero_below_a_segment_and_reopens() {
+        let mut r = Receiver::new(3000, AckPolicy::Every, SimDuration::from_millis(200));
+        assert!(!r.set_backlog(0, 1000));
+        let mut out = Vec::new();
+        r.on_segment(SimTime::ZERO, 0, 1000, false, SimTime::ZERO, &mut out);
+        assert_eq!(
+            r.advertise_window(),
+            2000,
+            "delivered bytes are not consumed yet"
+        );
+        r.on_segment(SimTime::ZERO, 1000, 1500, false, SimTime::ZERO, &mut out);
+        assert_eq!(r.advertise_window(), 500, "the right edge promised stays");
+        r.on_segment(SimTime::ZERO, 2500, 500, false, SimTime::ZERO, &mut out);
+        assert_eq!(r.advertise_window(), 0, "full");
+        // Beyond the advertised edge nothing is accepted.
+        assert_eq!(
+            r.on_segment(SimTime::ZERO, 3000, 500, false, SimTime::ZERO, &mut out),
+            0
+        );
+        assert!(
+            !r.set_backlog(2500, 1000),
+            "500 B free: less than a segment, still zero"
+        );
+        assert_eq!(r.advertise_window(), 0);
+        // The application consumed 2500 B: 2500 B free, a window update is due.
+        assert!(r.set_backlog(500, 1000));
+        assert_eq!(r.advertise_window(), 2500);
+        assert!(
+            !r.set_backlog(400, 1000),
+            "no update when the window was open"
+        );
     }
 }

@@ -243,9 +243,14 @@ impl Sender {
         while self.first_sends.front().is_some_and(|r| r.end <= a.ack) {
             self.first_sends.pop_front();
         }
+        // With timestamps negotiated, RTTM takes samples from TSecr only (RFC 7323 §4.1);
+        // an ACK that arrives without the option (RFC 7323 §3.2 says it SHOULD be dropped;
+        // we process it) gives no sample. 4.4BSD falls back to its timed segment instead,
+        // which lets a base station's stripped timestamps (WTCP §3.1) leak residence time.
         let sample = match (self.use_timestamps, a.ts_ecr) {
             (true, Some(ecr)) => self.rtx.sample_from_echo(now, ecr),
-            _ => self.rtx.sample_on_ack(now, a.ack),
+            (true, None) => None,
+            (false, _) => self.rtx.sample_on_ack(now, a.ack),
         };
         if let Some(s) = sample {
             self.on_sample(s, trace);

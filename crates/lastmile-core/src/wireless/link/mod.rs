@@ -2,7 +2,235 @@
 //! `handle(now, input, out)` with `poll_timeout()`, talking to its MAC through
 //! [`crate::wireless::signals::MacSignal`].
 //!
-//! Present: [`tulip`] (Parsa & Garcia-Luna-Aceves). Planned: `none` (pass-through) and
-//! `stop_and_wait`.
+//! - `none`: pass-through, one frame at the MAC at a time (the interface queue holds the
+//!   rest); no recovery.
+//! - [`stop_and_wait`]: alternating-bit ARQ with a retry limit, the baseline.
+//! - [`tulip`] (Parsa & Garcia-Luna-Aceves).
+//!
+//! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
+//! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
+//! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
+//! happens in one drop-tail place, not inside the protocols.
 
+pub mod stop_and_wait;
 pub mod tulip;
+
+use crate::engine::SimTime;
+use crate::packet::Packet;
+use crate::wireless::signals::MacSignal;
+
+use stop_and_wait::{SawFrame, SawInput, SawMetrics, SawOutput, StopAndWait};
+use tulip::{TulipConfig, TulipFrame, TulipInput, TulipLink, TulipOutbox, TulipOutput};
+
+/// What a link layer hands its MAC (and gets back from the peer's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkFrame {
+    /// `none`: the datagram as it is.
+    Plain(Packet),
+    StopAndWait(SawFrame),
+    Tulip(TulipFrame),
+}
+
+impl LinkFrame {
+    /// Bytes above the MAC (the MSDU).
+    pub fn size_bytes(&self, tulip: Option<&TulipConfig>) -> u32 {
+        match self {
+            LinkFrame::Plain(p) => p.size_bytes(),
+            LinkFrame::StopAndWait(f) => f.size_bytes(),
+            LinkFrame::Tulip(f) => f.size_bytes(tulip.expect("a TULIP frame needs its config")),
+        }
+    }
+    /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody.
+    pub fn is_control(&self) -> bool {
+        match self {
+            LinkFrame::Plain(_) => false,
+            LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
+            LinkFrame::Tulip(f) => f.is_lack(),
+        }
+    }
+    /// The IP datagram crossing the air in this frame: a data frame's, or the one a LACK
+    /// piggybacks (for capture and traces).
+    pub fn carried_packet(&self) -> Option<&Packet> {
+        match self {
+            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. }) => piggyback.as_ref(),
+            _ => self.data_packet(),
+        }
+    }
+    /// The datagram a data frame carries (not a LACK's piggyback).
+    pub fn data_packet(&self) -> Option<&Packet> {
+        match self {
+            LinkFrame::Plain(p) => Some(p),
+            LinkFrame::StopAndWait(SawFrame::Data { packet, .. })
+            | LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => Some(packet),
+            LinkFrame::Tulip(TulipFrame::Data { packet, .. })
+            | LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => Some(packet),
+            _ => None,
+        }
+    }
+}
+
+/// What drives any link layer.
+#[derive(Clone, Debug)]
+pub enum LinkInput {
+    FromNetwork(Packet),
+    FrameReceived(LinkFrame),
+    MacSignal(MacSignal),
+    Timeout,
+}
+
+/// Its effects, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkOutput {
+    ToMac(LinkFrame),
+    ToNetwork(Packet),
+}
+
+/// Counters common to the link layers (zero where a protocol has no such thing).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkMetrics {
+    pub retransmissions: u64,
+    /// LACKs (TULIP) or link ACKs (stop-and-wait) sent.
+    pub acks_sent: u64,
+    /// LACKs / link ACKs received.
+    pub acks_received: u64,
+    /// Reliable frames released in order to the network layer.
+    pub frames_released: u64,
+    /// Reliable frames given up at the retry limit.
+    pub drops: u64,
+}
+
+/// `none`: hands each datagram to the MAC, one at a time.
+#[derive(Clone, Debug, Default)]
+pub struct NoLink {
+    at_mac: bool,
+}
+
+/// Any link layer, for one peer.
+#[derive(Clone, Debug)]
+pub enum AnyLinkLayer {
+    None(NoLink),
+    StopAndWait(Box<StopAndWait>, SawAcks),
+    Tulip(Box<TulipLink>),
+}
+
+/// Link ACKs received by a stop-and-wait sender (its own metrics count the sender side).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct SawAcks(pub u64);
+
+impl AnyLinkLayer {
+    pub fn tulip_config(&self) -> Option<&TulipConfig> {
+        match self {
+            AnyLinkLayer::Tulip(t) => Some(t.sender().config()),
+            _ => None,
+        }
+    }
+
+    /// True when the layer wants another packet from the interface queue.
+    pub fn can_accept(&self) -> bool {
+        match self {
+            AnyLinkLayer::None(n) => !n.at_mac,
+            AnyLinkLayer::StopAndWait(s, _) => s.queued_packets() == 0,
+            AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match self {
+            AnyLinkLayer::None(_) => None,
+            AnyLinkLayer::StopAndWait(s, _) => s.poll_timeout(),
+            AnyLinkLayer::Tulip(t) => t.poll_timeout(),
+        }
+    }
+
+    pub fn handle(&mut self, now: SimTime, input: LinkInput, out: &mut Vec<LinkOutput>) {
+        match self {
+            AnyLinkLayer::None(n) => n.handle(input, out),
+            AnyLinkLayer::StopAndWait(s, acks) => {
+                let input = match input {
+                    LinkInput::FromNetwork(p) => SawInput::FromNetwork(p),
+                    LinkInput::FrameReceived(LinkFrame::StopAndWait(f)) => {
+                        if matches!(f, SawFrame::Ack { .. }) {
+                            acks.0 += 1;
+                        }
+                        SawInput::FrameReceived(f)
+                    }
+                    LinkInput::FrameReceived(_) => return,
+                    LinkInput::MacSignal(sig) => SawInput::MacSignal(sig),
+                    LinkInput::Timeout => SawInput::Timeout,
+                };
+                let mut o = Vec::new();
+                s.handle(now, input, &mut o);
+                out.extend(o.into_iter().map(|x| match x {
+                    SawOutput::ToMac(f) => LinkOutput::ToMac(LinkFrame::StopAndWait(f)),
+                    SawOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+                }));
+            }
+            AnyLinkLayer::Tulip(t) => {
+                let input = match input {
+                    LinkInput::FromNetwork(p) => TulipInput::FromNetwork(p),
+                    LinkInput::FrameReceived(LinkFrame::Tulip(f)) => TulipInput::FrameReceived(f),
+                    LinkInput::FrameReceived(_) => return,
+                    LinkInput::MacSignal(sig) => TulipInput::MacSignal(sig),
+                    LinkInput::Timeout => TulipInput::Timeout,
+                };
+                let mut o = TulipOutbox::new();
+                t.handle(now, input, &mut o);
+                for x in o.drain() {
+                    match x {
+                        TulipOutput::ToMac(f) => out.push(LinkOutput::ToMac(LinkFrame::Tulip(f))),
+                        TulipOutput::ToNetwork(p) => out.push(LinkOutput::ToNetwork(p)),
+                        TulipOutput::Event(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn metrics(&self) -> LinkMetrics {
+        match self {
+            AnyLinkLayer::None(_) => LinkMetrics::default(),
+            AnyLinkLayer::StopAndWait(s, acks) => {
+                let SawMetrics {
+                    retransmissions,
+                    drops,
+                    acks_sent,
+                    frames_released,
+                    ..
+                } = s.metrics();
+                LinkMetrics {
+                    retransmissions,
+                    acks_sent,
+                    acks_received: acks.0,
+                    frames_released,
+                    drops,
+                }
+            }
+            AnyLinkLayer::Tulip(t) => {
+                let (s, r) = (t.sender().metrics(), t.receiver().metrics());
+                LinkMetrics {
+                    retransmissions: s.retransmissions,
+                    acks_sent: r.lacks_sent,
+                    acks_received: s.lacks_received,
+                    frames_released: r.frames_released,
+                    drops: 0,
+                }
+            }
+        }
+    }
+}
+
+impl NoLink {
+    fn handle(&mut self, input: LinkInput, out: &mut Vec<LinkOutput>) {
+        match input {
+            LinkInput::FromNetwork(p) => {
+                self.at_mac = true;
+                out.push(LinkOutput::ToMac(LinkFrame::Plain(p)));
+            }
+            LinkInput::FrameReceived(LinkFrame::Plain(p)) => out.push(LinkOutput::ToNetwork(p)),
+            LinkInput::MacSignal(MacSignal::TxSuccess | MacSignal::TxFailure) => {
+                self.at_mac = false
+            }
+            _ => {}
+        }
+    }
+}

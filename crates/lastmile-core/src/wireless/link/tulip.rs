@@ -97,6 +97,13 @@ pub struct TulipConfig {
     pub delta_t2_min: SimDuration,
     /// MAC acceleration (§3.3): LACKs piggyback a queued packet of ≤ 40 bytes.
     pub mac_acceleration: bool,
+    /// With MAC acceleration: how long a queued unreliable packet of ≤ 40 bytes (a TCP ACK)
+    /// waits for a LACK to carry it before it takes a sending turn of its own. For Figure
+    /// 4(a)'s exchange the TCP ACK must already be waiting when the next data frame arrives
+    /// (it is made after the LACK of the frame it acknowledges); the paper does not say how
+    /// long it may wait. Default zero (no wait: piggyback only what happens to be queued);
+    /// the cell sets about one FAMA floor when it runs TULIP over FAMA-NCS.
+    pub piggyback_hold: SimDuration,
     /// Size of a LACK frame in bytes. Default for W = 8: type 1 + CumACK 1 + a "one byte bit
     /// vector" (§3.4) = 3.
     pub lack_bytes: u32,
@@ -115,6 +122,7 @@ impl Default for TulipConfig {
             t_ack: None,
             delta_t2_min: SimDuration::ZERO,
             mac_acceleration: true,
+            piggyback_hold: SimDuration::ZERO,
             lack_bytes: Self::lack_bytes_for_window(window),
         }
     }

@@ -84,6 +84,8 @@ pub struct TulipSender {
     mac: MacState,
     t1: Option<SimTime>,
     t2: Option<SimTime>,
+    /// MAC acceleration: the head ULP waits for a LACK to carry it until then.
+    piggyback_hold: Option<SimTime>,
     metrics: TulipSenderMetrics,
 }
 
@@ -103,6 +105,7 @@ impl TulipSender {
             mac: MacState::Idle,
             t1: None,
             t2: None,
+            piggyback_hold: None,
             metrics: TulipSenderMetrics::default(),
         })
     }
@@ -141,17 +144,17 @@ impl TulipSender {
         self.window.is_empty() && self.queued_packets() == 0
     }
 
-    /// The earliest of T1 (Δt1 pacing) and T2 (Δt2 hold-down).
+    /// The earliest of T1 (Δt1 pacing), T2 (Δt2 hold-down) and the piggyback hold.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.t1, self.t2) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.t1, self.t2, self.piggyback_hold]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn handle(&mut self, now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
-            TulipInput::FromNetwork(packet) => self.on_from_network(packet, out),
+            TulipInput::FromNetwork(packet) => self.on_from_network(now, packet, out),
             TulipInput::FrameReceived(TulipFrame::Lack { lack, piggyback }) => {
                 if let Some(p) = piggyback {
                     out.push(TulipOutput::ToNetwork(p));
@@ -172,16 +175,25 @@ impl TulipSender {
             .front()
             .is_some_and(|p| p.size_bytes() <= MAC_ACCEL_PIGGYBACK_MAX_BYTES);
         if fits {
+            self.piggyback_hold = None;
             self.unreliable_queue.pop_front()
         } else {
             None
         }
     }
 
-    fn on_from_network(&mut self, packet: Packet, out: &mut TulipOutbox) {
+    fn fits_piggyback(&self, packet: &Packet) -> bool {
+        self.config.mac_acceleration && packet.size_bytes() <= MAC_ACCEL_PIGGYBACK_MAX_BYTES
+    }
+
+    fn on_from_network(&mut self, now: SimTime, packet: Packet, out: &mut TulipOutbox) {
         if is_reliable(&packet) {
             self.reliable_queue.push_back(packet);
         } else {
+            let hold = self.config.piggyback_hold;
+            if self.unreliable_queue.is_empty() && !hold.is_zero() && self.fits_piggyback(&packet) {
+                self.piggyback_hold = Some(now + hold);
+            }
             self.unreliable_queue.push_back(packet);
         }
         self.try_send(out);
@@ -267,6 +279,9 @@ impl TulipSender {
         if self.t2.is_some_and(|t| t <= now) {
             self.t2 = None;
         }
+        if self.piggyback_hold.is_some_and(|t| t <= now) {
+            self.piggyback_hold = None;
+        }
         self.try_send(out);
     }
 
@@ -331,7 +346,12 @@ impl TulipSender {
         if self.send_from_list(out) {
             return;
         }
-        if let Some(packet) = self.unreliable_queue.pop_front() {
+        // A ULP waiting for a LACK to carry it (MAC acceleration) keeps its place.
+        let next_ulp = match self.piggyback_hold {
+            Some(_) => None,
+            None => self.unreliable_queue.pop_front(),
+        };
+        if let Some(packet) = next_ulp {
             self.metrics.unreliable_sent += 1;
             self.hand_to_mac(
                 FrameKind::Unreliable,

@@ -1,0 +1,210 @@
+//! Snoop driven directly with scripted segments and ACKs (TULIP §4, §5.2).
+
+use super::*;
+use crate::agents::testkit::*;
+
+struct Bs {
+    snoop: SnoopAgent,
+}
+
+impl Bs {
+    fn new(spec: SnoopSpec) -> Self {
+        Bs {
+            snoop: SnoopAgent::new(spec),
+        }
+    }
+    fn on_fh(&mut self, now: SimTime, p: Packet) -> AgentOutbox {
+        show(
+            &mut |n, i, o| self.snoop.handle(n, i, o),
+            now,
+            Side::Wired,
+            p,
+        )
+        .0
+    }
+    fn on_mh(&mut self, now: SimTime, p: Packet) -> AgentOutbox {
+        show(
+            &mut |n, i, o| self.snoop.handle(n, i, o),
+            now,
+            Side::Wireless,
+            p,
+        )
+        .0
+    }
+    /// Fires the agent's timers until one retransmits; returns when and what.
+    fn wait_for_retransmission(&mut self) -> (SimTime, Vec<u32>) {
+        for _ in 0..100 {
+            let at = self.snoop.poll_timeout().expect("a timer is pending");
+            let mut out = AgentOutbox::default();
+            self.snoop.handle(at, AgentInput::Timer, &mut out);
+            if !out.packets.is_empty() {
+                return (at, seqs(&out));
+            }
+        }
+        panic!("no retransmission");
+    }
+}
+
+#[test]
+fn snoop_second_dupack_triggers_local_retransmit_and_expected_dupacks_are_suppressed() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..6 {
+        let out = bs.on_fh(ms(i as u64), data(i));
+        assert_eq!(
+            out.verdict,
+            Verdict::Forward,
+            "data is cached and forwarded"
+        );
+    }
+    assert_eq!(bs.snoop.cached_segments(&KEY), 6);
+    // Segment 0 arrives; segment 1 is lost on the wireless hop; 2..5 bring dupacks.
+    assert_eq!(bs.on_mh(ms(20), ack(1)).verdict, Verdict::Forward);
+    assert_eq!(bs.snoop.cached_segments(&KEY), 5);
+    let first = bs.on_mh(ms(21), ack(1));
+    assert_eq!(
+        first.verdict,
+        Verdict::Forward,
+        "ns-2 forwards the 1st dupack"
+    );
+    assert!(first.packets.is_empty());
+    let second = bs.on_mh(ms(22), ack(1));
+    assert_eq!(
+        second.verdict,
+        Verdict::Drop,
+        "the 2nd dupack is suppressed ..."
+    );
+    assert_eq!(
+        seqs(&second),
+        vec![1],
+        "... and segment 1 is retransmitted locally"
+    );
+    // Four segments followed the lost one; two dupacks came already: two more expected.
+    for t in [23, 24] {
+        let out = bs.on_mh(ms(t), ack(1));
+        assert_eq!(out.verdict, Verdict::Drop);
+        assert!(
+            out.packets.is_empty(),
+            "no second retransmission on expected dupacks"
+        );
+    }
+    assert_eq!(bs.snoop.counters().suppressed_dupacks, 3);
+    assert_eq!(bs.snoop.counters().local_retransmissions, 1);
+    // The retransmission fills the hole: the cumulative ACK goes through.
+    assert_eq!(bs.on_mh(ms(30), ack(6)).verdict, Verdict::Forward);
+    assert_eq!(bs.snoop.cached_segments(&KEY), 0);
+    assert_eq!(bs.snoop.poll_timeout(), None, "nothing cached, no timers");
+}
+
+#[test]
+fn snoop_lost_local_retransmission_is_recovered_by_the_timer() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..5 {
+        bs.on_fh(ms(0), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    bs.on_mh(ms(21), ack(1));
+    assert_eq!(seqs(&bs.on_mh(ms(22), ack(1))), vec![1]);
+    // The retransmission is lost too: no ACK comes back. The retransmission timer is
+    // max(40 ms, 2·rtt) after the last sign of life.
+    let rtt = bs.snoop.rtt_estimate(&KEY).expect("segment 0 was timed");
+    assert_eq!(rtt, SimDuration::from_millis(20));
+    let dupack = bs.on_mh(ms(23), ack(1));
+    assert_eq!(dupack.verdict, Verdict::Drop, "the one expected dupack");
+    let (at, sent) = bs.wait_for_retransmission();
+    assert_eq!(sent, vec![1]);
+    assert_eq!(at, ms(23) + SimDuration::from_millis(40));
+    assert_eq!(bs.snoop.counters().timer_expiries, 1);
+    assert_eq!(bs.snoop.counters().local_retransmissions, 2);
+    assert_eq!(
+        bs.on_mh(at + SimDuration::from_millis(15), ack(5)).verdict,
+        Verdict::Forward
+    );
+    assert_eq!(bs.snoop.cached_segments(&KEY), 0);
+}
+
+/// TULIP §5.2: "when many losses occurred in succession ... it would inadvertently update
+/// its link rtt estimate to ... a value during which time one or more retransmissions
+/// occurred. This caused the rtt estimate to grow to very large values", and retransmission
+/// became driven by the persist timer. Each round here loses the timed segment once; the
+/// timer (or persist timer) recovers it and the ACK comes 20 ms after the retransmission.
+fn rtt_after_successive_losses(fix: bool) -> (SimDuration, SimDuration, u64) {
+    let mut bs = Bs::new(SnoopSpec {
+        fix,
+        ..SnoopSpec::default()
+    });
+    bs.on_fh(ms(0), syn());
+    bs.on_fh(ms(0), data(0));
+    bs.on_mh(ms(20), ack(1)); // A clean sample: the wireless rtt is 20 ms.
+    let mut now = ms(20);
+    for i in 1..=6 {
+        bs.on_fh(now, data(i));
+        let (at, sent) = bs.wait_for_retransmission();
+        assert_eq!(sent, vec![i]);
+        now = at + SimDuration::from_millis(20);
+        bs.on_mh(now, ack(i + 1));
+    }
+    (
+        bs.snoop.rtt_estimate(&KEY).expect("sampled"),
+        bs.snoop.current_timeout(&KEY).expect("known connection"),
+        bs.snoop.persist_retransmissions(),
+    )
+}
+
+#[test]
+fn tulip_5_2_rtt_estimate_inflates_without_the_fix() {
+    let (rtt, timeout, persist) = rtt_after_successive_losses(false);
+    assert!(
+        rtt > SimDuration::from_millis(200),
+        "rtt {rtt} should have grown far beyond the 20 ms wireless rtt"
+    );
+    assert!(
+        timeout > SimDuration::from_millis(200),
+        "timer beyond the persist period"
+    );
+    assert!(
+        persist > 0,
+        "the persist timer ends up driving retransmissions"
+    );
+}
+
+#[test]
+fn tulip_5_2_snoop_with_fix_keeps_the_rtt_estimate() {
+    let (rtt, timeout, persist) = rtt_after_successive_losses(true);
+    assert_eq!(rtt, SimDuration::from_millis(20));
+    assert_eq!(timeout, SimDuration::from_millis(40), "max(40 ms, 2·20 ms)");
+    assert_eq!(persist, 0);
+}
+
+#[test]
+fn snoop_drops_data_the_mobile_has_and_regenerates_its_ack() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    bs.on_fh(ms(0), data(0));
+    bs.on_mh(ms(20), ack(1));
+    // The fixed host times out and sends segment 0 again.
+    let out = bs.on_fh(ms(900), data(0));
+    assert_eq!(out.verdict, Verdict::Drop);
+    assert_eq!(out.packets.len(), 1);
+    assert_eq!(
+        out.packets[0].tcp().unwrap().header.ack,
+        Some(SeqNumber(ISS + MSS))
+    );
+}
+
+#[test]
+fn snoop_leaves_dupacks_for_a_sender_retransmission_to_the_sender() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..4 {
+        bs.on_fh(ms(0), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    bs.on_fh(ms(25), data(1)); // The sender retransmits segment 1 itself.
+    for t in [26, 27, 28] {
+        let out = bs.on_mh(ms(t), ack(1));
+        assert_eq!(out.verdict, Verdict::Forward);
+        assert!(out.packets.is_empty());
+    }
+}

@@ -1,0 +1,480 @@
+//! WTCP (Ratnam & Matta, ISCC '98; the seed's §3–4): the base station buffers the fixed
+//! host's segments and delivers them to the mobile under its own flow control, while the
+//! fixed host's acknowledgements stay end to end.
+//!
+//! * **From the fixed host** (§3, "WTCP receives data segment from source"): the next
+//!   expected segment is stored and the expected sequence number advances (over any
+//!   buffered segments it now joins); a later one is buffered without advancing it; an
+//!   earlier one is ignored (dropped). Segments that would overflow `buffer` (Table I:
+//!   20 KB) are dropped; with the paper's settings this cannot happen (§4).
+//! * **To the mobile** (§3): buffered segments are sent in sequence order while fewer than
+//!   `window` (3, §4) are outstanding and within the mobile's advertised window. Segments
+//!   beyond a hole in the fixed host's data are sent too: the mobile's dupacks for a hole
+//!   the base station does not hold are forwarded, so the source recovers its own losses.
+//! * **Acknowledgements** (§3): the fixed host gets the mobile's ACKs, forwarded
+//!   unchanged, and nothing else — end-to-end semantics are kept. A new ACK frees the
+//!   buffer and reopens the window fully ("the transmission window size is set to the
+//!   window size advertised by the receiver", bounded by `window`).
+//! * **Local recovery** (§3): a duplicate ACK for a held segment retransmits it at once,
+//!   without touching the window, **once per segment**; all further dupacks for it (the
+//!   ones the other outstanding segments bring, and any later) are neither acted on nor
+//!   forwarded — the fixed host has nothing to learn from them. On a timeout the window
+//!   drops to one segment and sending resumes from the oldest unacknowledged one (go-back-N
+//!   as TCP does after an RTO; the paper says only that the window drops to one).
+//! * **Timer** (§4): one segment timed at a time (the next new one sent when none is), the
+//!   sample counted in ticks of the base station's `clock` (10 ms; at least one tick); no
+//!   smoothing; timeout = `timeout_factor`·RTT = 1.5·RTT, the same after every expiry
+//!   ("linear back-off"), firing on clock ticks. A segment retransmitted while timed gives
+//!   no sample (Karn; the paper is silent). The timer is armed when a segment is sent and
+//!   none is pending, restarted by each new ACK while segments are outstanding.
+//! * **Timestamps** (§3.1, §4): `none` forwards the source's TSval, so the source's RTT
+//!   includes the residence time; `exact` adds the residence time (arrival at the base
+//!   station to this transmission) rounded to ticks of the source's clock
+//!   (`source_clock`); `recent` stamps the segment with the most recent TSval received
+//!   from the source, or removes the option when the base station has retransmitted
+//!   anything since that segment arrived (this transmission included). Because the
+//!   mobile's TCP follows RFC 7323 §4.3 and would otherwise echo an older TS.Recent, an
+//!   ACK whose first acknowledged segment went without the option has its own removed
+//!   on the way to the source (in the paper's ns the sink echoed the triggering segment,
+//!   so such an ACK carried no echo either).
+//!
+//! Left out: handoff (§6), the mobile as sender, SACK.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::common::{AgentCounters, AgentTrace, Occupancy};
+use super::config::{WtcpSpec, WtcpTimestamps};
+use super::{AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use crate::engine::{SimDuration, SimTime};
+use crate::ids::FlowId;
+use crate::metrics::AgentSummary;
+use crate::packet::{Control, Packet, SeqNumber};
+
+/// A segment held at the base station.
+#[derive(Clone, Debug)]
+struct Held {
+    packet: Packet,
+    seq: SeqNumber,
+    end: SeqNumber,
+    arrived: SimTime,
+    /// Sent and not yet acknowledged (cleared by a timeout's go-back).
+    outstanding: bool,
+    transmissions: u32,
+    last_sent: Option<SimTime>,
+    /// Already retransmitted on a duplicate ACK.
+    dupack_retransmitted: bool,
+    /// Its last transmission had the timestamp option removed (`recent`).
+    sent_without_ts: bool,
+}
+
+#[derive(Clone, Debug)]
+struct WtcpConn {
+    flow: FlowId,
+    held: VecDeque<Held>,
+    held_bytes: u64,
+    /// The next sequence number expected from the fixed host.
+    rcv_nxt: SeqNumber,
+    /// The mobile's cumulative ACK.
+    snd_una: SeqNumber,
+    window: u32,
+    peer_window: u64,
+    rtt: SimDuration,
+    timed: Option<(SeqNumber, SimTime)>,
+    rtx_at: Option<SimTime>,
+    /// The most recent TSval from the source and when it arrived.
+    recent_ts: Option<(u32, SimTime)>,
+    last_local_retransmission: Option<SimTime>,
+}
+
+/// The WTCP agent.
+#[derive(Clone, Debug)]
+pub struct WtcpAgent {
+    spec: WtcpSpec,
+    conns: BTreeMap<ConnKey, WtcpConn>,
+    counters: AgentCounters,
+    buffer_drops: u64,
+    occupancy: Occupancy,
+    residence_sum_s: f64,
+    residence_count: u64,
+    residence_max: SimDuration,
+}
+
+impl WtcpAgent {
+    pub fn new(spec: WtcpSpec) -> Self {
+        WtcpAgent {
+            spec,
+            conns: BTreeMap::new(),
+            counters: AgentCounters::default(),
+            buffer_drops: 0,
+            occupancy: Occupancy::default(),
+            residence_sum_s: 0.0,
+            residence_count: 0,
+            residence_max: SimDuration::ZERO,
+        }
+    }
+
+    pub fn counters(&self) -> AgentCounters {
+        self.counters
+    }
+    /// Segments dropped because the buffer was full.
+    pub fn buffer_drops(&self) -> u64 {
+        self.buffer_drops
+    }
+    /// The wireless window (segments) of connection `key`.
+    pub fn window(&self, key: &ConnKey) -> Option<u32> {
+        self.conns.get(key).map(|c| c.window)
+    }
+    /// The last wireless RTT sample of `key` (or the initial value).
+    pub fn rtt(&self, key: &ConnKey) -> Option<SimDuration> {
+        self.conns.get(key).map(|c| c.rtt)
+    }
+    /// Segments held for `key`.
+    pub fn held_segments(&self, key: &ConnKey) -> usize {
+        self.conns.get(key).map_or(0, |c| c.held.len())
+    }
+
+    pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
+        match input {
+            AgentInput::Packet {
+                side: Side::Wired,
+                packet,
+            } => self.on_wired(now, packet, out),
+            AgentInput::Packet {
+                side: Side::Wireless,
+                packet,
+            } => self.on_wireless(now, packet, out),
+            AgentInput::Timer => self.on_timer(now, out),
+            AgentInput::Link(_) => {}
+        }
+        let bytes = self.conns.values().map(|c| c.held_bytes).sum();
+        self.occupancy.set(now, bytes);
+    }
+
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.conns.values().filter_map(|c| c.rtx_at).min()
+    }
+
+    pub fn summary(&self, end: SimTime) -> AgentSummary {
+        let n = self.residence_count;
+        AgentSummary {
+            kind: "wtcp".into(),
+            local_retransmissions: self.counters.local_retransmissions,
+            suppressed_dupacks: self.counters.suppressed_dupacks,
+            timer_expiries: self.counters.timer_expiries,
+            persist_retransmissions: None,
+            rtt_samples: self.counters.rtt_samples,
+            occupancy_max_bytes: self.occupancy.max(),
+            occupancy_mean_bytes: self.occupancy.mean(end),
+            residence_mean_s: Some(if n == 0 {
+                0.0
+            } else {
+                self.residence_sum_s / n as f64
+            }),
+            residence_max_s: Some(self.residence_max.as_secs_f64()),
+            zero_window_advertisements: None,
+        }
+    }
+
+    fn new_conn(&self, flow: FlowId, next: SeqNumber) -> WtcpConn {
+        WtcpConn {
+            flow,
+            held: VecDeque::new(),
+            held_bytes: 0,
+            rcv_nxt: next,
+            snd_una: next,
+            window: self.spec.window,
+            peer_window: u64::MAX,
+            rtt: self.spec.initial_rtt.sim(),
+            timed: None,
+            rtx_at: None,
+            recent_ts: None,
+            last_local_retransmission: None,
+        }
+    }
+
+    fn timeout(&self, rtt: SimDuration) -> SimDuration {
+        SimDuration::from_secs_f64(rtt.as_secs_f64() * self.spec.timeout_factor)
+    }
+
+    /// A deadline `d` from now, on the base station's clock ticks.
+    fn deadline(&self, now: SimTime, d: SimDuration) -> SimTime {
+        (now + d).ceil_to(self.spec.clock.sim())
+    }
+
+    // ---- from the fixed host -----------------------------------------------------------
+
+    fn on_wired(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
+        let Some(key) = ConnKey::of(Side::Wired, packet) else {
+            return;
+        };
+        let seg = *packet.tcp().expect("keyed packets are TCP");
+        let seq = seg.header.seq;
+        if seg.header.control == Control::Syn {
+            let conn = self.new_conn(packet.flow, seq + 1);
+            self.conns.insert(key, conn);
+            return;
+        }
+        if seg.seq_len() == 0 {
+            return; // The fixed host's pure ACKs pass.
+        }
+        if !self.conns.contains_key(&key) {
+            let conn = self.new_conn(packet.flow, seq);
+            self.conns.insert(key, conn);
+        }
+        let buffer = self.spec.buffer.bytes();
+        let c = self.conns.get_mut(&key).expect("just ensured");
+        out.verdict = Verdict::Consume;
+        if let Some((tsval, _)) = seg.header.options.timestamp {
+            c.recent_ts = Some((tsval, now));
+        }
+        let end = seq + seg.seq_len();
+        if end <= c.rcv_nxt || c.held.iter().any(|h| h.seq == seq) {
+            out.verdict = Verdict::Drop; // Old or already held: ignored (§3).
+            return;
+        }
+        if c.held_bytes + u64::from(seg.payload_len) > buffer {
+            out.verdict = Verdict::Drop;
+            self.buffer_drops += 1;
+            return;
+        }
+        let i = c.held.partition_point(|h| h.seq < seq);
+        c.held.insert(
+            i,
+            Held {
+                packet: *packet,
+                seq,
+                end,
+                arrived: now,
+                outstanding: false,
+                transmissions: 0,
+                last_sent: None,
+                dupack_retransmitted: false,
+                sent_without_ts: false,
+            },
+        );
+        c.held_bytes += u64::from(seg.payload_len);
+        // The expected sequence number advances over what is now contiguous.
+        for h in &c.held {
+            if h.seq <= c.rcv_nxt && h.end > c.rcv_nxt {
+                c.rcv_nxt = h.end;
+            }
+        }
+        self.send_window(now, key, out);
+    }
+
+    // ---- from the mobile ---------------------------------------------------------------
+
+    fn on_wireless(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
+        let Some(key) = ConnKey::of(Side::Wireless, packet) else {
+            return;
+        };
+        let seg = *packet.tcp().expect("keyed packets are TCP");
+        let Some(c) = self.conns.get_mut(&key) else {
+            return;
+        };
+        c.peer_window = u64::from(seg.header.window);
+        let Some(ack) = seg.header.ack else { return };
+        if seg.payload_len > 0 || seg.header.control == Control::Syn {
+            return;
+        }
+        if ack > c.snd_una {
+            self.on_new_ack(now, key, ack, packet, out);
+        } else if ack == c.snd_una && seg.seq_len() == 0 {
+            self.on_dupack(now, key, out);
+        }
+    }
+
+    fn on_new_ack(
+        &mut self,
+        now: SimTime,
+        key: ConnKey,
+        ack: SeqNumber,
+        packet: &mut Packet,
+        out: &mut AgentOutbox,
+    ) {
+        let c = self.conns.get_mut(&key).expect("caller checked");
+        // The mobile echoes the TSval of the first segment this ACK covers (RFC 7323 §4.3:
+        // the one at its old ACK point); if that went without the option, so does the ACK.
+        let strip_ts = c
+            .held
+            .front()
+            .is_some_and(|h| h.end <= ack && h.sent_without_ts);
+        let mut residences = Vec::new();
+        while c.held.front().is_some_and(|h| h.end <= ack) {
+            let h = c.held.pop_front().expect("checked");
+            c.held_bytes -= u64::from(h.packet.payload_len());
+            if let Some(sent) = h.last_sent {
+                residences.push(sent.saturating_since(h.arrived));
+            }
+        }
+        c.snd_una = ack;
+        c.window = self.spec.window;
+        let sample = c.timed.filter(|(end, _)| *end <= ack).map(|(_, sent)| sent);
+        if sample.is_some() {
+            c.timed = None;
+        }
+        if strip_ts {
+            if let Some(seg) = packet.tcp_mut() {
+                seg.header.options.timestamp = None;
+            }
+            packet.fix_length();
+        }
+        for r in residences {
+            self.residence_sum_s += r.as_secs_f64();
+            self.residence_count += 1;
+            self.residence_max = self.residence_max.max(r);
+        }
+        if let Some(sent) = sample {
+            self.take_sample(now, key, sent, out);
+        }
+        let c = self.conns.get(&key).expect("caller checked");
+        let any_outstanding = c.held.iter().any(|h| h.outstanding);
+        let timeout = self.timeout(c.rtt);
+        let at = any_outstanding.then(|| self.deadline(now, timeout));
+        self.conns.get_mut(&key).expect("caller checked").rtx_at = at;
+        self.send_window(now, key, out);
+    }
+
+    /// One sample: ticks of the base station's clock between sending and the ACK.
+    fn take_sample(&mut self, now: SimTime, key: ConnKey, sent: SimTime, out: &mut AgentOutbox) {
+        let clock = self.spec.clock.sim();
+        let ticks = (now.as_nanos() / clock.as_nanos())
+            .saturating_sub(sent.as_nanos() / clock.as_nanos())
+            .max(1);
+        let rtt = clock * ticks;
+        let timeout = self.timeout(rtt);
+        let c = self.conns.get_mut(&key).expect("caller checked");
+        c.rtt = rtt;
+        self.counters.rtt_samples += 1;
+        out.trace.push(AgentTrace::Rtt {
+            flow: c.flow,
+            rtt,
+            timeout,
+        });
+    }
+
+    fn on_dupack(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
+        let c = self.conns.get_mut(&key).expect("caller checked");
+        let Some(head) = c.held.front() else { return };
+        if head.seq != c.snd_una {
+            return; // A hole in the fixed host's data: its own recovery needs the dupack.
+        }
+        out.verdict = Verdict::Drop;
+        self.counters.suppressed_dupacks += 1;
+        if head.outstanding && !head.dupack_retransmitted {
+            c.held[0].dupack_retransmitted = true;
+            self.transmit(now, key, 0, out);
+        }
+    }
+
+    // ---- sending -----------------------------------------------------------------------
+
+    /// Sends what the wireless window and the mobile's window allow.
+    fn send_window(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
+        loop {
+            let c = self.conns.get(&key).expect("caller checked");
+            let outstanding = c.held.iter().filter(|h| h.outstanding).count() as u32;
+            if outstanding >= c.window {
+                return;
+            }
+            let Some(i) = c.held.iter().position(|h| !h.outstanding) else {
+                return;
+            };
+            let h = &c.held[i];
+            if u64::from(h.end.wrapping_diff(c.snd_una).max(0) as u32) > c.peer_window {
+                return;
+            }
+            self.transmit(now, key, i, out);
+        }
+    }
+
+    /// Sends held segment `i` to the mobile, with its timestamp handled per `timestamps`.
+    fn transmit(&mut self, now: SimTime, key: ConnKey, i: usize, out: &mut AgentOutbox) {
+        let mode = self.spec.timestamps;
+        let source_clock = self.spec.source_clock.sim();
+        let c = self.conns.get_mut(&key).expect("caller checked");
+        let retransmission = c.held[i].transmissions > 0;
+        if retransmission {
+            c.last_local_retransmission = Some(now);
+            self.counters.local_retransmissions += 1;
+        }
+        let recent = c.recent_ts;
+        let last_rexmit = c.last_local_retransmission;
+        let h = &mut c.held[i];
+        h.transmissions += 1;
+        h.outstanding = true;
+        h.last_sent = Some(now);
+        let mut p = h.packet;
+        let seg = p.tcp_mut().expect("held packets are TCP");
+        h.sent_without_ts = false;
+        if let Some((tsval, ecr)) = seg.header.options.timestamp {
+            match mode {
+                WtcpTimestamps::None => {}
+                WtcpTimestamps::Exact => {
+                    let residence = now.saturating_since(h.arrived).as_nanos();
+                    let ticks = (residence + source_clock.as_nanos() / 2) / source_clock.as_nanos();
+                    seg.header.options.timestamp = Some((tsval.wrapping_add(ticks as u32), ecr));
+                }
+                WtcpTimestamps::Recent => match recent {
+                    Some((ts, arrived)) if last_rexmit.is_none_or(|r| r < arrived) => {
+                        seg.header.options.timestamp = Some((ts, ecr));
+                    }
+                    _ => {
+                        seg.header.options.timestamp = None;
+                        h.sent_without_ts = true;
+                    }
+                },
+            }
+        }
+        p.fix_length();
+        let (seq, end) = (h.seq, h.end);
+        out.packets.push(p);
+        match c.timed {
+            None if !retransmission => c.timed = Some((end, now)),
+            Some((t_end, _)) if retransmission && seq < t_end => c.timed = None,
+            _ => {}
+        }
+        if c.rtx_at.is_none() {
+            let timeout =
+                SimDuration::from_secs_f64(c.rtt.as_secs_f64() * self.spec.timeout_factor);
+            c.rtx_at = Some((now + timeout).ceil_to(self.spec.clock.sim()));
+        }
+    }
+
+    // ---- timer -------------------------------------------------------------------------
+
+    fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
+        let due: Vec<ConnKey> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.rtx_at.is_some_and(|t| t <= now))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in due {
+            self.on_timeout(now, key, out);
+        }
+    }
+
+    fn on_timeout(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
+        let c = self.conns.get_mut(&key).expect("from the map");
+        c.rtx_at = None;
+        let head_held = c
+            .held
+            .front()
+            .is_some_and(|h| h.seq == c.snd_una && h.outstanding);
+        if !head_held {
+            return; // Nothing of ours outstanding at the mobile's ACK point.
+        }
+        // §3: "the transmission window ... is reduced to just one segment"; go back to the
+        // oldest unacknowledged segment.
+        c.window = 1;
+        for h in c.held.iter_mut() {
+            h.outstanding = false;
+        }
+        self.counters.timer_expiries += 1;
+        self.transmit(now, key, 0, out);
+    }
+}

@@ -1,0 +1,179 @@
+//! WTCP driven directly with scripted segments and ACKs (WTCP §3–4).
+
+use super::*;
+use crate::agents::testkit::*;
+
+struct Bs {
+    wtcp: WtcpAgent,
+}
+
+impl Bs {
+    fn new(spec: WtcpSpec) -> Self {
+        let mut bs = Bs {
+            wtcp: WtcpAgent::new(spec),
+        };
+        bs.on_fh(ms(0), syn());
+        bs
+    }
+    fn on_fh(&mut self, now: SimTime, p: Packet) -> AgentOutbox {
+        let out = show(
+            &mut |n, i, o| self.wtcp.handle(n, i, o),
+            now,
+            Side::Wired,
+            p,
+        )
+        .0;
+        assert!(
+            out.packets.iter().all(|p| p.ip.dst == MH.0),
+            "nothing goes back to the source"
+        );
+        out
+    }
+    fn on_mh(&mut self, now: SimTime, p: Packet) -> (AgentOutbox, Packet) {
+        show(
+            &mut |n, i, o| self.wtcp.handle(n, i, o),
+            now,
+            Side::Wireless,
+            p,
+        )
+    }
+    fn fire(&mut self) -> (SimTime, AgentOutbox) {
+        let at = self.wtcp.poll_timeout().expect("a timer is pending");
+        let mut out = AgentOutbox::default();
+        self.wtcp.handle(at, AgentInput::Timer, &mut out);
+        (at, out)
+    }
+}
+
+fn tsval(p: &Packet) -> Option<u32> {
+    p.tcp().unwrap().header.options.timestamp.map(|(v, _)| v)
+}
+
+#[test]
+fn wtcp_stores_in_sequence_buffers_out_of_order_ignores_old_and_sends_within_3() {
+    let mut bs = Bs::new(WtcpSpec::default());
+    for i in 0..3 {
+        let out = bs.on_fh(ms(0), data(i));
+        assert_eq!(out.verdict, Verdict::Consume);
+        assert_eq!(seqs(&out), vec![i], "sent at once within the window");
+    }
+    let out = bs.on_fh(ms(1), data(3));
+    assert_eq!(
+        (out.verdict, seqs(&out)),
+        (Verdict::Consume, vec![]),
+        "window of 3 full"
+    );
+    assert_eq!(
+        bs.on_fh(ms(2), data(5)).verdict,
+        Verdict::Consume,
+        "out of order: buffered"
+    );
+    assert_eq!(
+        bs.on_fh(ms(3), data(1)).verdict,
+        Verdict::Drop,
+        "old: ignored"
+    );
+    assert_eq!(bs.wtcp.held_segments(&KEY), 5);
+    // End-to-end semantics: only the mobile's ACK reaches the source.
+    let (out, _) = bs.on_mh(ms(30), ack(1));
+    assert_eq!(out.verdict, Verdict::Forward);
+    assert_eq!(seqs(&out), vec![3], "the window slides by one");
+    assert_eq!(bs.wtcp.held_segments(&KEY), 4);
+    let (out, _) = bs.on_mh(ms(40), ack(3));
+    assert_eq!(seqs(&out), vec![5], "the out-of-order segment goes out too");
+}
+
+#[test]
+fn wtcp_dupack_retransmits_once_and_its_dupacks_are_neither_acted_on_nor_forwarded() {
+    let mut bs = Bs::new(WtcpSpec::default());
+    for i in 0..5 {
+        bs.on_fh(ms(0), data(i));
+    }
+    bs.on_mh(ms(30), ack(1)); // Segment 1 lost; 2 and 3 outstanding (3 sent now).
+    let (out, _) = bs.on_mh(ms(31), ack(1));
+    assert_eq!(out.verdict, Verdict::Drop);
+    assert_eq!(seqs(&out), vec![1], "retransmitted at once");
+    assert_eq!(
+        bs.wtcp.window(&KEY),
+        Some(3),
+        "a dupack leaves the window alone"
+    );
+    for t in [32, 33, 34] {
+        let (out, _) = bs.on_mh(ms(t), ack(1));
+        assert_eq!(out.verdict, Verdict::Drop);
+        assert!(out.packets.is_empty(), "once per segment");
+    }
+    assert_eq!(bs.wtcp.counters().suppressed_dupacks, 4);
+    assert_eq!(bs.wtcp.counters().local_retransmissions, 1);
+}
+
+#[test]
+fn wtcp_timeout_is_1_5_rtt_on_the_10ms_clock_shrinks_the_window_and_an_ack_reopens_it() {
+    let mut bs = Bs::new(WtcpSpec::default());
+    for i in 0..6 {
+        bs.on_fh(ms(0), data(i));
+    }
+    bs.on_mh(ms(30), ack(1)); // RTT of segment 0: 3 ticks.
+    assert_eq!(bs.wtcp.rtt(&KEY), Some(SimDuration::from_millis(30)));
+    // A Bad period: nothing comes back. 1.5 × 30 ms = 45 ms, on the 10 ms clock: 50 ms.
+    let (at, out) = bs.fire();
+    assert_eq!(at, ms(80));
+    assert_eq!(seqs(&out), vec![1]);
+    assert_eq!(bs.wtcp.window(&KEY), Some(1));
+    // Linear back-off: the next expiry is again 1.5 × RTT later.
+    let (at2, out) = bs.fire();
+    assert_eq!(at2, ms(130));
+    assert_eq!(seqs(&out), vec![1]);
+    // Any ACK reopens the window fully.
+    let (out, _) = bs.on_mh(ms(150), ack(2));
+    assert_eq!(bs.wtcp.window(&KEY), Some(3));
+    assert_eq!(seqs(&out), vec![2, 3, 4]);
+    assert_eq!(bs.wtcp.counters().timer_expiries, 2);
+}
+
+#[test]
+fn wtcp_exact_timestamps_add_the_residence_time_in_source_ticks() {
+    let mut bs = Bs::new(WtcpSpec::default()); // exact, source clock 100 ms
+    for i in 0..3 {
+        let out = bs.on_fh(ms(0), data_ts(i, 7));
+        assert_eq!(tsval(&out.packets[0]), Some(7), "no residence, no change");
+    }
+    bs.on_fh(ms(10), data_ts(3, 7));
+    // Segment 3 waits 250 ms for room: 2.5 source ticks, rounded to 3.
+    let (out, _) = bs.on_mh(ms(260), ack(1));
+    assert_eq!(tsval(&out.packets[0]), Some(10));
+}
+
+#[test]
+fn wtcp_recent_timestamps_use_the_newest_and_are_removed_after_a_local_retransmission() {
+    let mut bs = Bs::new(WtcpSpec {
+        timestamps: WtcpTimestamps::Recent,
+        ..WtcpSpec::default()
+    });
+    for i in 0..3 {
+        bs.on_fh(ms(0), data_ts(i, 5));
+    }
+    bs.on_fh(ms(100), data_ts(3, 6));
+    bs.on_fh(ms(200), data_ts(4, 7));
+    let (out, _) = bs.on_mh(ms(210), ack(1));
+    assert_eq!(
+        tsval(&out.packets[0]),
+        Some(7),
+        "segment 3 carries the newest TSval"
+    );
+    // Segment 1 was lost: a dupack retransmits it — without the option.
+    let (out, _) = bs.on_mh(ms(211), ack(1));
+    assert_eq!(seqs(&out), vec![1]);
+    assert_eq!(tsval(&out.packets[0]), None);
+    // The mobile's ACK for it reaches the source without an echo to mislead its RTT.
+    let (out, acked) = bs.on_mh(ms(230), ack(4));
+    assert_eq!(out.verdict, Verdict::Forward);
+    assert_eq!(acked.tcp().unwrap().header.options.timestamp, None);
+    // Segment 4 (sent now) also goes without: nothing new came from the source since.
+    assert_eq!(seqs(&out), vec![4]);
+    assert_eq!(tsval(&out.packets[0]), None);
+    // A new segment from the source re-enables stamping.
+    let out = bs.on_fh(ms(240), data_ts(5, 8));
+    assert_eq!(seqs(&out), vec![5]);
+    assert_eq!(tsval(&out.packets[0]), Some(8));
+}
