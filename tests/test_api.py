@@ -48,12 +48,20 @@ TRACE_COLUMNS = {
         "data": "bool",
         "lost": "bool",
     },
+    "agent_rtt": {
+        "time_s": "float64",
+        "flow": "uint32",
+        "rtt_s": "float64",
+        "timeout_s": "float64",
+    },
 }
 
 
 @pytest.fixture(scope="module")
 def traced() -> lastmile.RunResult:
-    return lastmile.run(example("tulip-basic"), overrides=SMALL, traces=lastmile.trace_names())
+    # With Snoop at the base station, so that the agent's own rtt trace has rows too.
+    overrides = {**SMALL, "base_station.agent": "snoop"}
+    return lastmile.run(example("tulip-basic"), overrides=overrides, traces=lastmile.trace_names())
 
 
 def test_load_gives_a_typed_normalised_scenario() -> None:

@@ -10,7 +10,8 @@ hands back the results::
     cwnd = result.trace("cwnd")  # only when run with traces=["cwnd"]
 
 Public surface: `load`, `Scenario`, `run`, `RunResult`, `examples`, `schema`,
-`trace_names`, and the exceptions `ScenarioError` and `SimulationError`.
+`trace_names`, `sweep` and `results` (parameter campaigns, see `lastmile.sweep`), and the
+exceptions `ScenarioError` and `SimulationError`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from lastmile._core import version as _version
 from lastmile._examples import Example, example_path, examples
 from lastmile._run import FLOW_COLUMNS, LINK_COLUMNS, RunResult, run
 from lastmile._scenario import Overrides, Scenario, load
+from lastmile.sweep import results, sweep
 
 __version__: str = _version()
 
@@ -38,8 +40,10 @@ __all__ = [
     "example_path",
     "examples",
     "load",
+    "results",
     "run",
     "schema",
+    "sweep",
     "trace_names",
 ]
 

@@ -1,4 +1,4 @@
-"""The ``lastmile`` command: run, validate, schema, examples.
+"""The ``lastmile`` command: run, validate, schema, examples, sweep, results.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
 path, the bad value and what was expected, and exits with status 2. A run that fails inside
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lastmile import _core
+from lastmile import _core, cli_sweep
 from lastmile._examples import example_path, examples
 from lastmile._run import RunResult, run
 from lastmile._scenario import Scenario, load
@@ -74,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     commands.add_parser("examples", help="list the built-in example scenarios")
+    cli_sweep.register(commands)
     return parser
 
 
@@ -249,6 +250,7 @@ _COMMANDS = {
     "validate": _cmd_validate,
     "examples": _cmd_examples,
     "schema": _cmd_schema,
+    **cli_sweep.COMMANDS,
 }
 
 
