@@ -226,6 +226,20 @@ fn check_lle_placement(
              \"fama\"): LLE-TCP acts on the MAC's TxSuccess / TxFailure",
         ));
     };
+    if cell.spec.mac != MacKind::Dcf {
+        return Err(ScenarioError::bad_value(
+            "base_station.agent",
+            "\"lle\"".into(),
+            format!(
+                "a cell whose MAC acknowledges its frames (mac = \"dcf\"); cell \"{}\" runs \
+                 mac = \"{}\", whose TxSuccess only says the frame went out, so a generated \
+                 ACK could acknowledge data the receiver never got (LLE-TCP §3.1 needs ARQ at \
+                 the link layer)",
+                cell.name,
+                format!("{:?}", cell.spec.mac).to_lowercase()
+            ),
+        ));
+    }
     let served = s.flows.iter().any(|f| {
         topo.node_index(&f.dst)
             .is_some_and(|d| d != node && cell.members.contains(&d))
