@@ -221,9 +221,20 @@ fn advertised_window_follows_the_base_station_buffer() {
     let out = run_ok(&wlan(agent, 1500, "2MB", "100s"));
     let f = &out.summary.flows[0];
     assert!(f.completed && f.bytes_delivered == 2_000_000, "{f:?}");
-    let plain = run_ok(&wlan("[base_station]\nagent = \"lle\"\nnode = \"ap\"", 1500, "2MB", "100s"));
-    println!("advertise_buffer: {:?}; plain: {:?}", f, plain.summary.flows[0]);
-    assert!(f.delay_mean_s < plain.summary.flows[0].delay_mean_s, "{f:?}");
+    let plain = run_ok(&wlan(
+        "[base_station]\nagent = \"lle\"\nnode = \"ap\"",
+        1500,
+        "2MB",
+        "100s",
+    ));
+    println!(
+        "advertise_buffer: {:?}; plain: {:?}",
+        f, plain.summary.flows[0]
+    );
+    assert!(
+        f.delay_mean_s < plain.summary.flows[0].delay_mean_s,
+        "{f:?}"
+    );
 }
 
 #[test]
@@ -233,7 +244,8 @@ fn lle_keys_are_validated_with_their_paths() {
             "name = \"v\"\n[topology]\n{topology}\n{bs}\n[[flow]]\nsrc = \"n1\"\ndst = \"n2\"\napp = {{ kind = \"bulk\", bytes = \"1KB\" }}\n"
         )
     };
-    let dcf = "preset = \"adhoc\"\nwireless = { phy = \"802.11b\", rate = \"11Mbps\", mac = \"dcf\" }";
+    let dcf =
+        "preset = \"adhoc\"\nwireless = { phy = \"802.11b\", rate = \"11Mbps\", mac = \"dcf\" }";
     let err = |t: &str| load_str(t, Format::Toml, "v.toml", &[]).unwrap_err();
     // No "bs" in adhoc: the sender must be named.
     let e = err(&text(dcf, "[base_station]\nagent = \"lle\""));
@@ -245,13 +257,22 @@ fn lle_keys_are_validated_with_their_paths() {
     assert!(e.to_string().contains("no flow ends"), "{e}");
     // A MAC without acknowledgements.
     let ideal = "preset = \"adhoc\"\nwireless = { rate = \"11Mbps\", mac = \"ideal\" }";
-    let e = err(&text(ideal, "[base_station]\nagent = \"lle\"\nnode = \"n1\""));
+    let e = err(&text(
+        ideal,
+        "[base_station]\nagent = \"lle\"\nnode = \"n1\"",
+    ));
     assert_eq!(e.path, "base_station.agent");
     assert!(e.to_string().contains("mac = \"dcf\""), "{e}");
     // Settings for LLE with another agent, and unknown keys.
-    let e = err(&text(dcf, "[base_station]\nagent = \"snoop\"\nnode = \"n1\"\nlle = { advertise_buffer = true }"));
+    let e = err(&text(
+        dcf,
+        "[base_station]\nagent = \"snoop\"\nnode = \"n1\"\nlle = { advertise_buffer = true }",
+    ));
     assert_eq!(e.path, "base_station.lle");
-    let e = err(&text(dcf, "[base_station]\nagent = \"lle\"\nnode = \"n1\"\nlle = { bogus = 1 }"));
+    let e = err(&text(
+        dcf,
+        "[base_station]\nagent = \"lle\"\nnode = \"n1\"\nlle = { bogus = 1 }",
+    ));
     assert!(e.to_string().contains("bogus"), "{e}");
     load_str(
         &text(dcf, "[base_station]\nagent = \"lle\"\nnode = \"n1\"\nlle = { advertise_buffer = true, buffer = \"64KB\" }"),

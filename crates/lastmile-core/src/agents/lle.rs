@@ -103,7 +103,10 @@ enum Way {
 impl LleKey {
     fn of(way: Way, p: &Packet) -> Option<LleKey> {
         let seg = p.tcp()?;
-        let (src, dst) = ((p.ip.src, seg.header.src_port), (p.ip.dst, seg.header.dst_port));
+        let (src, dst) = (
+            (p.ip.src, seg.header.src_port),
+            (p.ip.dst, seg.header.dst_port),
+        );
         Some(match way {
             Way::TowardAir => LleKey {
                 near: src,

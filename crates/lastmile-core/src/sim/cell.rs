@@ -519,7 +519,8 @@ impl World {
         } else {
             frame.data_packet().copied()
         };
-        st.at_mac.push_back((li as u16, !frame.is_control(), carried));
+        st.at_mac
+            .push_back((li as u16, !frame.is_control(), carried));
         let dst = st.links[li].peer;
         self.mac_call(
             now,

@@ -84,7 +84,8 @@ pub fn summarize(
         cells: world.cells.iter().map(|c| cell_summary(c, end)).collect(),
         agent: world.agents.summary(end).map(|mut a| {
             if let Some(lle) = a.lle.as_mut() {
-                lle.tcp_ack_frames_on_air = world.cells.iter().map(|c| c.stats.tcp_ack_frames).sum();
+                lle.tcp_ack_frames_on_air =
+                    world.cells.iter().map(|c| c.stats.tcp_ack_frames).sum();
             }
             a
         }),

@@ -15,12 +15,12 @@ use crate::tcp::{TcpConnection, TcpOutbox};
 use crate::wireless::medium::TxId;
 
 use super::agent_hook::AgentHooks;
-use crate::agents::LocalDir;
 use super::capture::Captures;
 use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::SimError;
+use crate::agents::LocalDir;
 
 /// An index into the packet arena.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
