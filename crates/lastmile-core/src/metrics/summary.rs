@@ -153,7 +153,7 @@ pub struct RunSummary {
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AgentSummary {
-    /// "snoop", "wtcp" or "itcp".
+    /// "snoop", "wtcp", "itcp" or "lle".
     pub kind: String,
     /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
     /// For I-TCP: the retransmissions of its TCP towards the mobile.
