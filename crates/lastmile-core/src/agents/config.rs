@@ -1,5 +1,5 @@
 //! The agents' settings as scenario tables (`[base_station.snoop]`, `[base_station.wtcp]`,
-//! `[base_station.itcp]`). Doc comments become the JSON Schema's descriptions; each
+//! `[base_station.itcp]`, `[base_station.lle]`). Doc comments become the JSON Schema's descriptions; each
 //! default says which paper it comes from.
 
 use schemars::JsonSchema;
@@ -196,6 +196,36 @@ impl Default for ItcpSpec {
         ItcpSpec {
             buffer: default_itcp_buffer(),
             tcp: default_itcp_tcp(),
+        }
+    }
+}
+
+/// LLE-TCP (Kliazovich, Granelli & Gerla §3): the ARQ agent on `base_station.node` and an
+/// ARQ client on each flow's receiver across the wireless hop.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LleSpec {
+    /// Advertise in every generated ACK at most the free part of `buffer` (§3.3), so that
+    /// the sender cannot overflow the base station. Default false (§4.3 and §4.4 run
+    /// without it).
+    #[serde(default)]
+    pub advertise_buffer: bool,
+    /// The base station's buffer per connection behind `advertise_buffer`: segments that
+    /// have reached it and not yet left over the air count against it. Default "1050KB"
+    /// (§4.4: an access-point FIFO of 700 packets of 1500 B).
+    #[serde(default = "default_lle_buffer")]
+    pub buffer: ByteSize,
+}
+
+fn default_lle_buffer() -> ByteSize {
+    ByteSize(700 * 1500)
+}
+
+impl Default for LleSpec {
+    fn default() -> Self {
+        LleSpec {
+            advertise_buffer: false,
+            buffer: default_lle_buffer(),
         }
     }
 }

@@ -119,7 +119,7 @@ impl ItcpAgent {
         match input {
             AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link(_) => {}
+            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         let bytes = self
             .splits
@@ -155,6 +155,7 @@ impl ItcpAgent {
             residence_mean_s: None,
             residence_max_s: None,
             zero_window_advertisements: Some(self.zero_windows),
+            lle: None,
         }
     }
 

@@ -12,8 +12,13 @@
 //! * `itcp` — I-TCP (Bakre & Badrinath): a split connection. It **breaks TCP's end-to-end
 //!   semantics**: the fixed host's data is acknowledged when the base station has it.
 //!
-//! Link-layer signals (`AgentInput::Link`) are part of the interface for agents such as
-//! LLE-TCP; the three agents here ignore them.
+//! * `lle` — LLE-TCP (Kliazovich, Granelli & Gerla §3): TCP ACKs generated on the MAC's
+//!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
+//!
+//! Link-layer signals (`AgentInput::Link`, with the packet of the frame they concern) and
+//! the packets of an end host's own TCP (`AgentInput::Local`) reach only agents that ask for
+//! them (`wants_link_signals`, `wants_local_packets`): LLE-TCP, which sits on the wireless
+//! sender's station even when that is an end host (ad hoc) and on the receiver.
 //!
 //! Per-connection state is keyed by the data direction's 4-tuple in a `BTreeMap`, so no
 //! iteration order depends on hashing. Timers: each agent reports one deadline (the
@@ -22,6 +27,7 @@
 pub mod common;
 pub mod config;
 pub mod itcp;
+pub mod lle;
 pub mod snoop;
 pub mod wtcp;
 
@@ -34,8 +40,9 @@ use crate::packet::{Ipv4Addr, Packet};
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns};
-pub use config::{ItcpSpec, SnoopSpec, WtcpSpec, WtcpTimestamps};
+pub use config::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec, WtcpTimestamps};
 pub use itcp::ItcpAgent;
+pub use lle::{LleAgent, LleKey, LleRole};
 pub use snoop::SnoopAgent;
 pub use wtcp::WtcpAgent;
 
@@ -67,8 +74,28 @@ pub enum AgentInput<'a> {
     Packet { side: Side, packet: &'a mut Packet },
     /// The deadline from `poll_timeout` was reached.
     Timer,
-    /// A signal from the wireless link's MAC (for link-aware agents such as LLE-TCP).
-    Link(MacSignal),
+    /// A signal from the MAC of the agent's own station (for link-aware agents such as
+    /// LLE-TCP). For `TxSuccess` / `TxFailure`, `packet` is the datagram the frame carried
+    /// (`None` for link-level control frames); `Trans` and `Wait` carry none.
+    Link {
+        signal: MacSignal,
+        packet: Option<&'a Packet>,
+    },
+    /// A packet of the TCP on the agent's own node (an end host): one it sends, before it
+    /// enters the link layer, or one for it, before the TCP sees it. The verdict applies.
+    Local {
+        dir: LocalDir,
+        packet: &'a mut Packet,
+    },
+}
+
+/// Which way a packet of the agent's own node goes (`AgentInput::Local`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LocalDir {
+    /// Sent by the local TCP.
+    Sent,
+    /// Addressed to the local TCP.
+    Delivered,
 }
 
 /// The effects of one call into an agent.
@@ -119,6 +146,7 @@ pub enum AnyAgent {
     Snoop(SnoopAgent),
     Wtcp(WtcpAgent),
     Itcp(Box<ItcpAgent>),
+    Lle(LleAgent),
 }
 
 impl AnyAgent {
@@ -127,6 +155,7 @@ impl AnyAgent {
             AnyAgent::Snoop(a) => a.handle(now, input, out),
             AnyAgent::Wtcp(a) => a.handle(now, input, out),
             AnyAgent::Itcp(a) => a.handle(now, input, out),
+            AnyAgent::Lle(a) => a.handle(now, input, out),
         }
     }
 
@@ -136,12 +165,18 @@ impl AnyAgent {
             AnyAgent::Snoop(a) => a.poll_timeout(),
             AnyAgent::Wtcp(a) => a.poll_timeout(),
             AnyAgent::Itcp(a) => a.poll_timeout(),
+            AnyAgent::Lle(a) => a.poll_timeout(),
         }
     }
 
-    /// True if the agent wants the wireless MAC's signals (none of these three does).
+    /// True if the agent wants its station's MAC signals (LLE-TCP only).
     pub fn wants_link_signals(&self) -> bool {
-        false
+        matches!(self, AnyAgent::Lle(_))
+    }
+
+    /// True if the agent wants the packets of its own node's TCP (LLE-TCP only).
+    pub fn wants_local_packets(&self) -> bool {
+        matches!(self, AnyAgent::Lle(_))
     }
 
     /// The agent's metrics for the run summary; `end` closes time-weighted averages.
@@ -150,6 +185,7 @@ impl AnyAgent {
             AnyAgent::Snoop(a) => a.summary(end),
             AnyAgent::Wtcp(a) => a.summary(end),
             AnyAgent::Itcp(a) => a.summary(end),
+            AnyAgent::Lle(a) => a.summary(end),
         }
     }
 }

@@ -167,7 +167,7 @@ impl SnoopAgent {
                 packet,
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link(_) => {}
+            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         self.occupancy.set(
             now,
@@ -196,6 +196,7 @@ impl SnoopAgent {
             residence_mean_s: None,
             residence_max_s: None,
             zero_window_advertisements: None,
+            lle: None,
         }
     }
 

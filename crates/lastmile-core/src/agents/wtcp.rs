@@ -147,7 +147,7 @@ impl WtcpAgent {
                 packet,
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link(_) => {}
+            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         let bytes = self.conns.values().map(|c| c.held_bytes).sum();
         self.occupancy.set(now, bytes);
@@ -175,6 +175,7 @@ impl WtcpAgent {
             }),
             residence_max_s: Some(self.residence_max.as_secs_f64()),
             zero_window_advertisements: None,
+            lle: None,
         }
     }
 

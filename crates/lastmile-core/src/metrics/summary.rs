@@ -114,6 +114,9 @@ pub struct CellSummary {
     pub frames_released: u64,
     /// Reliable frames given up by a link layer at its retry limit.
     pub link_drops: u64,
+    /// Pure TCP ACK frames (no payload, no SYN/FIN/RST) put on the air, every transmission
+    /// attempt counted (LLE-TCP removes them).
+    pub tcp_ack_frames: u64,
 }
 
 /// The engine's own figures.
@@ -150,7 +153,7 @@ pub struct RunSummary {
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AgentSummary {
-    /// "snoop", "wtcp" or "itcp".
+    /// "snoop", "wtcp", "itcp" or "lle".
     pub kind: String,
     /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
     /// For I-TCP: the retransmissions of its TCP towards the mobile.
@@ -176,4 +179,46 @@ pub struct AgentSummary {
     pub residence_max_s: Option<f64>,
     /// I-TCP only: ACKs to the fixed host that advertised a zero window.
     pub zero_window_advertisements: Option<u64>,
+    /// LLE-TCP only: the ARQ agent's and the ARQ clients' counters, summed.
+    pub lle: Option<LleSummary>,
+}
+
+/// LLE-TCP's counters (Kliazovich et al. §3), summed over the ARQ agent and the clients.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LleSummary {
+    /// Sequence-consuming segments (data, FIN) handed towards the MAC, for each of which an
+    /// ACK was prepared (a retransmission counts again).
+    pub acks_prepared: u64,
+    /// ACKs generated locally and released on the MAC's `TxSuccess` (forwarded to the
+    /// fixed host or delivered to the local TCP).
+    pub acks_generated: u64,
+    /// Prepared ACKs dropped because the MAC reported `TxFailure` for their segment.
+    pub acks_dropped_on_failure: u64,
+    /// Standalone non-duplicate ACKs of the local / near-side TCP dropped (data and teardown
+    /// phases).
+    pub acks_suppressed: u64,
+    /// Third ACKs of the three-way handshake dropped (establishment phase).
+    pub handshake_acks_suppressed: u64,
+    /// Standalone ACKs let through: duplicates, and zero-window or window-reopening ACKs
+    /// (§3.3).
+    pub acks_passed: u64,
+    /// Piggybacked ACK flags cleared on data that acknowledged nothing new (§3.2).
+    pub ack_flags_cleared: u64,
+    /// Pure TCP ACK frames (no payload, no SYN/FIN/RST) the cell's MACs put on the air,
+    /// every transmission attempt counted, in both directions: what LLE-TCP removes.
+    pub tcp_ack_frames_on_air: u64,
+}
+
+impl LleSummary {
+    /// Adds another module's counters.
+    pub fn add(&mut self, o: &LleSummary) {
+        self.acks_prepared += o.acks_prepared;
+        self.acks_generated += o.acks_generated;
+        self.acks_dropped_on_failure += o.acks_dropped_on_failure;
+        self.acks_suppressed += o.acks_suppressed;
+        self.handshake_acks_suppressed += o.handshake_acks_suppressed;
+        self.acks_passed += o.acks_passed;
+        self.ack_flags_cleared += o.ack_flags_cleared;
+        self.tcp_ack_frames_on_air += o.tcp_ack_frames_on_air;
+    }
 }

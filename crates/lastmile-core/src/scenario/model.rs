@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::{ItcpSpec, SnoopSpec, WtcpSpec};
+use crate::agents::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec};
 use crate::error_model::ErrorModelSpec;
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
@@ -243,6 +243,12 @@ pub enum AgentKind {
     /// I-TCP: splits the connection at the base station (breaks end-to-end semantics).
     /// Settings: `[base_station.itcp]`.
     Itcp,
+    /// LLE-TCP (Kliazovich et al. §3): the ARQ agent on `base_station.node`, which must be
+    /// a member of a wireless cell and the wireless sender — the base station / access
+    /// point, or in `adhoc` the sending node (`node = "n1"`). An ARQ client goes
+    /// automatically on the receiving node (`dst`) of every flow that ends across the cell
+    /// from it. Settings: `[base_station.lle]`.
+    Lle,
 }
 
 impl AgentKind {
@@ -253,6 +259,7 @@ impl AgentKind {
             AgentKind::Snoop => "snoop",
             AgentKind::Wtcp => "wtcp",
             AgentKind::Itcp => "itcp",
+            AgentKind::Lle => "lle",
         }
     }
 }
@@ -264,7 +271,8 @@ pub struct BaseStation {
     /// The agent. Default "none".
     #[serde(default)]
     pub agent: AgentKind,
-    /// The node that is the base station. Default "bs".
+    /// The node that is the base station (for LLE-TCP: the wireless sender, e.g. "ap" in
+    /// `wlan`, "n1" in `adhoc`). Default "bs".
     pub node: Option<String>,
     /// Snoop's settings (with `agent = "snoop"`); defaults as TULIP §4 ran it.
     pub snoop: Option<SnoopSpec>,
@@ -272,6 +280,8 @@ pub struct BaseStation {
     pub wtcp: Option<WtcpSpec>,
     /// I-TCP's settings (with `agent = "itcp"`); defaults from WTCP §4 and Table I.
     pub itcp: Option<ItcpSpec>,
+    /// LLE-TCP's settings (with `agent = "lle"`); defaults from LLE-TCP §3.3 and §4.4.
+    pub lle: Option<LleSpec>,
 }
 
 /// One application over one TCP connection from `src` to `dst`.

@@ -190,14 +190,72 @@ fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), Scena
         return Ok(());
     }
     let name = bs.node.as_deref().unwrap_or("bs");
-    if topo.node_index(name).is_some() {
-        return Ok(());
+    let Some(node) = topo.node_index(name) else {
+        let mut e = unknown_node("base_station.node".into(), name, &topo.nodes);
+        if bs.node.is_none() {
+            e.value = Some(format!("\"{name}\" (the default)"));
+        }
+        if bs.agent == AgentKind::Lle {
+            e.expected = format!(
+                "{}; for agent = \"lle\" name the wireless sender (the access point, or the \
+                 sending node in adhoc, e.g. node = \"n1\")",
+                e.expected
+            );
+        }
+        return Err(e);
+    };
+    if bs.agent == AgentKind::Lle {
+        check_lle_placement(s, topo, name, node)?;
     }
-    let mut e = unknown_node("base_station.node".into(), name, &topo.nodes);
-    if bs.node.is_none() {
-        e.value = Some(format!("\"{name}\" (the default)"));
+    Ok(())
+}
+
+/// LLE-TCP needs the MAC's TxSuccess / TxFailure: its node must be a cell member, and some
+/// flow must end at another member of that cell (where the ARQ client goes).
+fn check_lle_placement(
+    s: &Scenario,
+    topo: &ResolvedTopology,
+    name: &str,
+    node: usize,
+) -> Result<(), ScenarioError> {
+    let Some(cell) = topo.cells.iter().find(|c| c.members.contains(&node)) else {
+        return Err(ScenarioError::bad_value(
+            "base_station.node",
+            format!("\"{name}\""),
+            "a member of a wireless cell (a wireless hop with mac = \"ideal\", \"dcf\" or \
+             \"fama\"): LLE-TCP acts on the MAC's TxSuccess / TxFailure",
+        ));
+    };
+    if cell.spec.mac != MacKind::Dcf {
+        return Err(ScenarioError::bad_value(
+            "base_station.agent",
+            "\"lle\"".into(),
+            format!(
+                "a cell whose MAC acknowledges its frames (mac = \"dcf\"); cell \"{}\" runs \
+                 mac = \"{}\", whose TxSuccess only says the frame went out, so a generated \
+                 ACK could acknowledge data the receiver never got (LLE-TCP §3.1 needs ARQ at \
+                 the link layer)",
+                cell.name,
+                format!("{:?}", cell.spec.mac).to_lowercase()
+            ),
+        ));
     }
-    Err(e)
+    let served = s.flows.iter().any(|f| {
+        topo.node_index(&f.dst)
+            .is_some_and(|d| d != node && cell.members.contains(&d))
+    });
+    if !served {
+        return Err(ScenarioError::problem(
+            "base_station.node",
+            format!(
+                "agent = \"lle\" on \"{name}\" but no flow ends at another member of its \
+                 cell \"{}\"; LLE-TCP serves flows whose data crosses the cell from \
+                 \"{name}\" to their dst (where the ARQ client goes)",
+                cell.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Only the selected agent's table may be given, and its values must make sense.
@@ -206,6 +264,7 @@ fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
         (AgentKind::Snoop, bs.snoop.is_some()),
         (AgentKind::Wtcp, bs.wtcp.is_some()),
         (AgentKind::Itcp, bs.itcp.is_some()),
+        (AgentKind::Lle, bs.lle.is_some()),
     ];
     for (kind, present) in given {
         if present && bs.agent != kind {

@@ -6,12 +6,23 @@
 //! hop from the base station crosses a wireless-marked link came from the wired side, any
 //! other from the wireless side. On a base station with one wired and one wireless
 //! interface this is the interface it arrived on, and it leaves the `Arrive` event as it is.
+//!
+//! Agents that ask for them (LLE-TCP) also get, on their node: the MAC's `TxSuccess` /
+//! `TxFailure` for each data frame of their station with the datagram it carried
+//! (`on_agent_link`, called by the cell), and — on an end host — the packets of the local
+//! TCP (`on_agent_local`): those it sends, before they are routed into the link layer, and
+//! those for it, before it sees them. A packet an agent sends to its own node's address is
+//! delivered to the local TCP directly (LLE-TCP §3.1: in ad hoc the generated ACK is
+//! "locally delivered to the TCP layer"), without being shown to the agent again.
 
-use crate::agents::{AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, Side, Verdict};
+use crate::agents::{
+    AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, LocalDir, Side, Verdict,
+};
 use crate::engine::{SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::NodeId;
 use crate::metrics::{AgentSummary, TraceTable};
-use crate::packet::{PacketId, DEFAULT_TTL};
+use crate::packet::{Packet, PacketId, DEFAULT_TTL};
+use crate::wireless::signals::MacSignal;
 
 use super::world::{Event, PacketSlot, World};
 use super::SimError;
@@ -37,9 +48,21 @@ impl AgentHooks {
     pub fn at(&self, node: NodeId) -> Option<usize> {
         self.hosts.iter().position(|h| h.node == node)
     }
-    /// The first agent's metrics.
+    /// The agent's metrics: the first agent's, with the LLE-TCP counters of every host
+    /// (the ARQ agent and its clients) summed.
     pub fn summary(&self, end: SimTime) -> Option<AgentSummary> {
-        self.hosts.first().map(|h| h.agent.summary(end))
+        let mut first = self.hosts.first()?.agent.summary(end);
+        for h in &self.hosts[1..] {
+            if let (Some(total), Some(more)) = (first.lle.as_mut(), h.agent.summary(end).lle) {
+                total.add(&more);
+            }
+        }
+        Some(first)
+    }
+    /// The index of the agent on `node` that wants the local TCP's packets, if any.
+    pub fn local_at(&self, node: NodeId) -> Option<usize> {
+        self.at(node)
+            .filter(|&i| self.hosts[i].agent.wants_local_packets())
     }
     pub fn take_trace_table(&mut self) -> Option<TraceTable> {
         std::mem::take(&mut self.trace).into_table()
@@ -73,6 +96,52 @@ impl World {
             }
         };
         let result = result.and_then(|()| self.apply_agent_outbox(now, agent, &out));
+        self.agents.outbox = out;
+        result
+    }
+
+    /// Shows a packet of the local TCP on `node` to its agent; false if the agent dropped
+    /// or consumed it (the caller then discards it).
+    pub(super) fn on_agent_local(
+        &mut self,
+        now: SimTime,
+        agent: usize,
+        dir: LocalDir,
+        packet: &mut Packet,
+    ) -> Result<bool, SimError> {
+        let mut out = std::mem::take(&mut self.agents.outbox);
+        out.clear();
+        self.agents.hosts[agent]
+            .agent
+            .handle(now, AgentInput::Local { dir, packet }, &mut out);
+        let keep = out.verdict == Verdict::Forward;
+        let result = self.apply_agent_outbox(now, agent, &out);
+        self.agents.outbox = out;
+        result.map(|()| keep)
+    }
+
+    /// A MAC signal for a data frame of the station on the agent's node.
+    pub(super) fn on_agent_link(
+        &mut self,
+        now: SimTime,
+        agent: usize,
+        signal: MacSignal,
+        packet: &Packet,
+    ) -> Result<(), SimError> {
+        if !self.agents.hosts[agent].agent.wants_link_signals() {
+            return Ok(());
+        }
+        let mut out = std::mem::take(&mut self.agents.outbox);
+        out.clear();
+        self.agents.hosts[agent].agent.handle(
+            now,
+            AgentInput::Link {
+                signal,
+                packet: Some(packet),
+            },
+            &mut out,
+        );
+        let result = self.apply_agent_outbox(now, agent, &out);
         self.agents.outbox = out;
         result
     }
@@ -141,6 +210,10 @@ impl World {
             packet.ip.ttl = DEFAULT_TTL;
             packet.fix_length();
             self.next_packet_id += 1;
+            if packet.ip.dst == self.nodes[node.index()].addr {
+                self.deliver_local(now, node, packet)?;
+                continue;
+            }
             let slot = self.packets.insert(packet);
             self.route_from(now, node, slot)?;
         }

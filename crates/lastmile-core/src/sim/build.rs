@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::agents::{AgentTraceColumns, AnyAgent, ItcpAgent, SnoopAgent, WtcpAgent};
+use crate::agents::{
+    AgentTraceColumns, AnyAgent, ItcpAgent, LleAgent, LleRole, SnoopAgent, WtcpAgent,
+};
 use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
@@ -88,6 +90,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
     add_agent(&mut world, scenario, options, seed, &node_index)?;
+    add_lle_clients(&mut world, scenario, &topology.cells, &node_index)?;
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
@@ -121,6 +124,10 @@ fn add_agent(
             bs.itcp.clone().unwrap_or_default(),
             RngStream::derive(seed, "agent/itcp/isn"),
         ))),
+        AgentKind::Lle => AnyAgent::Lle(LleAgent::new(
+            LleRole::Agent,
+            bs.lle.clone().unwrap_or_default(),
+        )),
     };
     let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
     world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
@@ -129,6 +136,47 @@ fn add_agent(
         agent,
         timer: TimerSlot::default(),
     });
+    Ok(())
+}
+
+/// LLE-TCP's ARQ clients: one on the `dst` of every flow that ends at another member of
+/// the ARQ agent's cell (LLE-TCP §3.1, Fig. 2).
+fn add_lle_clients(
+    world: &mut World,
+    scenario: &Scenario,
+    cells: &[crate::scenario::ResolvedCell],
+    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
+) -> Result<(), SimError> {
+    let bs = &scenario.base_station;
+    if bs.agent != AgentKind::Lle {
+        return Ok(());
+    }
+    let agent_node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
+    let Some(cell) = cells
+        .iter()
+        .find(|c| c.members.contains(&agent_node.index()))
+    else {
+        return Err(SimError::Invalid(
+            "base_station.node: LLE-TCP needs a member of a wireless cell".into(),
+        ));
+    };
+    for f in &scenario.flows {
+        let dst = node_index(&f.dst)?;
+        if dst == agent_node
+            || !cell.members.contains(&dst.index())
+            || world.agents.at(dst).is_some()
+        {
+            continue;
+        }
+        world.agents.hosts.push(AgentHost {
+            node: dst,
+            agent: AnyAgent::Lle(LleAgent::new(
+                LleRole::Client,
+                bs.lle.clone().unwrap_or_default(),
+            )),
+            timer: TimerSlot::default(),
+        });
+    }
     Ok(())
 }
 

@@ -141,8 +141,9 @@ pub struct Station {
     mac_timer: TimerSlot,
     pub links: Vec<PeerLink>,
     ifq: DropTail<(Packet, NodeId)>,
-    /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer).
-    at_mac: VecDeque<(u16, bool)>,
+    /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
+    /// datagram a data frame carries — for the signals to an agent on this station).
+    at_mac: VecDeque<(u16, bool, Option<Packet>)>,
     reported_busy: bool,
     pumping: bool,
     pub stats: StationStats,
@@ -161,6 +162,8 @@ pub struct CellStats {
     /// Time with at least one transmission on the air (sender side).
     pub busy: SimDuration,
     pub transmissions: u64,
+    /// Pure TCP ACK frames put on the air (every attempt).
+    pub tcp_ack_frames: u64,
 }
 
 /// A cell and its stations.
@@ -511,7 +514,13 @@ impl World {
             return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
         }
         let st = &mut c.stations[m];
-        st.at_mac.push_back((li as u16, !frame.is_control()));
+        let carried = if frame.is_control() {
+            None
+        } else {
+            frame.data_packet().copied()
+        };
+        st.at_mac
+            .push_back((li as u16, !frame.is_control(), carried));
         let dst = st.links[li].peer;
         self.mac_call(
             now,
@@ -541,8 +550,8 @@ impl World {
         let mut out = Vec::new();
         match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
             ReplyDisposition::InFloor => {}
-            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li as u16, false)),
-            ReplyDisposition::Queued => st.at_mac.push_back((li as u16, false)),
+            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li as u16, false, None)),
+            ReplyDisposition::Queued => st.at_mac.push_back((li as u16, false, None)),
         }
         self.apply_mac_outputs(now, cell, m, out)
     }
@@ -617,17 +626,24 @@ impl World {
         let st = &mut self.cells[cell.index()].stations[m];
         match signal {
             MacSignal::Trans => match st.at_mac.front() {
-                Some(&(li, true)) => {
+                Some(&(li, true, _)) => {
                     self.link_call(now, cell, m, usize::from(li), LinkInput::MacSignal(signal))
                 }
                 _ => Ok(()),
             },
-            MacSignal::TxSuccess | MacSignal::TxFailure => match st.at_mac.pop_front() {
-                Some((li, true)) => {
-                    self.link_call(now, cell, m, usize::from(li), LinkInput::MacSignal(signal))
+            MacSignal::TxSuccess | MacSignal::TxFailure => {
+                let node = st.node;
+                let Some((li, to_link, carried)) = st.at_mac.pop_front() else {
+                    return Ok(());
+                };
+                if to_link {
+                    self.link_call(now, cell, m, usize::from(li), LinkInput::MacSignal(signal))?;
                 }
-                _ => Ok(()),
-            },
+                match (carried, self.agents.at(node)) {
+                    (Some(packet), Some(agent)) => self.on_agent_link(now, agent, signal, &packet),
+                    _ => Ok(()),
+                }
+            }
             MacSignal::Wait { .. } => {
                 for li in 0..st.links.len() {
                     self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))?;
@@ -656,6 +672,9 @@ impl World {
             _ => None,
         };
         let frame_bytes = c.stations[m].mac.frame_bytes(&frame);
+        if data.is_some_and(|p| p.tcp().is_some_and(|t| t.is_pure_ack())) {
+            c.stats.tcp_ack_frames += 1;
+        }
         if c.is_head(m) {
             if let Some(p) = &data {
                 c.accounting.on_air(p, u64::from(frame_bytes));

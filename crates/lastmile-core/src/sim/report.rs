@@ -82,7 +82,13 @@ pub fn summarize(
             .or_else(|| world.cells.first().map(cell_wireless_summary)),
         links,
         cells: world.cells.iter().map(|c| cell_summary(c, end)).collect(),
-        agent: world.agents.summary(end),
+        agent: world.agents.summary(end).map(|mut a| {
+            if let Some(lle) = a.lle.as_mut() {
+                lle.tcp_ack_frames_on_air =
+                    world.cells.iter().map(|c| c.stats.tcp_ack_frames).sum();
+            }
+            a
+        }),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),
@@ -148,6 +154,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             end.saturating_since(SimTime::ZERO).as_nanos(),
         ),
         transmissions: c.stats.transmissions,
+        tcp_ack_frames: c.stats.tcp_ack_frames,
         ..CellSummary::default()
     };
     let mut acks_received = 0;

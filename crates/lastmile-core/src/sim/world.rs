@@ -20,6 +20,7 @@ use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
 use super::SimError;
+use crate::agents::LocalDir;
 
 /// An index into the packet arena.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -353,7 +354,23 @@ impl World {
             }
             return self.route_from(now, node, slot);
         }
-        self.packets.remove(slot);
+        let mut packet = self.packets.remove(slot);
+        if let Some(agent) = self.agents.local_at(node) {
+            if !self.on_agent_local(now, agent, LocalDir::Delivered, &mut packet)? {
+                return Ok(());
+            }
+        }
+        self.deliver_local(now, node, packet)
+    }
+
+    /// Hands a packet addressed to `node` to its TCP endpoint (or UDP sink).
+    pub(super) fn deliver_local(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        packet: Packet,
+    ) -> Result<(), SimError> {
+        let n = &self.nodes[node.index()];
         let Transport::Tcp(segment) = packet.transport else {
             self.on_udp_datagram(now, &packet);
             return Ok(());
@@ -467,6 +484,11 @@ impl World {
             };
             packet.fix_length();
             self.next_packet_id += 1;
+            if let Some(agent) = self.agents.local_at(node) {
+                if !self.on_agent_local(now, agent, LocalDir::Sent, &mut packet)? {
+                    continue;
+                }
+            }
             let slot = self.packets.insert(packet);
             self.route_from(now, node, slot)?;
         }
