@@ -34,6 +34,7 @@ CASES: dict[str, tuple[tuple[str, ...], bool]] = {
     "wtcp-fading": (("--set", "stop_time=20s"), False),
     "explicit-topology": (("--set", "flow.0.app.bytes=300KB", "flow.1.app.bytes=50KB"), True),
     "tulip-fama": (SMALL, True),
+    "lle-adhoc": (SMALL, True),
 }
 
 

@@ -180,6 +180,38 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"goodput_bytes {_fmt(wireless.get('goodput_bytes'), '.4f')}, "
             f"redundant tx {wireless.get('redundant_tx', 0)}",
         ]
+    for cell in summary.get("cells") or []:
+        busy = cell.get("airtime_busy_fraction")
+        line = (
+            f"cell {cell.get('name')!r} ({cell.get('mac')}, link {cell.get('link')}): "
+            f"airtime busy {_fmt(100.0 * busy if busy is not None else None, '.1f')} %, "
+            f"collisions {cell.get('collisions', 0)}, "
+            f"MAC retries {cell.get('mac_retries', 0)}, MAC drops {cell.get('mac_drops', 0)}, "
+            f"control frames {cell.get('control_frames_sent', 0)}"
+        )
+        if cell.get("link") == "tulip":
+            line += (
+                f"; TULIP retransmissions {cell.get('link_retransmissions', 0)}, "
+                f"LACKs {cell.get('lacks_sent', 0)} ({cell.get('lacks_lost', 0)} lost)"
+            )
+        out.append(line)
+    agent = summary.get("agent")
+    if agent:
+        line = (
+            f"agent {agent.get('kind')!r}: local retransmissions "
+            f"{agent.get('local_retransmissions', 0)}, suppressed dupacks "
+            f"{agent.get('suppressed_dupacks', 0)}, "
+            f"timer expiries {agent.get('timer_expiries', 0)}, "
+            f"occupancy max {agent.get('occupancy_max_bytes', 0)} B"
+        )
+        lle = agent.get("lle")
+        if isinstance(lle, dict):
+            line += (
+                f"; ACKs generated {lle.get('acks_generated', 0)}, suppressed "
+                f"{lle.get('acks_suppressed', 0)}, TCP ACK frames on air "
+                f"{lle.get('tcp_ack_frames_on_air', 0)}"
+            )
+        out.append(line)
     return "\n".join(out)
 
 
