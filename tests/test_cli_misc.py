@@ -77,7 +77,7 @@ def test_examples_lists_every_example_with_a_description() -> None:
 def test_examples_cite_a_paper() -> None:
     for name, ex in EXAMPLES.items():
         header = "".join(line for line in ex.path.read_text().splitlines(True) if line[:1] == "#")
-        assert any(p in header for p in ("TULIP", "WTCP", "Pentikousis")), name
+        assert any(p in header for p in ("TULIP", "WTCP", "Pentikousis", "LLE-TCP")), name
 
 
 def test_console_script_is_installed() -> None:
