@@ -147,6 +147,22 @@ pub struct TulipSpec {
     /// RTS/CTS. Default true (the paper's TULIP runs over FAMA-NCS with it).
     #[serde(default = "default_true")]
     pub mac_acceleration: bool,
+    /// τ of equation (1): the maximum propagation delay. Default: the hop's `delay`.
+    pub tau: Option<Duration>,
+    /// t_TR of equation (1): radio turnaround. Default "5us" (802.11 DSSS
+    /// aRxTxTurnaroundTime; the paper gives no number).
+    pub t_tr: Option<Duration>,
+    /// t_c of equation (1): time to get capture, framing and preamble. Default: the PHY's
+    /// PLCP preamble and header (192 µs long, 96 µs short).
+    pub t_c: Option<Duration>,
+    /// t_p of equation (1): processing at sender and receiver. Default "10us" (one SIFS).
+    pub t_p: Option<Duration>,
+    /// t_ACK of equation (1): the LACK's time on the air. Default: derived from the MAC (the
+    /// in-floor reply over FAMA with MAC acceleration, a full exchange otherwise).
+    pub t_ack: Option<Duration>,
+    /// Lower bound of the Δt2 hold-down after a WAIT (Figure 2). Default "0s": the MAC's
+    /// announced duration.
+    pub delta_t2_min: Option<Duration>,
 }
 
 fn default_tulip_window() -> u16 {
@@ -162,6 +178,12 @@ impl Default for TulipSpec {
         TulipSpec {
             window: default_tulip_window(),
             mac_acceleration: true,
+            tau: None,
+            t_tr: None,
+            t_c: None,
+            t_p: None,
+            t_ack: None,
+            delta_t2_min: None,
         }
     }
 }

@@ -293,6 +293,17 @@ impl Cell {
                 lack_bytes: TulipConfig::lack_bytes_for_window(settings.window),
                 ..TulipConfig::default()
             };
+            // Equation (1)'s terms a scenario sets explicitly.
+            let set = |v: Option<crate::units::Duration>, d: &mut SimDuration| {
+                if let Some(v) = v {
+                    *d = v.sim();
+                }
+            };
+            set(settings.tau, &mut t.tau);
+            set(settings.t_tr, &mut t.t_tr);
+            set(settings.t_c, &mut t.t_c);
+            set(settings.t_p, &mut t.t_p);
+            set(settings.delta_t2_min, &mut t.delta_t2_min);
             // Δt1 (eq. (1)) must cover this MAC: the data frame's MAC header and the LACK's
             // way back, which the paper's t_ACK folds in; t_c already counts both PLCPs.
             let header = SimDuration::transmission(
@@ -319,11 +330,11 @@ impl Cell {
                     );
                 (reply, t.tau * 2 + t.t_tr * 2 + t.t_p)
             };
-            t.t_ack = Some(
+            t.t_ack = Some(settings.t_ack.map(|d| d.sim()).unwrap_or_else(|| {
                 (header + reply)
                     .saturating_sub(phy.plcp())
-                    .saturating_sub(other_terms),
-            );
+                    .saturating_sub(other_terms)
+            }));
             t
         });
         let saw = StopAndWaitConfig {
