@@ -37,7 +37,6 @@ use crate::packet::{
     Control, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, TcpSegment, Transport, DEFAULT_TTL,
     PROTO_TCP,
 };
-use crate::scenario::TcpSpec;
 use crate::tcp::{TcpConfig, TcpConnection, TcpOutbox, TcpState, TcpTraceEvent};
 
 /// One split connection.
@@ -65,31 +64,6 @@ pub struct ItcpAgent {
     occupancy: Occupancy,
     zero_windows: u64,
     rtt_samples: u64,
-}
-
-fn tcp_config(t: &TcpSpec, local: (Ipv4Addr, u16), remote: (Ipv4Addr, u16), isn: u32) -> TcpConfig {
-    let clamp = |b: u64| b.min(u64::from(u32::MAX)) as u32;
-    TcpConfig {
-        local_addr: local.0,
-        local_port: local.1,
-        remote_addr: remote.0,
-        remote_port: remote.1,
-        variant: t.variant,
-        mss: clamp(t.mss.bytes()),
-        rwnd_bytes: clamp(t.rwnd.bytes()),
-        initial_window_segments: t.initial_window,
-        initial_ssthresh_bytes: t.initial_ssthresh.map(|b| clamp(b.bytes())),
-        dupack_threshold: t.dupack_threshold,
-        timer_granularity: t.timer_granularity.sim(),
-        initial_rto: t.initial_rto.sim(),
-        min_rto: t.min_rto.sim(),
-        max_rto: t.max_rto.sim(),
-        timestamps: t.timestamps,
-        ack_policy: t.ack,
-        delack_timeout: t.delack_timeout.sim(),
-        isn,
-        trace: true,
-    }
 }
 
 impl ItcpAgent {
@@ -195,13 +169,15 @@ impl ItcpAgent {
     /// The fixed host's SYN: set up both halves and open the one towards the mobile.
     fn open(&mut self, now: SimTime, key: ConnKey, flow: FlowId, out: &mut AgentOutbox) {
         let t = &self.spec.tcp;
-        let mut wired_cfg = tcp_config(t, key.mh, key.fh, self.isn.next_u64() as u32);
+        let mut wired_cfg =
+            TcpConfig::from_spec(t, key.mh, key.fh, self.isn.next_u64() as u32, true);
         wired_cfg.rwnd_bytes = self.spec.buffer.bytes().min(u64::from(u32::MAX)) as u32;
         wired_cfg.trace = false;
         let wireless_isn = self.isn.next_u64() as u32;
         let mut wired = TcpConnection::new(wired_cfg);
         wired.listen();
-        let wireless = TcpConnection::new(tcp_config(t, key.fh, key.mh, wireless_isn));
+        let wireless =
+            TcpConnection::new(TcpConfig::from_spec(t, key.fh, key.mh, wireless_isn, true));
         self.splits.insert(
             key,
             Split {

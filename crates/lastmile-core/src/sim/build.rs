@@ -180,39 +180,6 @@ fn add_lle_clients(
     Ok(())
 }
 
-fn tcp_config(
-    f: &FlowSpec,
-    local: (Ipv4Addr, u16),
-    remote: (Ipv4Addr, u16),
-    isn: u32,
-    trace: bool,
-) -> TcpConfig {
-    let t = &f.tcp;
-    TcpConfig {
-        local_addr: local.0,
-        local_port: local.1,
-        remote_addr: remote.0,
-        remote_port: remote.1,
-        variant: t.variant,
-        mss: t.mss.bytes() as u32,
-        rwnd_bytes: t.rwnd.bytes().min(u64::from(u32::MAX)) as u32,
-        initial_window_segments: t.initial_window,
-        initial_ssthresh_bytes: t
-            .initial_ssthresh
-            .map(|b| b.bytes().min(u64::from(u32::MAX)) as u32),
-        dupack_threshold: t.dupack_threshold,
-        timer_granularity: t.timer_granularity.sim(),
-        initial_rto: t.initial_rto.sim(),
-        min_rto: t.min_rto.sim(),
-        max_rto: t.max_rto.sim(),
-        timestamps: t.timestamps,
-        ack_policy: t.ack,
-        delack_timeout: t.delack_timeout.sim(),
-        isn,
-        trace,
-    }
-}
-
 fn variant_name(v: TcpVariant) -> &'static str {
     match v {
         TcpVariant::Tahoe => "tahoe",
@@ -242,15 +209,15 @@ fn add_flow(
 
     let source = EndpointId(world.endpoints.len() as u32);
     let sink = EndpointId(source.0 + 1);
-    let source_conn = TcpConnection::new(tcp_config(
-        f,
+    let source_conn = TcpConnection::new(TcpConfig::from_spec(
+        &f.tcp,
         (src_addr, src_port),
         (dst_addr, SINK_PORT),
         source_isn,
         trace,
     ));
-    let mut sink_conn = TcpConnection::new(tcp_config(
-        f,
+    let mut sink_conn = TcpConnection::new(TcpConfig::from_spec(
+        &f.tcp,
         (dst_addr, SINK_PORT),
         (src_addr, src_port),
         sink_isn,

@@ -2,7 +2,7 @@
 
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
-use crate::scenario::{AckPolicy, TcpVariant};
+use crate::scenario::{AckPolicy, TcpSpec, TcpVariant};
 
 /// Everything a connection endpoint needs to know at creation.
 #[derive(Clone, Debug)]
@@ -32,6 +32,41 @@ pub struct TcpConfig {
     pub isn: u32,
     /// Record trace events in the outbox.
     pub trace: bool,
+}
+
+impl TcpConfig {
+    /// The configuration a scenario's TCP settings give an endpoint at `local` talking to
+    /// `remote`, starting its sequence space at `isn`.
+    pub fn from_spec(
+        t: &TcpSpec,
+        local: (Ipv4Addr, u16),
+        remote: (Ipv4Addr, u16),
+        isn: u32,
+        trace: bool,
+    ) -> Self {
+        let clamp = |b: u64| b.min(u64::from(u32::MAX)) as u32;
+        TcpConfig {
+            local_addr: local.0,
+            local_port: local.1,
+            remote_addr: remote.0,
+            remote_port: remote.1,
+            variant: t.variant,
+            mss: clamp(t.mss.bytes()),
+            rwnd_bytes: clamp(t.rwnd.bytes()),
+            initial_window_segments: t.initial_window,
+            initial_ssthresh_bytes: t.initial_ssthresh.map(|b| clamp(b.bytes())),
+            dupack_threshold: t.dupack_threshold,
+            timer_granularity: t.timer_granularity.sim(),
+            initial_rto: t.initial_rto.sim(),
+            min_rto: t.min_rto.sim(),
+            max_rto: t.max_rto.sim(),
+            timestamps: t.timestamps,
+            ack_policy: t.ack,
+            delack_timeout: t.delack_timeout.sim(),
+            isn,
+            trace,
+        }
+    }
 }
 
 /// A segment the connection wants sent.
