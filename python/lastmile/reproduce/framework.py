@@ -63,6 +63,8 @@ class Campaign:
     zip: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     axes: Mapping[str, str] = field(default_factory=dict)
+    #: Per-run metrics computed from the stored columns before averaging (vectorised).
+    derive: Callable[[pd.DataFrame], Mapping[str, pd.Series]] | None = None
     metrics: Sequence[str] = (
         "throughput_bps",
         "completion_s",
@@ -134,6 +136,8 @@ class Data:
             columns={path: alias for alias, path in campaign.axes.items()}
         )
         self.failed = int((runs["status"] != "ok").sum())
+        if campaign.derive is not None:
+            ok = ok.assign(**campaign.derive(ok))
         self.keys = ["variant", *campaign.axes]
         metrics = [m for m in campaign.metrics if m in ok.columns]
         self.runs = ok
@@ -152,7 +156,7 @@ class Data:
         for key, value in where.items():
             if key not in idx.columns:
                 raise ExperimentError(f"{self.campaign.name}: no axis {key!r}")
-            mask &= idx[key] == value
+            mask &= _matches(idx[key], value)
         return mask.to_numpy()
 
     def value(self, metric: str, variant: str = "base", **where: Any) -> Stat:
@@ -177,7 +181,7 @@ class Data:
         import numpy as np
 
         mask = self._select(self.mean, variant, where)
-        xs = self.mean.index.to_frame(index=False)[x].to_numpy()[mask].astype(float)
+        xs = _numeric(self.mean.index.to_frame(index=False)[x].to_numpy()[mask])
         order = np.argsort(xs)
         mean = self.mean[metric].to_numpy()[mask].astype(float)
         ci = self.ci[metric].to_numpy()[mask].astype(float)
@@ -187,9 +191,36 @@ class Data:
         """The per-seed values of `metric` at one point."""
         mask = (self.runs["variant"] == variant).to_numpy()
         for key, value in where.items():
-            mask &= (self.runs[key] == value).to_numpy()
+            mask &= _matches(self.runs[key], value).to_numpy()
         values: np.ndarray = self.runs[metric].to_numpy()[mask].astype(float)
         return values
+
+
+def _matches(column: pd.Series, value: Any) -> pd.Series:
+    """``column == value``, with floats compared to a relative 1e-9 (15 * 1e-6 is 15e-6)."""
+    if isinstance(value, float) and column.dtype.kind == "f":
+        return (column - value).abs() <= 1e-9 * max(abs(value), 1e-300)
+    return column == value
+
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "KB": 1e3, "MB": 1e6, "KiB": 1024.0}
+
+
+def _numeric(values: np.ndarray) -> np.ndarray:
+    """Axis values as floats; durations ("10ms") in seconds, sizes ("64KB") in bytes."""
+    import re
+
+    import numpy as np
+
+    if values.dtype.kind in "fiu":
+        return values.astype(float)
+    out = np.empty(len(values), dtype=float)
+    for i, text in enumerate(values):  # one per axis point, not per run
+        m = re.fullmatch(r"([0-9.eE+-]+)\s*([A-Za-z]*)", str(text))
+        if m is None or m.group(2) not in {*_UNITS, ""}:
+            raise ExperimentError(f"axis value {text!r} is not a number with a unit")
+        out[i] = float(m.group(1)) * _UNITS.get(m.group(2), 1.0)
+    return out
 
 
 @dataclass(frozen=True)
