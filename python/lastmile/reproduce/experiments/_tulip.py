@@ -46,13 +46,13 @@ METRICS = (
 
 
 def measured_loss(runs: pd.DataFrame) -> Mapping[str, pd.Series]:
-    """Per run: the data-frame loss rate and TULIP's ideal goodput, 1 − that (Table 1)."""
+    """Per run: the data-frame loss rate and TULIP's ideal goodput, 1 - that (Table 1)."""
     per = runs["wireless_data_frames_lost"] / runs["wireless_data_frames_sent"]
     return {"measured_per": per, "ideal_goodput": 1.0 - per}
 
 
 def per_of(ber: float, packet_bytes: int = 1440) -> float:
-    """The paper's arithmetic: PER = 1 − (1 − BER)^bits (15/million → 0.16 at 1440 B)."""
+    """The paper's arithmetic: PER = 1 - (1 - BER)^bits (15/million → 0.16 at 1440 B)."""
     return float(1.0 - (1.0 - ber) ** (8 * packet_bytes))
 
 

@@ -79,15 +79,15 @@ def analyse(ctx: Context) -> None:
         ", ".join(f"{v} {t:.0f} s" for v, t in worst.items()) + " (band 200-350 s)",
     )
     with ctx.figure("table1", "Survey Table 1: 5 MB transfer time vs random drop rate", 2) as (
-        ours,
-        paper,
+        ax_ours,
+        ax_paper,
     ):
         for variant in VARIANTS:
-            errorbars(ours, data, "completion_s", "per", variant, variant, x_scale=100.0)
-            paper.plot(
+            errorbars(ax_ours, data, "completion_s", "per", variant, variant, x_scale=100.0)
+            ax_paper.plot(
                 [100 * p for p in RATES.values()], PUBLISHED[variant], marker="s", label=variant
             )
-        for ax, who in ((ours, "lastmile (95 % CI)"), (paper, "published (Table 1)")):
+        for ax, who in ((ax_ours, "lastmile (95 % CI)"), (ax_paper, "published (Table 1)")):
             ax.set_xlabel("segment drop rate (%)")
             ax.set_ylabel("transfer time (s)")
             ax.set_title(who, fontsize="small")

@@ -22,7 +22,7 @@ from lastmile.reproduce.experiments._tulip import (
     measured_loss,
     per_of,
 )
-from lastmile.reproduce.framework import Campaign, Context, Experiment, errorbars
+from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, errorbars
 
 SRC = "TULIP Table 1"
 #: Table 1 (BER ≈ 15/million, 42 KB): BER, PER, ideal goodput, achieved, timeouts, redundant.
@@ -178,9 +178,7 @@ def _throughput_claims(ctx: Context, bers: list[float]) -> None:
         )
 
 
-def _stat(value: float) -> object:
-    from lastmile.reproduce.framework import Stat
-
+def _stat(value: float) -> Stat:
     return Stat(value, float("nan"), 1)
 
 
@@ -200,7 +198,7 @@ def _figures(ctx: Context) -> None:
     with ctx.figure("fig11", "TULIP Fig. 11: wireless goodput vs packet error rate, 42 KB") as (
         ax,
     ):
-        xs, per, _ = data.series("measured_per", "ber", "tulip", rwnd="42KB")
+        _xs, per, _ = data.series("measured_per", "ber", "tulip", rwnd="42KB")
         ax.plot(per, 1 - per, "k--", label="ideal (1 - PER)")
         for v in VARIANTS:
             _, per_v, _ = data.series("measured_per", "ber", v, rwnd="42KB")

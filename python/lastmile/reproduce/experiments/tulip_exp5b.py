@@ -6,9 +6,9 @@ Gilbert-Elliott channel in both radio directions; Bad-state bit loss 0.5, Good-s
 
 The paper takes the chain from Lettieri et al. and gives only "pedestrian speed 2 km/h".
 Our per-bit transition probabilities come from Rayleigh fading statistics (Jakes): carrier
-2.4 GHz (802.11 DSSS) at 2 km/h gives a Doppler frequency f_d = v/λ = 4.4 Hz; with a 20 dB
-fade margin (ρ² = 0.01) the mean fade lasts (e^ρ² − 1)/(ρ f_d √(2π)) = 9.1 ms and fades
-come at N = √(2π) f_d ρ e^−ρ² = 1.09 per second (mean Good 0.91 s). At 1 Mbps:
+2.4 GHz (802.11 DSSS) at 2 km/h gives a Doppler frequency f_d = v/lambda = 4.4 Hz; with a 20 dB
+fade margin (rho^2 = 0.01) the mean fade lasts (e^rho^2 - 1)/(rho f_d sqrt(2π)) = 9.1 ms and fades
+come at N = sqrt(2π) f_d rho e^-rho^2 = 1.09 per second (mean Good 0.91 s). At 1 Mbps:
 p_bad_to_good = 1/9,100 = 1.1e-4 and p_good_to_bad = 1/908,000 = 1.1e-6 per bit. A 10 dB
 margin (fades of 30 ms, 9.5 % of the time) is far harsher: TULIP then falls to about
 180 kbps at 0.01 per million and Snoop nearly stops (checked while choosing).
