@@ -54,11 +54,11 @@ def analyse(ctx: Context) -> None:
     def tput(v: str, b: float) -> float:
         return data.value("throughput_bps", v, ber=b).mean
 
-    for b in bers:
+    for ber in bers:
         for v in VARIANTS:
-            t = data.value("throughput_bps", v, ber=b)
+            t = data.value("throughput_bps", v, ber=ber)
             ctx.compare(
-                f"{LABELS[v]} throughput, Good-state BER {b * 1e6:g} per million",
+                f"{LABELS[v]} throughput, Good-state BER {ber * 1e6:g} per million",
                 SRC,
                 "kbps",
                 None,
