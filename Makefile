@@ -35,8 +35,9 @@ bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, t
 	. $(VENV)/bin/activate && maturin develop --release --extras dev
 	$(PY) bench/whole_run.py
 
-docs: ## print the scenario JSON Schema (the reference for scenario files)
-	$(VENV)/bin/lastmile schema
+docs: ## regenerate docs/reproductions.md (full runs, ~35 s) and print the scenario JSON Schema
+	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1
+	$(VENV)/bin/lastmile schema > /dev/null
 
 clean: ## remove build outputs and caches
 	cargo clean

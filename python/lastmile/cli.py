@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lastmile import _core, cli_sweep
+from lastmile import _core, cli_reproduce, cli_sweep
 from lastmile._examples import example_path, examples
 from lastmile._run import RunResult, run
 from lastmile._scenario import Scenario, load
@@ -75,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     commands.add_parser("examples", help="list the built-in example scenarios")
     cli_sweep.register(commands)
+    cli_reproduce.register(commands)
     return parser
 
 
@@ -283,6 +284,7 @@ _COMMANDS = {
     "examples": _cmd_examples,
     "schema": _cmd_schema,
     **cli_sweep.COMMANDS,
+    **cli_reproduce.COMMANDS,
 }
 
 

@@ -1,0 +1,103 @@
+"""Finding the experiments and running one: sweep, analyse, report.
+
+Experiments are the modules of `lastmile.reproduce.experiments` that define
+``EXPERIMENT`` (files starting with ``_`` are helpers). Adding one is adding one module
+(plus, if it wants, its base scenario TOML beside it). `reproduce` runs an experiment's
+campaigns through `lastmile.sweep.sweep` into ``<out>/store.duckdb`` (a second call runs
+only what is missing), then its analysis, and writes ``<out>/<name>/``: the figures,
+``comparison.md`` and ``comparison.csv``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lastmile.reproduce.framework import Context, Data, Experiment
+
+__all__ = ["Outcome", "catalogue", "reproduce"]
+
+
+def catalogue() -> dict[str, Experiment]:
+    """Every experiment, by name, in file order."""
+    package = importlib.import_module("lastmile.reproduce.experiments")
+
+    found: dict[str, Experiment] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        experiment = getattr(module, "EXPERIMENT", None)
+        if isinstance(experiment, Experiment):
+            found[experiment.name] = experiment
+    return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one reproduction produced."""
+
+    experiment: Experiment
+    context: Context
+    out_dir: Path
+    wall_s: float
+    runs: int
+
+    @property
+    def all_hold(self) -> bool:
+        return all(c.holds for c in self.context.claims)
+
+
+def _log(message: str) -> None:
+    print(f"reproduce: {message}", file=sys.stderr, flush=True)
+
+
+def reproduce(
+    experiment: Experiment,
+    out: Path,
+    *,
+    quick: bool = False,
+    jobs: int | None = None,
+    client: Any = None,
+    progress: bool | None = None,
+) -> Outcome:
+    """Run `experiment` (full or quick) and write its figures and comparison under `out`."""
+    from lastmile.reproduce.report import write_comparison
+    from lastmile.sweep import sweep
+
+    start = time.perf_counter()
+    mode = "quick" if quick else "full"
+    store = out / "store.duckdb"
+    out.mkdir(parents=True, exist_ok=True)
+    data: dict[str, Data] = {}
+    runs = 0
+    for campaign in experiment.campaigns(quick):
+        _log(f"{experiment.name} ({mode}): campaign {campaign.name}")
+        table = sweep(
+            campaign.spec(f"{experiment.name}.{mode}"),
+            jobs=jobs,
+            client=client,
+            store=store,
+            progress=progress,
+        )
+        runs += len(table)
+        data[campaign.name] = Data(campaign, table)
+    exp_dir = out / experiment.name
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    context = Context(experiment=experiment, quick=quick, data=data, out_dir=exp_dir)
+    _log(f"{experiment.name}: comparing with the paper and drawing figures")
+    experiment.analyse(context)
+    wall = time.perf_counter() - start
+    outcome = Outcome(experiment, context, exp_dir, wall, runs)
+    write_comparison(outcome)
+    failed = [c for c in context.claims if not c.holds]
+    _log(
+        f"{experiment.name}: {runs} runs, {len(context.claims) - len(failed)}/"
+        f"{len(context.claims)} claims hold, {wall:.1f} s; wrote {exp_dir}"
+    )
+    return outcome
