@@ -608,14 +608,10 @@ fn a_cell_is_captured_to_pcap_and_traced_per_frame() {
     );
 }
 
-/// Equation (1)'s terms are scenario settings: a t_ACK too short for the LACK's way back
-/// makes T1 expire before the LACK arrives, and TULIP resends frames the receiver already
-/// has, even on an error-free channel; the derived default never does.
-#[test]
-fn tulip_delta_t1_terms_are_configurable_and_a_short_t_ack_retransmits_needlessly() {
-    let run_with = |tulip: &str| {
-        let text = format!(
-            r#"
+/// The chain of TULIP over FAMA-NCS, error-free, 300 KB, with the given `tulip` settings.
+fn tulip_t_ack_run(tulip: &str) -> RunOutput {
+    let text = format!(
+        r#"
 name = "tulip-t-ack"
 seed = 1
 stop_time = "300s"
@@ -629,9 +625,16 @@ dst = "mh"
 tcp = {{ variant = "reno", mss = "1400B", rwnd = "42KB", timer_granularity = "500ms" }}
 app = {{ kind = "bulk", bytes = "300KB" }}
 "#
-        );
-        run_ok(&load(&text))
-    };
+    );
+    run_ok(&load(&text))
+}
+
+/// Equation (1)'s terms are scenario settings: a t_ACK too short for the LACK's way back
+/// makes T1 expire before the LACK arrives, and TULIP resends frames the receiver already
+/// has, even on an error-free channel; the derived default never does.
+#[test]
+fn tulip_delta_t1_terms_are_configurable_and_a_short_t_ack_retransmits_needlessly() {
+    let run_with = tulip_t_ack_run;
     let default = run_with("{ window = 8 }");
     let short = run_with(r#"{ window = 8, t_ack = "100us" }"#);
     assert_eq!(cell(&default).link_retransmissions, 0);
@@ -639,4 +642,28 @@ app = {{ kind = "bulk", bytes = "300KB" }}
     assert!(cell(&short).link_retransmissions > 0, "{:?}", cell(&short));
     assert!(wireless(&short).redundant_tx > 0);
     assert_eq!(short.summary.flows[0].bytes_delivered, 300_000);
+}
+
+/// A t_ACK so short that T1 (Δt1 of eq. (1), whose t_PKT has no MAC header) runs out while
+/// the data frame is still on the air: TULIP hands FAMA the next frame behind it, and FAMA's
+/// TxSuccess for the frame on the air must not be taken for that one. It was: the sender then
+/// thought the MAC free while it held a frame and queued another on every T1 and LACK, so
+/// that 300 KB took 1.3 kbps, 43,081 link retransmissions and 7 TCP timeouts without ever
+/// completing. Now each frame goes at most twice (once more while its in-floor LACK is on
+/// the way), as with t_ACK = 100 µs.
+#[test]
+fn tulip_t1_shorter_than_the_data_frame_sends_each_frame_at_most_twice() {
+    let out = tulip_t_ack_run(r#"{ window = 8, t_ack = "1us" }"#);
+    let f = &out.summary.flows[0];
+    assert!(f.completed, "{f:?}");
+    assert_eq!(f.bytes_delivered, 300_000);
+    assert_eq!(f.tcp_timeouts, 0, "{f:?}");
+    let c = cell(&out);
+    let w = wireless(&out);
+    let first = w.data_frames_sent - c.link_retransmissions;
+    assert!(
+        c.link_retransmissions <= first && w.redundant_tx <= first,
+        "{c:?} {w:?}"
+    );
+    assert!(f.throughput_bps > 350e3, "{f:?}");
 }

@@ -59,12 +59,17 @@ enum FrameKind {
     Unreliable,
 }
 
-/// Figure 2's `macState`: the MAC holds our frame until TRANS.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum MacState {
-    Idle,
-    AwaitingTrans { kind: FrameKind, bytes: u32 },
-    Transmitting { kind: FrameKind },
+/// Our frames at the MAC, oldest first: at most one on the air (TRANS given, the MAC not yet
+/// done with it) and at most one waiting for TRANS. Figure 2's `macState` is 1 exactly while
+/// `awaiting` is set: TRANS clears it, so a T1 shorter than the frame on the air may hand the
+/// MAC the next frame while the previous one is still being sent. A MAC's TxSuccess /
+/// TxFailure concern its oldest frame of ours, the one on the air if there is one: taking them
+/// for the frame waiting behind it would leave the MAC holding a frame the sender believes
+/// gone (its TRANS then ignored, and every later T1 or LACK queueing yet another frame).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct MacState {
+    on_air: Option<FrameKind>,
+    awaiting: Option<(FrameKind, u32)>,
 }
 
 /// The sending half of a TULIP link.
@@ -102,7 +107,7 @@ impl TulipSender {
             unreliable_queue: VecDeque::new(),
             retx_list: Vec::new(),
             retx_pos: 0,
-            mac: MacState::Idle,
+            mac: MacState::default(),
             t1: None,
             t2: None,
             piggyback_hold: None,
@@ -218,10 +223,12 @@ impl TulipSender {
         }
     }
 
-    /// Figure 2, TRANS: "set timer T1 = Δt1(my packet.length); macState = 0".
+    /// Figure 2, TRANS: "set timer T1 = Δt1(my packet.length); macState = 0". TRANS concerns
+    /// the frame waiting for it; a frame still on the air then is one the MAC never reported
+    /// done (a MAC without TxSuccess): it is over.
     fn on_trans(&mut self, now: SimTime) {
-        if let MacState::AwaitingTrans { kind, bytes } = self.mac {
-            self.mac = MacState::Transmitting { kind };
+        if let Some((kind, bytes)) = self.mac.awaiting.take() {
+            self.mac.on_air = Some(kind);
             self.t1 = Some(now + self.config.delta_t1(bytes));
         }
     }
@@ -233,39 +240,38 @@ impl TulipSender {
         self.t2 = Some(self.t2.map_or(until, |t| t.max(until)));
     }
 
-    /// A ULP expects no LACK: its turn ends when the MAC is done with it. A reliable frame
-    /// keeps T1 running for its LACK.
+    /// The MAC is done with our oldest frame at it: the one on the air, else the one that
+    /// never got TRANS. A ULP expects no LACK: its turn ends here. A reliable frame keeps T1
+    /// running for its LACK.
     fn on_tx_success(&mut self, now: SimTime, out: &mut TulipOutbox) {
-        match self.mac {
-            MacState::AwaitingTrans {
-                kind: FrameKind::Unreliable,
-                ..
-            }
-            | MacState::Transmitting {
-                kind: FrameKind::Unreliable,
-            } => {
-                self.mac = MacState::Idle;
-                self.t1 = None;
-                self.try_send(out);
-            }
-            MacState::AwaitingTrans {
-                kind: FrameKind::Reliable,
-                ..
-            } => {
+        let kind = match (self.mac.on_air.take(), self.mac.awaiting) {
+            (Some(kind), _) => kind,
+            (None, Some((FrameKind::Reliable, _))) => {
                 // A MAC that never sent TRANS: start T1 now.
                 self.on_trans(now);
-                self.mac = MacState::Idle;
+                self.mac.on_air = None;
+                return;
             }
-            MacState::Transmitting { .. } => self.mac = MacState::Idle,
-            MacState::Idle => {}
+            (None, Some((FrameKind::Unreliable, _))) => {
+                self.mac.awaiting = None;
+                FrameKind::Unreliable
+            }
+            (None, None) => return,
+        };
+        // T1 still belongs to this ULP unless a later frame is already at the MAC.
+        if kind == FrameKind::Unreliable && self.mac.awaiting.is_none() {
+            self.t1 = None;
+            self.try_send(out);
         }
     }
 
-    /// The MAC gave up: the turn is over. A reliable frame stays in the window and is
-    /// recovered through the LACK bit vector or the liveness rule.
+    /// The MAC gave up on our oldest frame at it: its turn is over. A reliable frame stays in
+    /// the window and is recovered through the LACK bit vector or the liveness rule.
     fn on_tx_failure(&mut self, out: &mut TulipOutbox) {
-        if self.mac != MacState::Idle {
-            self.mac = MacState::Idle;
+        if self.mac.on_air.take().is_none() && self.mac.awaiting.take().is_none() {
+            return;
+        }
+        if self.mac.awaiting.is_none() {
             self.t1 = None;
             self.try_send(out);
         }
@@ -332,7 +338,7 @@ impl TulipSender {
 
     /// Send if the pacing allows: no T1 or T2 running and the MAC not holding a frame.
     fn try_send(&mut self, out: &mut TulipOutbox) {
-        let mac_busy = matches!(self.mac, MacState::AwaitingTrans { .. });
+        let mac_busy = self.mac.awaiting.is_some();
         if self.t1.is_some() || self.t2.is_some() || mac_busy {
             return;
         }
@@ -430,7 +436,7 @@ impl TulipSender {
 
     fn hand_to_mac(&mut self, kind: FrameKind, frame: TulipFrame, out: &mut TulipOutbox) {
         let bytes = frame.size_bytes(&self.config);
-        self.mac = MacState::AwaitingTrans { kind, bytes };
+        self.mac.awaiting = Some((kind, bytes));
         out.push(TulipOutput::ToMac(frame));
     }
 }

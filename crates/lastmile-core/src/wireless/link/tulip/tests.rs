@@ -512,6 +512,83 @@ fn tx_failure_ends_the_turn_and_the_lack_recovers_the_frame() {
     assert_eq!(b.take_released(), [0, 1]);
 }
 
+/// A T1 shorter than the frame on the air (a MAC header eq. (1)'s t_PKT does not count, a
+/// small t_ACK) hands the MAC the next frame while the previous one is still being sent. The
+/// MAC's TxSuccess at the end of that transmission is for the frame on the air, not for the
+/// one queued behind it: the sender must keep waiting for the queued frame's TRANS (Figure 2's
+/// macState = 1), start T1 on it, and hand over nothing more meanwhile. Taking the TxSuccess
+/// for the queued frame left the MAC holding it while the sender, believing the MAC free,
+/// queued another frame on every T1 or LACK: a near-livelock of the MAC's FIFO over FAMA.
+#[test]
+fn tx_success_of_the_frame_on_the_air_is_not_taken_for_the_frame_queued_behind_it() {
+    let config = TulipConfig {
+        t_ack: Some(SimDuration::from_micros(1)),
+        ..TulipConfig::default()
+    };
+    let mut tx = TulipSender::new(config.clone()).unwrap();
+    let mut out = TulipOutbox::new();
+    tx.handle(SimTime::ZERO, TulipInput::FromNetwork(data(0)), &mut out);
+    assert_eq!(frames_to_mac(&mut out).len(), 1);
+    tx.handle(
+        SimTime::ZERO,
+        TulipInput::MacSignal(MacSignal::Trans),
+        &mut out,
+    );
+    let t1 = tx.poll_timeout().expect("T1 running");
+    // The frame with a 36-byte MAC header lasts longer than Δt1.
+    let frame_end = SimTime::ZERO + config.airtime(1402 + 36) + config.t_c;
+    assert!(t1 < frame_end);
+    // T1 runs out mid-frame: the liveness rule hands #0 over again (window not full, no new
+    // packet), while #0 is still on the air.
+    tx.handle(t1, TulipInput::Timeout, &mut out);
+    let frames = frames_to_mac(&mut out);
+    assert!(matches!(
+        frames[..],
+        [TulipFrame::Data {
+            seq: LinkSeq(0),
+            ..
+        }]
+    ));
+    tx.handle(t1, TulipInput::FromNetwork(data(1)), &mut out);
+    assert!(frames_to_mac(&mut out).is_empty(), "the MAC holds a frame");
+    // The first copy of #0 ends; its LACK comes back in the floor.
+    tx.handle(
+        frame_end,
+        TulipInput::MacSignal(MacSignal::TxSuccess),
+        &mut out,
+    );
+    assert!(frames_to_mac(&mut out).is_empty());
+    let lack = Lack {
+        cum_ack: LinkSeq(0),
+        bits: 0,
+        window: config.window,
+    };
+    let lack = TulipInput::FrameReceived(TulipFrame::Lack {
+        lack,
+        piggyback: None,
+    });
+    tx.handle(frame_end + SimDuration::from_micros(900), lack, &mut out);
+    assert!(
+        frames_to_mac(&mut out).is_empty(),
+        "the second copy of #0 still waits for TRANS: nothing else goes to the MAC"
+    );
+    assert_eq!(tx.poll_timeout(), None);
+    // The second copy gets its floor: TRANS starts T1 for it, and only then does #1 follow.
+    let trans = frame_end + SimDuration::from_millis(2);
+    tx.handle(trans, TulipInput::MacSignal(MacSignal::Trans), &mut out);
+    assert_eq!(tx.poll_timeout(), Some(trans + config.delta_t1(1402)));
+    tx.handle(trans + config.delta_t1(1402), TulipInput::Timeout, &mut out);
+    let frames = frames_to_mac(&mut out);
+    assert!(matches!(
+        frames[..],
+        [TulipFrame::Data {
+            seq: LinkSeq(1),
+            ..
+        }]
+    ));
+    assert_eq!(tx.metrics().retransmissions, 1);
+}
+
 /// A LACK whose CumACK is neither in S nor just before it cannot come from this receiver's
 /// current state; the sender ignores it rather than misreading its bit vector (§3.2: SN_min
 /// moves only "if pkt.CumAck ∈ S").
