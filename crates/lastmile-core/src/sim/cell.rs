@@ -304,12 +304,8 @@ impl Cell {
             set(settings.t_c, &mut t.t_c);
             set(settings.t_p, &mut t.t_p);
             set(settings.delta_t2_min, &mut t.delta_t2_min);
-            // Δt1 (eq. (1)) must cover this MAC: the data frame's MAC header and the LACK's
-            // way back, which the paper's t_ACK folds in; t_c already counts both PLCPs.
-            let header = SimDuration::transmission(
-                8 * u64::from(DATA_HEADER_FCS_BYTES + LLC_SNAP_BYTES),
-                phy.data_rate_bps,
-            );
+            // t_PKT of eq. (1) is the data frame's time on the channel: its MAC header too.
+            t.mac_overhead_bytes = DATA_HEADER_FCS_BYTES + LLC_SNAP_BYTES;
             // The peer may have one TCP ACK (an unreliable frame of ≤ 40 B) queued at its
             // MAC ahead of the LACK: the ACK of the previous frame, generated after its LACK.
             // With MAC acceleration over FAMA the LACK goes first, inside the floor, and the
@@ -330,11 +326,11 @@ impl Cell {
                     );
                 (reply, t.tau * 2 + t.t_tr * 2 + t.t_p)
             };
-            t.t_ack = Some(settings.t_ack.map(|d| d.sim()).unwrap_or_else(|| {
-                (header + reply)
-                    .saturating_sub(phy.plcp())
-                    .saturating_sub(other_terms)
-            }));
+            // t_ACK: the LACK's way back; t_c already counts both PLCPs.
+            t.t_ack =
+                Some(settings.t_ack.map(|d| d.sim()).unwrap_or_else(|| {
+                    reply.saturating_sub(phy.plcp()).saturating_sub(other_terms)
+                }));
             t
         });
         let saw = StopAndWaitConfig {

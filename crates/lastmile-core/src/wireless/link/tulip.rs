@@ -107,6 +107,10 @@ pub struct TulipConfig {
     /// Size of a LACK frame in bytes. Default for W = 8: type 1 + CumACK 1 + a "one byte bit
     /// vector" (§3.4) = 3.
     pub lack_bytes: u32,
+    /// Bytes the MAC adds to every data frame (802.11: 28 B header and FCS + 8 B LLC/SNAP),
+    /// counted in t_PKT of equation (1) — the time the data frame occupies the channel.
+    /// Default 0; the cell sets its MAC's.
+    pub mac_overhead_bytes: u32,
 }
 
 impl Default for TulipConfig {
@@ -124,6 +128,7 @@ impl Default for TulipConfig {
             mac_acceleration: true,
             piggyback_hold: SimDuration::ZERO,
             lack_bytes: Self::lack_bytes_for_window(window),
+            mac_overhead_bytes: 0,
         }
     }
 }
@@ -173,7 +178,7 @@ impl TulipConfig {
     /// Δt1 = t_PKT + 2τ + t_ACK + 2t_TR + 2t_c + t_p, equation (1), for a frame of
     /// `frame_bytes` (its `t_PKT`).
     pub fn delta_t1(&self, frame_bytes: u32) -> SimDuration {
-        self.airtime(frame_bytes)
+        self.airtime(frame_bytes + self.mac_overhead_bytes)
             + self.tau * 2
             + self.t_ack()
             + self.t_tr * 2
