@@ -102,11 +102,30 @@ def test_survey_error_free_transfer_takes_forty_seconds(outcomes: dict[str, Outc
         assert data.value("completion_s", variant, per=0.0).mean == pytest.approx(40.0, rel=0.02)
 
 
+def test_lle_delayed_ack_reno_matches_the_papers_baseline(outcomes: dict[str, Outcome]) -> None:
+    data = outcomes["lle-fig5"].context["fig5"]
+    where = {"mss": "1460B", "rts": "2347B", "stop": "12s"}
+    delayed = data.value("steady_bps", "reno_delayed", **where).mean / 1e6
+    every = data.value("steady_bps", "reno_every", **where).mean / 1e6
+    lle = data.value("steady_bps", "lle", **where).mean / 1e6
+    assert delayed == pytest.approx(5.08, rel=0.05)  # the paper's Reno at 1500 B
+    assert every < 0.9 * 5.08 < delayed < lle
+
+
+def test_lle_fig7_transfers_complete(outcomes: dict[str, Outcome]) -> None:
+    data = outcomes["lle-fig7"].context["fig7"]
+    done = data.runs[data.runs["stop"] == "1000s"]
+    assert data.failed == 0 and len(done) > 0
+    assert (done["bytes_delivered"] == done["bytes_total"]).all()
+
+
 def test_listing_names_every_experiment() -> None:
     proc = lastmile_cli("reproduce", check=True)
     names = [line.split()[0] for line in proc.stdout.splitlines()]
     assert names == list(catalogue())
-    assert {"survey-table1", "wtcp", "tulip-exp1", "tulip-exp5a"} <= set(names)
+    assert {"survey-table1", "wtcp", "tulip-exp1", "tulip-exp5a", "lle-fig5", "lle-fig7"} <= set(
+        names
+    )
 
 
 def test_unknown_experiment_exits_2_with_one_line() -> None:
