@@ -300,15 +300,23 @@ class Context:
         fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, 4.2), squeeze=False)
         try:
             yield list(axes[0])
+            below = 0
             for ax in axes[0]:
                 ax.grid(True, alpha=0.3)
-                if ax.get_legend_handles_labels()[0]:
+                handles = ax.get_legend_handles_labels()[0]
+                if len(handles) > 4:
+                    # Many series: the legend goes below the axes, never over the data.
+                    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
+                    below = max(below, len(handles))
+                elif handles:
                     ax.legend(fontsize="small")
+            if below:
+                fig.set_size_inches(width * ncols, 4.2 + 0.2 * below)
             fig.suptitle(caption, fontsize="medium")
             fig.tight_layout()
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            fig.savefig(self.out_dir / f"{name}.png", dpi=110)
-            fig.savefig(self.out_dir / f"{name}.svg")
+            fig.savefig(self.out_dir / f"{name}.png", dpi=110, bbox_inches="tight")
+            fig.savefig(self.out_dir / f"{name}.svg", bbox_inches="tight")
             self.figures.append((name, caption))
         finally:
             plt.close(fig)
