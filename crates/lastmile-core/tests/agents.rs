@@ -403,3 +403,58 @@ app = {{ kind = "bulk", bytes = "100KB" }}
         }
     }
 }
+
+// SCRATCH-DIAG
+#[test]
+#[ignore]
+fn scratch_diag() {
+    let agent = std::env::var("AGENT").unwrap_or("snoop".into());
+    let mac = std::env::var("MAC").unwrap_or("fama".into());
+    let ber: f64 = std::env::var("BER").ok().map(|b| b.parse().unwrap()).unwrap_or(0.0);
+    let bytes = std::env::var("BYTES").unwrap_or("10MB".into());
+    let macs = if mac == "p2p" { String::new() } else { format!(", mac = \"{mac}\", link = \"none\"") };
+    let errs = if ber > 0.0 { format!(", errors = {{ model = \"ber\", ber = {ber:e} }}, reverse_errors = {{ model = \"ber\", ber = {ber:e} }}") } else { String::new() };
+    let s = load(&format!(r#"
+name = "snoop-fama"
+seed = 1
+stop_time = "600s"
+[topology]
+preset = "chain"
+wired = {{ rate = "10Mbps", delay = "1ms", queue = "100pkt" }}
+wireless = {{ rate = "1Mbps", delay = "1us"{macs}{errs} }}
+[base_station]
+agent = "{agent}"
+[[flow]]
+src = "fh"
+dst = "mh"
+tcp = {{ variant = "reno", mss = "1400B", rwnd = "42KB", timer_granularity = "500ms" }}
+app = {{ kind = "bulk", bytes = "{bytes}" }}
+"#));
+    let out = run_ok(&s, &RunOptions { traces: vec!["wireless_tx".into()], ..Default::default() });
+    let f = &out.summary.flows[0];
+    let w = out.summary.wireless.as_ref().unwrap();
+    println!("{:.1} kbps completed {} timeouts {} fastrx {} srcrx {} | redundant {} lost {}/{} goodput_wl {:.4}",
+        f.throughput_bps / 1e3, f.completed, f.tcp_timeouts, f.tcp_fast_retransmits, f.tcp_retransmits,
+        w.redundant_tx, w.frames_lost, w.frames_sent, w.goodput_wireless);
+    println!("{:?}", out.summary.agent);
+    if let (Ok(a), Ok(b)) = (std::env::var("T0"), std::env::var("T1")) {
+        let (a, b): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+        let t = out.traces.iter().find(|t| t.name == "wireless_tx").unwrap();
+        let time = f64s(column(t, "time_s"));
+        let seq = u32s(column(t, "seq"));
+        let link = u32s(column(t, "link"));
+        let bytes = u32s(column(t, "bytes"));
+        let lost = bools(column(t, "lost"));
+        for i in 0..time.len() {
+            if time[i] >= a && time[i] <= b {
+                println!("TX {:.6} link {} seq {} bytes {} lost {}", time[i], link[i], seq[i], bytes[i], lost[i]);
+            }
+        }
+    }
+}
+fn bools(c: &Column) -> Vec<u8> {
+    match c { Column::Bool(v) => v.clone(), other => panic!("{other:?}") }
+}
+fn u32s(c: &Column) -> Vec<u64> {
+    match c { Column::U32(v) => v.iter().map(|&x| x as u64).collect(), Column::U64(v) => v.clone(), other => panic!("{other:?}") }
+}

@@ -39,6 +39,7 @@
 
 #[cfg(test)]
 mod tests;
+thread_local! { static WHY: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") }; }
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -49,6 +50,7 @@ use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
 use crate::packet::{Control, Packet, SeqNumber};
+use crate::wireless::signals::MacSignal;
 
 /// A cached segment.
 #[derive(Clone, Debug)]
@@ -64,6 +66,10 @@ struct Cached {
     cached_at: SimTime,
     /// When Snoop last retransmitted it.
     rxmit_at: Option<SimTime>,
+    /// The mobile said it lacks this segment (a duplicate ACK for it arrived). Over a FIFO
+    /// hop that means the original copy was lost, so an ACK covering the segment answers a
+    /// retransmission; without it the ACK may answer the original (Karn's ambiguity).
+    hole_reported: bool,
 }
 
 /// The segment being timed for the rtt estimate.
@@ -167,6 +173,10 @@ impl SnoopAgent {
                 packet,
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
+            AgentInput::Link {
+                signal: MacSignal::TxSuccess | MacSignal::TxFailure,
+                packet: Some(packet),
+            } => self.on_sent(packet),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         self.occupancy.set(
@@ -197,6 +207,17 @@ impl SnoopAgent {
             residence_max_s: None,
             zero_window_advertisements: None,
             lle: None,
+        }
+    }
+
+    /// The base station's wireless interface finished sending a frame (persist notes in
+    /// the module doc): a segment of the connection on the air means it is not idle.
+    fn on_sent(&mut self, packet: &Packet) {
+        if packet.payload_len() == 0 {
+            return;
+        }
+        if let Some(c) = ConnKey::of(Side::Wired, packet).and_then(|k| self.conns.get_mut(&k)) {
+            c.active = true;
         }
     }
 
@@ -265,6 +286,7 @@ impl SnoopAgent {
                 sender_rxmit: reordered && i == 0,
                 cached_at: now,
                 rxmit_at: None,
+                hole_reported: false,
             },
         );
         c.cached_bytes += u64::from(seg.payload_len);
@@ -303,6 +325,9 @@ impl SnoopAgent {
             return;
         };
         c.active = true;
+        if std::env::var("SNOOP_DEBUG").is_ok() {
+            eprintln!("DBG {:.6} ACK {} last {:?} cache {} head {:?} exp {} dup {}", now.as_secs_f64(), ack.0, c.last_ack.map(|a| a.0), c.cache.len(), c.cache.front().map(|x| x.seq.0), c.exp_dupacks, c.dupacks);
+        }
         match c.last_ack {
             Some(last) if ack < last => {} // An old ACK: forwarded (ns-2).
             Some(last) if ack == last && seg.seq_len() == 0 => {
@@ -326,7 +351,9 @@ impl SnoopAgent {
         while c.cache.front().is_some_and(|x| x.end <= ack) {
             let x = c.cache.pop_front().expect("checked");
             c.cached_bytes -= u64::from(x.packet.payload_len());
-            rxmit_acked = rxmit_acked.max(x.rxmit_at);
+            if x.hole_reported {
+                rxmit_acked = rxmit_acked.max(x.rxmit_at);
+            }
         }
         c.last_ack = Some(ack);
         c.last_ack_packet = Some(*packet);
@@ -376,6 +403,7 @@ impl SnoopAgent {
             .skip(1)
             .filter(|x| x.cached_at > rxmit_at)
             .count() as u32;
+        WHY.with(|w| w.set("partial"));
         if self.retransmit_tail(now, key, out) {
             let c = self.conns.get_mut(&key).expect("caller checked");
             c.exp_dupacks = behind;
@@ -407,6 +435,8 @@ impl SnoopAgent {
         if Some(tail.seq) != c.last_ack {
             return; // The missing segment is not cached: the sender must recover it.
         }
+        c.cache[0].hole_reported = true;
+        let tail = &c.cache[0];
         if c.rtx_at.is_some() {
             // The ACK clock still runs: the pipe ahead of a retransmission is draining.
             c.rtx_at = Some(now + timeout);
@@ -426,6 +456,7 @@ impl SnoopAgent {
             // retransmission, which FIFO delivery says was lost (ns-2's and Click's "one more
             // retransmission", repeated up to `max_local_retransmits`).
             let behind = c.cache.iter().filter(|x| x.cached_at > t).count() as u32;
+            WHY.with(|w| w.set("more-dupacks"));
             if behind > 0 && self.retransmit_tail(now, key, out) {
                 let c = self.conns.get_mut(&key).expect("caller checked");
                 c.exp_dupacks = behind - 1;
@@ -440,6 +471,7 @@ impl SnoopAgent {
         // Every cached segment after the lost one that reaches the mobile brings a dupack;
         // `threshold` of them have come already.
         let after = c.cache.len() as u32 - 1;
+        WHY.with(|w| w.set("dupack-thresh"));
         if self.retransmit_tail(now, key, out) {
             let c = self.conns.get_mut(&key).expect("caller checked");
             c.exp_dupacks = after.saturating_sub(threshold);
@@ -462,6 +494,11 @@ impl SnoopAgent {
         }
         tail.num_rxmit += 1;
         tail.rxmit_at = Some(now);
+        let (tseq, tn) = (tail.seq, tail.num_rxmit);
+        if std::env::var("SNOOP_DEBUG").is_ok() {
+            eprintln!("DBG {:.6} RXMIT seq {} n {} cache {} last_ack {:?} exp {} dup {} | {}", now.as_secs_f64(), tseq.0, tn, c.cache.len(), c.last_ack.map(|a| a.0), c.exp_dupacks, c.dupacks, WHY.with(|w| w.get()));
+        }
+        let tail = c.cache.front_mut().expect("x");
         out.packets.push(tail.packet);
         if fix
             && c.timed
@@ -500,6 +537,7 @@ impl SnoopAgent {
             .is_some_and(|t| c.last_ack.is_none_or(|a| t.seq == a));
         if c.rtx_at.is_some_and(|t| t <= now) {
             c.rtx_at = None;
+            WHY.with(|w| w.set("rtx-timer"));
             if expects_tail && self.retransmit_tail(now, key, out) {
                 self.counters.timer_expiries += 1;
             }
@@ -513,6 +551,7 @@ impl SnoopAgent {
             let idle = !c.active;
             c.active = false;
             c.persist_at = Some(now + persist);
+            WHY.with(|w| w.set("persist"));
             if idle && expects_tail && self.retransmit_tail(now, key, out) {
                 self.persist_retransmissions += 1;
             }
