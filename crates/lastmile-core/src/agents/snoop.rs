@@ -22,7 +22,22 @@
 //! * **Persist timer**: every `persist` (200 ms, TULIP §4) while segments are cached; if no
 //!   ACK came from the mobile and nothing was retransmitted during the whole period, the
 //!   oldest segment is retransmitted. No public code has one (notes §1.6); this is TULIP's
-//!   text ("a persist timer that senses idle periods") as the notes recommend.
+//!   text ("a persist timer that senses idle periods") as the notes recommend. Where the
+//!   base station's interface reports its transmissions (a cell: `AgentInput::Link`), a
+//!   frame of the connection leaving it also counts as activity, and re-arms the
+//!   retransmission timer ("measured from the last (re)transmission", notes §1.6): over a
+//!   half-duplex radio (FAMA-NCS) the mobile's ACKs wait for the floor while the base
+//!   station sends its queue of a whole window (~30 segments, > 300 ms at 1 Mbps), and that
+//!   silence is a busy link, not an idle one. Snoop only observes, never commands, the MAC
+//!   (TULIP §5); ns-2's Snoop likewise reads its interface queue.
+//! * **Burst-loss rule** (BSD, notes §1.4): an ACK that frees a locally retransmitted
+//!   segment and stops at the next one retransmits that one at once — but only when the
+//!   ACK can answer the retransmission (Karn's ambiguity): not while that retransmission
+//!   is still queued at the interface, and on a cell only if the mobile had reported the
+//!   hole with a dupack. Without this, a spurious persist retransmission made the ACK for
+//!   the *original* look partial, the rule then resent every following segment, and the
+//!   receiver's re-ACKs of those duplicates (notes §1: not new losses) fed the dupack
+//!   path: 13,315 redundant frames at BER 0 over FAMA.
 //! * **RTT**: one segment timed at a time ("one rtt estimate per transmission window",
 //!   TULIP §4), from its arrival at the base station to the first ACK covering it. The
 //!   first sample replaces the initial estimate; later ones follow ns-2's `snoop_rtt`
@@ -39,7 +54,6 @@
 
 #[cfg(test)]
 mod tests;
-thread_local! { static WHY: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") }; }
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -66,9 +80,12 @@ struct Cached {
     cached_at: SimTime,
     /// When Snoop last retransmitted it.
     rxmit_at: Option<SimTime>,
-    /// The mobile said it lacks this segment (a duplicate ACK for it arrived). Over a FIFO
-    /// hop that means the original copy was lost, so an ACK covering the segment answers a
-    /// retransmission; without it the ACK may answer the original (Karn's ambiguity).
+    /// Snoop's last retransmission of it is still in the base station's interface queue
+    /// (only known where the interface reports its transmissions: a cell). An ACK covering
+    /// the segment then answers an earlier copy, not that retransmission.
+    rxmit_queued: bool,
+    /// The mobile said it lacks this segment: a duplicate ACK for it arrived. Over a FIFO
+    /// hop the original copy was then lost, and an ACK covering it answers a retransmission.
     hole_reported: bool,
 }
 
@@ -98,6 +115,8 @@ struct SnoopConn {
     persist_at: Option<SimTime>,
     /// An ACK arrived or a retransmission left since the last persist tick.
     active: bool,
+    /// The base station's interface reports the connection's transmissions (a cell).
+    sees_link: bool,
 }
 
 impl SnoopConn {
@@ -115,6 +134,7 @@ impl SnoopConn {
             rtx_at: None,
             persist_at: None,
             active: false,
+            sees_link: false,
         }
     }
 }
@@ -176,7 +196,7 @@ impl SnoopAgent {
             AgentInput::Link {
                 signal: MacSignal::TxSuccess | MacSignal::TxFailure,
                 packet: Some(packet),
-            } => self.on_sent(packet),
+            } => self.on_sent(now, packet),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         self.occupancy.set(
@@ -212,12 +232,24 @@ impl SnoopAgent {
 
     /// The base station's wireless interface finished sending a frame (persist notes in
     /// the module doc): a segment of the connection on the air means it is not idle.
-    fn on_sent(&mut self, packet: &Packet) {
+    fn on_sent(&mut self, now: SimTime, packet: &Packet) {
         if packet.payload_len() == 0 {
             return;
         }
-        if let Some(c) = ConnKey::of(Side::Wired, packet).and_then(|k| self.conns.get_mut(&k)) {
+        let Some(key) = ConnKey::of(Side::Wired, packet) else {
+            return;
+        };
+        let timeout = self.timeout_for(&key);
+        if let Some(c) = self.conns.get_mut(&key) {
+            c.sees_link = true;
+            let seq = packet.tcp().expect("keyed packets are TCP").header.seq;
+            if let Some(x) = c.cache.iter_mut().find(|x| x.seq == seq) {
+                x.rxmit_queued = false;
+            }
             c.active = true;
+            if c.rtx_at.is_some() {
+                c.rtx_at = Some(now + timeout);
+            }
         }
     }
 
@@ -286,6 +318,7 @@ impl SnoopAgent {
                 sender_rxmit: reordered && i == 0,
                 cached_at: now,
                 rxmit_at: None,
+                rxmit_queued: false,
                 hole_reported: false,
             },
         );
@@ -325,9 +358,6 @@ impl SnoopAgent {
             return;
         };
         c.active = true;
-        if std::env::var("SNOOP_DEBUG").is_ok() {
-            eprintln!("DBG {:.6} ACK {} last {:?} cache {} head {:?} exp {} dup {}", now.as_secs_f64(), ack.0, c.last_ack.map(|a| a.0), c.cache.len(), c.cache.front().map(|x| x.seq.0), c.exp_dupacks, c.dupacks);
-        }
         match c.last_ack {
             Some(last) if ack < last => {} // An old ACK: forwarded (ns-2).
             Some(last) if ack == last && seg.seq_len() == 0 => {
@@ -351,7 +381,7 @@ impl SnoopAgent {
         while c.cache.front().is_some_and(|x| x.end <= ack) {
             let x = c.cache.pop_front().expect("checked");
             c.cached_bytes -= u64::from(x.packet.payload_len());
-            if x.hole_reported {
+            if !x.rxmit_queued && (x.hole_reported || !c.sees_link) {
                 rxmit_acked = rxmit_acked.max(x.rxmit_at);
             }
         }
@@ -403,7 +433,6 @@ impl SnoopAgent {
             .skip(1)
             .filter(|x| x.cached_at > rxmit_at)
             .count() as u32;
-        WHY.with(|w| w.set("partial"));
         if self.retransmit_tail(now, key, out) {
             let c = self.conns.get_mut(&key).expect("caller checked");
             c.exp_dupacks = behind;
@@ -437,6 +466,7 @@ impl SnoopAgent {
         }
         c.cache[0].hole_reported = true;
         let tail = &c.cache[0];
+
         if c.rtx_at.is_some() {
             // The ACK clock still runs: the pipe ahead of a retransmission is draining.
             c.rtx_at = Some(now + timeout);
@@ -456,7 +486,6 @@ impl SnoopAgent {
             // retransmission, which FIFO delivery says was lost (ns-2's and Click's "one more
             // retransmission", repeated up to `max_local_retransmits`).
             let behind = c.cache.iter().filter(|x| x.cached_at > t).count() as u32;
-            WHY.with(|w| w.set("more-dupacks"));
             if behind > 0 && self.retransmit_tail(now, key, out) {
                 let c = self.conns.get_mut(&key).expect("caller checked");
                 c.exp_dupacks = behind - 1;
@@ -471,7 +500,6 @@ impl SnoopAgent {
         // Every cached segment after the lost one that reaches the mobile brings a dupack;
         // `threshold` of them have come already.
         let after = c.cache.len() as u32 - 1;
-        WHY.with(|w| w.set("dupack-thresh"));
         if self.retransmit_tail(now, key, out) {
             let c = self.conns.get_mut(&key).expect("caller checked");
             c.exp_dupacks = after.saturating_sub(threshold);
@@ -494,11 +522,7 @@ impl SnoopAgent {
         }
         tail.num_rxmit += 1;
         tail.rxmit_at = Some(now);
-        let (tseq, tn) = (tail.seq, tail.num_rxmit);
-        if std::env::var("SNOOP_DEBUG").is_ok() {
-            eprintln!("DBG {:.6} RXMIT seq {} n {} cache {} last_ack {:?} exp {} dup {} | {}", now.as_secs_f64(), tseq.0, tn, c.cache.len(), c.last_ack.map(|a| a.0), c.exp_dupacks, c.dupacks, WHY.with(|w| w.get()));
-        }
-        let tail = c.cache.front_mut().expect("x");
+        tail.rxmit_queued = c.sees_link;
         out.packets.push(tail.packet);
         if fix
             && c.timed
@@ -537,7 +561,6 @@ impl SnoopAgent {
             .is_some_and(|t| c.last_ack.is_none_or(|a| t.seq == a));
         if c.rtx_at.is_some_and(|t| t <= now) {
             c.rtx_at = None;
-            WHY.with(|w| w.set("rtx-timer"));
             if expects_tail && self.retransmit_tail(now, key, out) {
                 self.counters.timer_expiries += 1;
             }
@@ -551,7 +574,6 @@ impl SnoopAgent {
             let idle = !c.active;
             c.active = false;
             c.persist_at = Some(now + persist);
-            WHY.with(|w| w.set("persist"));
             if idle && expects_tail && self.retransmit_tail(now, key, out) {
                 self.persist_retransmissions += 1;
             }
