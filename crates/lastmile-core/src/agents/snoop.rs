@@ -22,7 +22,22 @@
 //! * **Persist timer**: every `persist` (200 ms, TULIP §4) while segments are cached; if no
 //!   ACK came from the mobile and nothing was retransmitted during the whole period, the
 //!   oldest segment is retransmitted. No public code has one (notes §1.6); this is TULIP's
-//!   text ("a persist timer that senses idle periods") as the notes recommend.
+//!   text ("a persist timer that senses idle periods") as the notes recommend. Where the
+//!   base station's interface reports its transmissions (a cell: `AgentInput::Link`), a
+//!   frame of the connection leaving it also counts as activity, and re-arms the
+//!   retransmission timer ("measured from the last (re)transmission", notes §1.6): over a
+//!   half-duplex radio (FAMA-NCS) the mobile's ACKs wait for the floor while the base
+//!   station sends its queue of a whole window (~30 segments, > 300 ms at 1 Mbps), and that
+//!   silence is a busy link, not an idle one. Snoop only observes, never commands, the MAC
+//!   (TULIP §5); ns-2's Snoop likewise reads its interface queue.
+//! * **Burst-loss rule** (BSD, notes §1.4): an ACK that frees a locally retransmitted
+//!   segment and stops at the next one retransmits that one at once — but only when the
+//!   ACK can answer the retransmission (Karn's ambiguity): not while that retransmission
+//!   is still queued at the interface, and on a cell only if the mobile had reported the
+//!   hole with a dupack. Without this, a spurious persist retransmission made the ACK for
+//!   the *original* look partial, the rule then resent every following segment, and the
+//!   receiver's re-ACKs of those duplicates (notes §1: not new losses) fed the dupack
+//!   path: 13,315 redundant frames at BER 0 over FAMA.
 //! * **RTT**: one segment timed at a time ("one rtt estimate per transmission window",
 //!   TULIP §4), from its arrival at the base station to the first ACK covering it. The
 //!   first sample replaces the initial estimate; later ones follow ns-2's `snoop_rtt`
@@ -49,6 +64,7 @@ use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
 use crate::packet::{Control, Packet, SeqNumber};
+use crate::wireless::signals::MacSignal;
 
 /// A cached segment.
 #[derive(Clone, Debug)]
@@ -64,6 +80,13 @@ struct Cached {
     cached_at: SimTime,
     /// When Snoop last retransmitted it.
     rxmit_at: Option<SimTime>,
+    /// Snoop's last retransmission of it is still in the base station's interface queue
+    /// (only known where the interface reports its transmissions: a cell). An ACK covering
+    /// the segment then answers an earlier copy, not that retransmission.
+    rxmit_queued: bool,
+    /// The mobile said it lacks this segment: a duplicate ACK for it arrived. Over a FIFO
+    /// hop the original copy was then lost, and an ACK covering it answers a retransmission.
+    hole_reported: bool,
 }
 
 /// The segment being timed for the rtt estimate.
@@ -92,6 +115,8 @@ struct SnoopConn {
     persist_at: Option<SimTime>,
     /// An ACK arrived or a retransmission left since the last persist tick.
     active: bool,
+    /// The base station's interface reports the connection's transmissions (a cell).
+    sees_link: bool,
 }
 
 impl SnoopConn {
@@ -109,6 +134,7 @@ impl SnoopConn {
             rtx_at: None,
             persist_at: None,
             active: false,
+            sees_link: false,
         }
     }
 }
@@ -167,6 +193,10 @@ impl SnoopAgent {
                 packet,
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
+            AgentInput::Link {
+                signal: MacSignal::TxSuccess | MacSignal::TxFailure,
+                packet: Some(packet),
+            } => self.on_sent(now, packet),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
         self.occupancy.set(
@@ -197,6 +227,29 @@ impl SnoopAgent {
             residence_max_s: None,
             zero_window_advertisements: None,
             lle: None,
+        }
+    }
+
+    /// The base station's wireless interface finished sending a frame (persist notes in
+    /// the module doc): a segment of the connection on the air means it is not idle.
+    fn on_sent(&mut self, now: SimTime, packet: &Packet) {
+        if packet.payload_len() == 0 {
+            return;
+        }
+        let Some(key) = ConnKey::of(Side::Wired, packet) else {
+            return;
+        };
+        let timeout = self.timeout_for(&key);
+        if let Some(c) = self.conns.get_mut(&key) {
+            c.sees_link = true;
+            let seq = packet.tcp().expect("keyed packets are TCP").header.seq;
+            if let Some(x) = c.cache.iter_mut().find(|x| x.seq == seq) {
+                x.rxmit_queued = false;
+            }
+            c.active = true;
+            if c.rtx_at.is_some() {
+                c.rtx_at = Some(now + timeout);
+            }
         }
     }
 
@@ -265,6 +318,8 @@ impl SnoopAgent {
                 sender_rxmit: reordered && i == 0,
                 cached_at: now,
                 rxmit_at: None,
+                rxmit_queued: false,
+                hole_reported: false,
             },
         );
         c.cached_bytes += u64::from(seg.payload_len);
@@ -326,7 +381,9 @@ impl SnoopAgent {
         while c.cache.front().is_some_and(|x| x.end <= ack) {
             let x = c.cache.pop_front().expect("checked");
             c.cached_bytes -= u64::from(x.packet.payload_len());
-            rxmit_acked = rxmit_acked.max(x.rxmit_at);
+            if !x.rxmit_queued && (x.hole_reported || !c.sees_link) {
+                rxmit_acked = rxmit_acked.max(x.rxmit_at);
+            }
         }
         c.last_ack = Some(ack);
         c.last_ack_packet = Some(*packet);
@@ -407,6 +464,9 @@ impl SnoopAgent {
         if Some(tail.seq) != c.last_ack {
             return; // The missing segment is not cached: the sender must recover it.
         }
+        c.cache[0].hole_reported = true;
+        let tail = &c.cache[0];
+
         if c.rtx_at.is_some() {
             // The ACK clock still runs: the pipe ahead of a retransmission is draining.
             c.rtx_at = Some(now + timeout);
@@ -462,6 +522,7 @@ impl SnoopAgent {
         }
         tail.num_rxmit += 1;
         tail.rxmit_at = Some(now);
+        tail.rxmit_queued = c.sees_link;
         out.packets.push(tail.packet);
         if fix
             && c.timed

@@ -128,7 +128,10 @@ impl World {
         signal: MacSignal,
         packet: &Packet,
     ) -> Result<(), SimError> {
-        if !self.agents.hosts[agent].agent.wants_link_signals() {
+        // Snoop also sees its interface's transmissions, for its persist timer's idle test
+        // (agents::snoop module notes).
+        let host = &self.agents.hosts[agent].agent;
+        if !(host.wants_link_signals() || matches!(host, AnyAgent::Snoop(_))) {
             return Ok(());
         }
         let mut out = std::mem::take(&mut self.agents.outbox);
