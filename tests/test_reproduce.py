@@ -19,8 +19,7 @@ from lastmile.reproduce import Outcome, catalogue, reproduce
 
 #: (experiment, start of the claim text) → why it does not hold in our model.
 KNOWN_FAILURES = {
-    ("tulip-exp1", "Snoop: zero TCP timeouts"): "Snoop's local timer over half-duplex FAMA",
-    ("tulip-exp1", "at BER 0, MAC acceleration"): "Snoop over FAMA far below TULIP at BER 0",
+    ("tulip-exp1", "Snoop: zero TCP timeouts"): "lost ACKs leave Snoop only its timer",
     ("tulip-exp1", "TCP alone is unhurt below 0.5"): "no LL loses ~5 % at 0.5 per million",
     ("tulip-exp1", "at BER 15 TCP alone has done"): "no LL at ~7 % instead of 30 %",
     ("tulip-exp1", "TULIP's mean delay is below"): "at 42 KB TULIP keeps the window queued",
