@@ -166,41 +166,61 @@ fn snoop_over_fama_at_ber_0_sends_nothing_twice_and_matches_no_agent() {
     );
 }
 
-/// TULIP's Table 1 row for Snoop (BER 15e-6) over FAMA-NCS, errors on both directions.
-/// Table 1 reports 0 TCP timeouts and 0 redundant transmissions; over a half-duplex cell
-/// with `reverse_errors` that is not reachable by any base-station agent: when the mobile's
-/// ACK for the last segment on the air is itself corrupted (or a retransmission is lost
-/// again and again, holding the sender past its RTO), nothing else brings an ACK, and only
-/// a timer retransmission — of data the mobile already has — or the sender's own timeout
-/// recovers. (Over the full-duplex hop with forward errors only, the Table 1 test above
-/// gets exactly 0 and 0.) What holds, and is asserted: completion, at most one TCP timeout
-/// (seed 1: a retransmission lost three times in a row), and only a handful of redundant
-/// frames (8 with seed 1, each traced to a lost ACK or a sender retransmission).
+/// TULIP's Table 1 row for Snoop (BER 15e-6) over FAMA-NCS, errors on both directions,
+/// seeds 1–3. Table 1 reports 0 TCP timeouts and 0 redundant transmissions. Timing the rtt
+/// from the arrival at the base station counted the half-duplex radio's queue (srtt
+/// ≈ 200–800 ms, so 2·rtt lost to the 200 ms persist timer every time a retransmission was
+/// lost or a hole drew fewer than 2 dupacks): ~300 kbps, up to 5 timeouts, 10–30 redundant
+/// frames. Timed on the air (module doc, "RTT") the 2·rtt timer recovers those in tens of ms.
+/// What holds, and is asserted: completion, no TCP timeout, goodput ≈ TULIP's ideal-link
+/// 0.83, a throughput within ~25 % of TULIP's over the same radio. 0 redundant frames is
+/// not reachable with `reverse_errors`: when the mobile's ACK for the last segment on the
+/// air is corrupted nothing else brings an ACK, and only a timer retransmission — of data
+/// the mobile already has — recovers (4, 13 and 18 frames for seeds 1–3).
 #[test]
 fn tulip_table1_snoop_over_fama_with_reverse_errors() {
-    let out = run_ok(&snoop_over_fama(15e-6, "snoop"), &RunOptions::default());
-    let (f, w, a) = (
-        &out.summary.flows[0],
-        out.summary.wireless.as_ref().unwrap(),
-        out.summary.agent.as_ref().unwrap(),
-    );
-    let per = w.frames_lost as f64 / w.frames_sent as f64;
-    println!(
-        "Snoop over FAMA, BER 15e-6: {:.1} kbps, timeouts {}, redundant {}, goodput {:.4} \
-         (1 - PER {:.4}), local rxmt {}, timer {}, persist {:?}",
-        f.throughput_bps / 1e3,
-        f.tcp_timeouts,
-        w.redundant_tx,
-        w.goodput_wireless,
-        1.0 - per,
-        a.local_retransmissions,
-        a.timer_expiries,
-        a.persist_retransmissions
-    );
-    assert!(f.completed);
-    assert!(f.tcp_timeouts <= 1, "{f:?}");
-    assert!(w.redundant_tx <= 10, "{w:?}");
-    assert!(a.local_retransmissions > 0);
+    let mut total_bps = 0.0;
+    for seed in 1..=3 {
+        let options = RunOptions {
+            seed: Some(seed),
+            ..RunOptions::default()
+        };
+        let out = run_ok(&snoop_over_fama(15e-6, "snoop"), &options);
+        let (f, w, a) = (
+            &out.summary.flows[0],
+            out.summary.wireless.as_ref().unwrap(),
+            out.summary.agent.as_ref().unwrap(),
+        );
+        let per = w.frames_lost as f64 / w.frames_sent as f64;
+        println!(
+            "Snoop over FAMA, BER 15e-6, seed {seed}: {:.1} kbps, timeouts {}, redundant {}, \
+             goodput {:.4} (1 - PER {:.4}), local rxmt {}, timer {}, persist {:?}",
+            f.throughput_bps / 1e3,
+            f.tcp_timeouts,
+            w.redundant_tx,
+            w.goodput_wireless,
+            1.0 - per,
+            a.local_retransmissions,
+            a.timer_expiries,
+            a.persist_retransmissions
+        );
+        assert!(f.completed);
+        assert_eq!(f.tcp_timeouts, 0, "seed {seed}: {f:?}");
+        assert!(w.redundant_tx <= 25, "seed {seed}: {w:?}");
+        // TULIP Table 1: achieved 0.829 for an ideal 0.831 (1440-byte frames, BER 15e-6).
+        assert!(
+            (w.goodput_wireless - 0.831).abs() < 0.02,
+            "seed {seed}: {w:?}"
+        );
+        // The persist timer is a backstop, no longer the recovery path.
+        assert!(
+            a.persist_retransmissions.unwrap() * 5 < a.timer_expiries,
+            "seed {seed}: {a:?}"
+        );
+        assert!(f.throughput_bps > 450e3, "seed {seed}: {f:?}");
+        total_bps += f.throughput_bps;
+    }
+    assert!(total_bps / 3.0 > 470e3, "{total_bps}");
 }
 
 // ---- scenario keys -----------------------------------------------------------------------

@@ -39,15 +39,26 @@
 //!   receiver's re-ACKs of those duplicates (notes §1: not new losses) fed the dupack
 //!   path: 13,315 redundant frames at BER 0 over FAMA.
 //! * **RTT**: one segment timed at a time ("one rtt estimate per transmission window",
-//!   TULIP §4), from its arrival at the base station to the first ACK covering it. The
+//!   TULIP §4), from its arrival at the base station to the first ACK covering it — or,
+//!   where the interface reports its transmissions (a cell), from its **transmission**, and
+//!   restarted when a local retransmission of a hole before it goes on the air (the ACK
+//!   covering it waits for that copy): the timer is "measured from the last
+//!   (re)transmission" (notes §1.6). Over the half-duplex FAMA-NCS cell timing from arrival
+//!   counted the ~20–30 segments queued ahead (≈ 14 ms each) and, with a hole before the
+//!   timed segment, the dupack-driven recovery behind them: srtt ≈ 200–800 ms, so
+//!   2·rtt (0.4–1.6 s) never beat the 200 ms persist timer, and every lost retransmission,
+//!   or loss too close to the end of a window to draw 2 dupacks, cost 200–400 ms of idle
+//!   radio (≈ 300 persist retransmissions per 10 MB at BER 15e-6, ~330 kbps, 2–5 TCP
+//!   timeouts). Measured on the air the samples are the radio's (~15–30 ms) and the 2·rtt
+//!   timer (≥ 40 ms, re-armed by each frame leaving) recovers those in tens of ms. The
 //!   first sample replaces the initial estimate; later ones follow ns-2's `snoop_rtt`
 //!   smoothing, which weighs the new sample by 7/8 (notes §1.5, bug 2).
 //!   With `fix = false` the timing survives retransmissions, so a sample spans the local
 //!   recovery (timer waits included) — the inflation of TULIP §5.2: each such sample
 //!   stretches the timer, which stretches the next such sample, until the persist timer
-//!   drives recovery. With `fix = true` ("Snoop w/fix") a local or sender retransmission of
-//!   the timed segment or of one before it cancels the measurement (Karn's rule as BSD's
-//!   `tcp_output` applies it: no sample across a retransmission).
+//!   drives recovery (on a cell: when the timed segment itself is retransmitted). With
+//!   `fix = true` ("Snoop w/fix") a local or sender retransmission of the timed segment
+//!   cancels the measurement (Karn's rule: no sample across a retransmission of it).
 //!
 //! Left out: the reverse direction (mobile as sender: ELN / NACK), ns-2's `integrate_`
 //! heuristic and its process-wide dupack counter, interface-queue-length checks.
@@ -93,7 +104,9 @@ struct Cached {
 #[derive(Copy, Clone, Debug)]
 struct Timed {
     end: SeqNumber,
-    start: SimTime,
+    /// When the timing started; `None` while the segment waits in the interface queue (a
+    /// cell reports when it leaves).
+    start: Option<SimTime>,
 }
 
 /// Snoop's state for one connection.
@@ -243,8 +256,23 @@ impl SnoopAgent {
         if let Some(c) = self.conns.get_mut(&key) {
             c.sees_link = true;
             let seq = packet.tcp().expect("keyed packets are TCP").header.seq;
+            let mut rxmit_left = false;
             if let Some(x) = c.cache.iter_mut().find(|x| x.seq == seq) {
+                rxmit_left = x.rxmit_queued;
                 x.rxmit_queued = false;
+            }
+            let end = seq + packet.tcp().expect("keyed packets are TCP").seq_len();
+            if let Some(t) = c.timed.as_mut() {
+                if t.end == end && t.start.is_none() {
+                    t.start = Some(now);
+                } else if rxmit_left && t.start.is_some() && end < t.end {
+                    // A local retransmission of a hole before the timed segment went on the
+                    // air: the ACK covering the timed segment now waits for it, so the clock
+                    // runs from that last transmission (notes §1.6). A retransmission of the
+                    // timed segment itself cancels the timing with the fix and, without it,
+                    // leaves the clock running: TULIP §5.2's inflation.
+                    t.start = Some(now);
+                }
             }
             c.active = true;
             if c.rtx_at.is_some() {
@@ -324,7 +352,10 @@ impl SnoopAgent {
         );
         c.cached_bytes += u64::from(seg.payload_len);
         if !reordered && c.timed.is_none() {
-            c.timed = Some(Timed { end, start: now });
+            // Where the interface reports its transmissions, the clock starts when the
+            // segment goes on the air: the queue in front of it is not the path's rtt.
+            let start = (!c.sees_link).then_some(now);
+            c.timed = Some(Timed { end, start });
         }
         if c.rtx_at.is_none() || reordered {
             c.rtx_at = Some(now + timeout);
@@ -391,7 +422,9 @@ impl SnoopAgent {
         c.exp_dupacks = 0;
         if let Some(t) = c.timed.filter(|t| t.end <= ack) {
             c.timed = None;
-            self.take_sample(key, now.saturating_since(t.start), out);
+            if let Some(start) = t.start {
+                self.take_sample(key, now.saturating_since(start), out);
+            }
         }
         let timeout = self.timeout_for(&key);
         let c = self.conns.get_mut(&key).expect("caller checked");
