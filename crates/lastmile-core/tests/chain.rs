@@ -100,7 +100,16 @@ fn reno_over_tulip_ber_15_per_million_delivers_everything_and_matches_the_paper_
     assert!(w.redundant_tx > 0);
     // The paper's arithmetic: PER = 1 − (1 − BER)^(8·1440) ≈ 0.159 for 1,440-byte packets.
     let per = 1.0 - (1.0f64 - 15e-6).powf(8.0 * 1440.0);
-    assert!((w.goodput_wireless - (1.0 - per)).abs() < 0.015, "{w:?}");
+    assert!((w.goodput_wireless - (1.0 - per)).abs() < 0.025, "{w:?}");
+    // Table 1's no-LL row: achieved goodput falls short of the ideal 1 − (measured loss) by
+    // the redundant copies (0.814 against 0.834 in the paper), never by more.
+    let sent = w.data_frames_sent as f64;
+    let ideal = 1.0 - w.data_frames_lost as f64 / sent;
+    assert!(w.goodput_wireless < ideal, "{w:?}");
+    assert!(
+        w.goodput_wireless >= ideal - w.redundant_tx as f64 / sent - 1e-12,
+        "{w:?}"
+    );
 }
 
 #[test]
