@@ -110,7 +110,7 @@ impl DataAccounting {
     /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
     /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
     pub fn on_passed_up(&mut self, packet: &Packet) {
-        if !packet.tcp().is_some_and(|s| s.payload_len > 0) {
+        if packet.tcp().is_none_or(|s| s.payload_len == 0) {
             return;
         }
         if let Some((flow, start, end)) = self.range(packet) {
