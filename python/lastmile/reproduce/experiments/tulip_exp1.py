@@ -296,7 +296,7 @@ EXPERIMENT = Experiment(
         "retransmission timers act (otherwise it resends what the mobile already has); at "
         "BER 0 it then matches TCP alone and TULIP's MAC acceleration gains the paper's few "
         "per cent. With bit errors on the ACK direction too, Snoop still recovers a lost "
-        "last ACK only by its timer, resending data the mobile holds (about 20 redundant "
+        "last ACK only by its timer, resending data the mobile holds (10-20 redundant "
         "packets per 10 MB) and now and then the source times out; over a full-duplex hop "
         "with forward errors only (the core's test "
         "`tulip_table1_snoop_has_no_timeouts_no_redundancy_and_ideal_goodput`) the "
