@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from lastmile.reproduce.framework import Context, Data
+from lastmile.reproduce.framework import Campaign, Context, Data
 
 SCENARIO = "tulip.toml"
 SOURCE = "TULIP"
@@ -49,6 +49,24 @@ def measured_loss(runs: pd.DataFrame) -> Mapping[str, pd.Series]:
     """Per run: the data-frame loss rate and TULIP's ideal goodput, 1 - that (Table 1)."""
     per = runs["wireless_data_frames_lost"] / runs["wireless_data_frames_sent"]
     return {"measured_per": per, "ideal_goodput": 1.0 - per}
+
+
+def ber_campaign(
+    name: str, bers: list[float], variants: Mapping[str, Mapping[str, Any]], quick: bool
+) -> Campaign:
+    """TULIP's BER sweeps (Exps. 1 and 2): the same BER in both directions, windows 42 KB and
+    16 KB, every variant, 2 seeds (quick) or 5."""
+    return Campaign(
+        name,
+        SCENARIO,
+        seeds=2 if quick else 5,
+        grid={RWND: ["42KB", "16KB"]},
+        zip={FWD_BER: bers, REV_BER: bers},
+        variants=dict(variants),
+        axes={"rwnd": RWND, "ber": FWD_BER},
+        derive=measured_loss,
+        metrics=METRICS,
+    )
 
 
 def per_of(ber: float, packet_bytes: int = 1440) -> float:

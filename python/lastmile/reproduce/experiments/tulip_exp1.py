@@ -13,13 +13,11 @@ from collections.abc import Sequence
 from lastmile.reproduce.experiments._tulip import (
     FWD_BER,
     LABELS,
-    METRICS,
     REV_BER,
-    RWND,
     SCENARIO,
     VARIANTS,
+    ber_campaign,
     delay_panel,
-    measured_loss,
     per_of,
 )
 from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, errorbars
@@ -39,20 +37,7 @@ def _bers(quick: bool) -> list[float]:
 
 
 def campaigns(quick: bool) -> Sequence[Campaign]:
-    bers = _bers(quick)
-    return [
-        Campaign(
-            "exp1",
-            SCENARIO,
-            seeds=2 if quick else 5,
-            grid={RWND: ["42KB", "16KB"]},
-            zip={FWD_BER: bers, REV_BER: bers},
-            variants=VARIANTS,
-            axes={"rwnd": RWND, "ber": FWD_BER},
-            derive=measured_loss,
-            metrics=METRICS,
-        )
-    ]
+    return [ber_campaign("exp1", _bers(quick), VARIANTS, quick)]
 
 
 def _table1(ctx: Context) -> None:

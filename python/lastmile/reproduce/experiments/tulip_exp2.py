@@ -10,16 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lastmile.reproduce.experiments._tulip import (
-    FWD_BER,
     LABELS,
-    METRICS,
-    REV_BER,
-    RWND,
-    SCENARIO,
     SNOOP_FIX,
     VARIANTS,
+    ber_campaign,
     delay_panel,
-    measured_loss,
 )
 from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, errorbars
 
@@ -32,20 +27,7 @@ def _bers(quick: bool) -> list[float]:
 
 
 def campaigns(quick: bool) -> Sequence[Campaign]:
-    bers = _bers(quick)
-    return [
-        Campaign(
-            "exp2",
-            SCENARIO,
-            seeds=2 if quick else 5,
-            grid={RWND: ["42KB", "16KB"]},
-            zip={FWD_BER: bers, REV_BER: bers},
-            variants=ALL,
-            axes={"rwnd": RWND, "ber": FWD_BER},
-            derive=measured_loss,
-            metrics=METRICS,
-        )
-    ]
+    return [ber_campaign("exp2", _bers(quick), ALL, quick)]
 
 
 def analyse(ctx: Context) -> None:
