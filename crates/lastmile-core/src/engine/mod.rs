@@ -1,11 +1,13 @@
 //! The discrete-event engine: integer time, a deterministic event queue, cancellable
 //! timers and named random streams. It knows nothing about networks.
 
+pub mod fxhash;
 pub mod queue;
 pub mod rng;
 pub mod time;
 pub mod timer;
 
+pub use fxhash::FxHashMap;
 pub use queue::{EventQueue, PastEvent};
 pub use rng::RngStream;
 pub use time::{SimDuration, SimTime};

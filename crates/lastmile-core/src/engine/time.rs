@@ -88,6 +88,10 @@ impl SimDuration {
     /// The time to serialize `bits` at `rate_bps`, rounded up to a whole nanosecond.
     pub fn transmission(bits: u64, rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "a link rate must be positive");
+        // Every frame fits the u64 fast path; u128 only for absurd sizes.
+        if let Some(scaled) = bits.checked_mul(NANOS_PER_SEC) {
+            return SimDuration(scaled.div_ceil(rate_bps));
+        }
         let nanos = (bits as u128 * NANOS_PER_SEC as u128).div_ceil(rate_bps as u128);
         SimDuration(nanos.min(u64::MAX as u128) as u64)
     }

@@ -2,7 +2,7 @@
 //! channels and error models (each with its own named random stream), routes, and for each
 //! flow a listening sink, a source and the application's start event.
 
-use std::collections::HashMap;
+use crate::engine::FxHashMap;
 
 use crate::agents::{
     AgentTraceColumns, AnyAgent, ItcpAgent, LleAgent, LleRole, SnoopAgent, WtcpAgent,
@@ -35,7 +35,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
         world.nodes.push(Node {
             name: name.clone(),
             addr: Ipv4Addr::for_node(i as u32),
-            demux: HashMap::new(),
+            demux: FxHashMap::default(),
         });
     }
     let flow_count = scenario.flows.len();

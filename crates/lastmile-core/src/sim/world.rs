@@ -3,7 +3,7 @@
 //! which delivers them to a TCP endpoint or forwards them. Protocols are driven only
 //! through their public state-machine interface; the world applies their outboxes.
 
-use std::collections::HashMap;
+use crate::engine::FxHashMap;
 
 use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
@@ -105,7 +105,7 @@ pub struct Node {
     pub name: String,
     pub addr: Ipv4Addr,
     /// (local port, remote address, remote port) → endpoint.
-    pub demux: HashMap<(u16, Ipv4Addr, u16), EndpointId>,
+    pub demux: FxHashMap<(u16, Ipv4Addr, u16), EndpointId>,
 }
 
 /// A full-duplex link: two channels and their data accounting.
