@@ -15,7 +15,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -199,8 +202,28 @@ def run_campaign(
             "lastmile_version": code.lastmile_version,
             "git_commit": code.git_commit,
         }
-        _drain(stream, chunker, st, constants, outcome, bar)
+        with _ctrl_c_as_a_request() as stop:
+            _drain(stream, chunker, st, constants, outcome, bar, stop)
     return outcome
+
+
+@contextmanager
+def _ctrl_c_as_a_request() -> Iterator[threading.Event]:
+    """While the sweep runs, Ctrl-C (SIGINT) only sets a flag, checked between stored chunks.
+
+    A KeyboardInterrupt raised at an arbitrary instant can land inside `concurrent.futures`'
+    own locking and leave the pool's manager thread waiting forever, so the interpreter never
+    exits. Off the main thread (where signals cannot be handled) nothing changes.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _tasks(spec: SweepSpec, points: Sequence[Point], missing: Sequence[int]) -> list[RunTask]:
@@ -234,8 +257,10 @@ def _drain(
     constants: Mapping[str, str],
     outcome: SweepOutcome,
     bar: Progress,
+    stop: threading.Event | None = None,
 ) -> None:
-    """Store the rows as they come (one commit per table), counting them."""
+    """Store the rows as they come (one commit per table), counting them; stop (as
+    interrupted) once `stop` is set."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -252,6 +277,9 @@ def _drain(
             outcome.ran += n
             outcome.failed += len(errors)
             bar.advance(n, len(errors))
+            if stop is not None and stop.is_set():
+                outcome.interrupted = True
+                break
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:
