@@ -152,11 +152,19 @@ impl<P> MacFrame<P> {
     }
 }
 
-/// What can happen to a station.
+/// What can happen to a station — the common input of every MAC (`MacInput`).
 #[derive(Clone, Debug)]
 pub enum DcfInput<P> {
     /// An MSDU from the link layer, for `dst`.
     Enqueue {
+        dst: NodeId,
+        msdu_bytes: u32,
+        payload: P,
+    },
+    /// The link layer's reply to the data frame just delivered, given at the instant of the
+    /// `Deliver` (TULIP §3.3's MAC acceleration). FAMA-NCS sends it inside the floor if small
+    /// enough, else with an immediate RTS; a MAC without floors (DCF, ideal) enqueues it.
+    ReplyInFloor {
         dst: NodeId,
         msdu_bytes: u32,
         payload: P,
@@ -352,6 +360,11 @@ impl<P: Clone> Dcf<P> {
     pub fn handle(&mut self, now: SimTime, input: DcfInput<P>, out: &mut Vec<DcfOutput<P>>) {
         match input {
             DcfInput::Enqueue {
+                dst,
+                msdu_bytes,
+                payload,
+            }
+            | DcfInput::ReplyInFloor {
                 dst,
                 msdu_bytes,
                 payload,

@@ -228,34 +228,9 @@ impl FamaConfig {
     }
 }
 
-/// What can happen to a station: the DCF's inputs plus the MAC-acceleration reply.
-#[derive(Clone, Debug)]
-pub enum FamaInput<P> {
-    /// An MSDU from the link layer, for `dst`.
-    Enqueue {
-        dst: NodeId,
-        msdu_bytes: u32,
-        payload: P,
-    },
-    /// The link layer's reply to the data frame just delivered (give it at the instant of the
-    /// `Deliver`): sent inside the floor if small enough, else with an immediate RTS.
-    ReplyInFloor {
-        dst: NodeId,
-        msdu_bytes: u32,
-        payload: P,
-    },
-    /// Physical carrier sense: energy from another station began.
-    MediumBusy,
-    /// Physical carrier sense: the medium went quiet (after the `Received` / `RxError` of the
-    /// arrival that ended at the same instant).
-    MediumIdle,
-    /// A frame arrived intact.
-    Received(MacFrame<P>),
-    /// A frame arrived corrupted (collision or FCS error): noise.
-    RxError,
-    /// `poll_timeout()` has been reached.
-    Timeout,
-}
+/// What can happen to a station: the common MAC input, whose `ReplyInFloor` only FAMA-NCS
+/// treats specially.
+pub type FamaInput<P> = super::dcf::DcfInput<P>;
 
 /// The effects of one `handle` call: the DCF's, so the engine drives either MAC alike.
 pub type FamaOutput<P> = DcfOutput<P>;

@@ -117,6 +117,11 @@ impl<P: Clone> IdealMac<P> {
                 dst,
                 msdu_bytes,
                 payload,
+            }
+            | DcfInput::ReplyInFloor {
+                dst,
+                msdu_bytes,
+                payload,
             } => self.queue.push_back(Queued {
                 dst,
                 msdu_bytes,

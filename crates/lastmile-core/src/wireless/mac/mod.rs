@@ -63,7 +63,7 @@ impl<P: Clone> AnyMac<P> {
         match self {
             AnyMac::Ideal(m) => m.handle(now, input, out),
             AnyMac::Dcf(m) => m.handle(now, input, out),
-            AnyMac::Fama(m) => m.handle(now, fama_input(input), out),
+            AnyMac::Fama(m) => m.handle(now, input, out),
         }
     }
 
@@ -134,26 +134,6 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Dcf(_) => "dcf",
             AnyMac::Fama(_) => "fama",
         }
-    }
-}
-
-/// The common inputs in FAMA's vocabulary (the same events, one more variant on its side).
-fn fama_input<P>(input: MacInput<P>) -> FamaInput<P> {
-    match input {
-        MacInput::Enqueue {
-            dst,
-            msdu_bytes,
-            payload,
-        } => FamaInput::Enqueue {
-            dst,
-            msdu_bytes,
-            payload,
-        },
-        MacInput::MediumBusy => FamaInput::MediumBusy,
-        MacInput::MediumIdle => FamaInput::MediumIdle,
-        MacInput::Received(frame) => FamaInput::Received(frame),
-        MacInput::RxError => FamaInput::RxError,
-        MacInput::Timeout => FamaInput::Timeout,
     }
 }
 
