@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from lastmile.reproduce.framework import Campaign, Context, Data
+from lastmile.reproduce.framework import Campaign, Context, Data, errorbars
 
 SCENARIO = "tulip.toml"
 SOURCE = "TULIP"
@@ -86,3 +86,18 @@ def delay_panel(
         )
     ax.set_xlabel("BER (bits per million)")
     ax.set_ylabel("packet delay, mean ± std (ms)")
+
+
+def throughput_vs_ber(
+    ctx: Context, data: Data, name: str, caption: str, variants: Mapping[str, Any]
+) -> None:
+    """Throughput against BER, one panel per receiver window (Figs. 10 and 15)."""
+    with ctx.figure(name, caption, 2) as axes:
+        for ax, w in zip(axes, ("42KB", "16KB"), strict=True):
+            for v in variants:
+                errorbars(
+                    ax, data, "throughput_bps", "ber", v, LABELS[v], scale=1e-3, x_scale=1e6, rwnd=w
+                )
+            ax.set_xlabel("BER (bits per million)")
+            ax.set_ylabel("throughput (kbps)")
+            ax.set_title(f"receiver window {w}", fontsize="small")

@@ -19,8 +19,9 @@ from lastmile.reproduce.experiments._tulip import (
     ber_campaign,
     delay_panel,
     per_of,
+    throughput_vs_ber,
 )
-from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, errorbars
+from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat
 
 SRC = "TULIP Table 1"
 #: Table 1 (BER ≈ 15/million, 42 KB): BER, PER, ideal goodput, achieved, timeouts, redundant.
@@ -169,17 +170,9 @@ def _stat(value: float) -> Stat:
 
 def _figures(ctx: Context) -> None:
     data = ctx["exp1"]
-    with ctx.figure(
-        "fig10", "TULIP Fig. 10: throughput vs BER, 42 KB (a) and 16 KB (b)", 2
-    ) as axes:
-        for ax, w in zip(axes, ("42KB", "16KB"), strict=True):
-            for v in VARIANTS:
-                errorbars(
-                    ax, data, "throughput_bps", "ber", v, LABELS[v], scale=1e-3, x_scale=1e6, rwnd=w
-                )
-            ax.set_xlabel("BER (bits per million)")
-            ax.set_ylabel("throughput (kbps)")
-            ax.set_title(f"receiver window {w}", fontsize="small")
+    throughput_vs_ber(
+        ctx, data, "fig10", "TULIP Fig. 10: throughput vs BER, 42 KB (a) and 16 KB (b)", VARIANTS
+    )
     with ctx.figure("fig11", "TULIP Fig. 11: wireless goodput vs packet error rate, 42 KB") as (
         ax,
     ):

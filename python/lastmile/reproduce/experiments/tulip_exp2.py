@@ -15,8 +15,9 @@ from lastmile.reproduce.experiments._tulip import (
     VARIANTS,
     ber_campaign,
     delay_panel,
+    throughput_vs_ber,
 )
-from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, errorbars
+from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat
 
 ALL = {**VARIANTS, "snoop_fix": SNOOP_FIX}
 
@@ -84,17 +85,9 @@ def analyse(ctx: Context) -> None:
         not worse,
         "exceed at every BER" if not worse else "not at " + ", ".join(worse),
     )
-    with ctx.figure(
-        "fig15", "TULIP Fig. 15: throughput at high BER, 42 KB (a) and 16 KB (b)", 2
-    ) as axes:
-        for ax, w in zip(axes, ("42KB", "16KB"), strict=True):
-            for v in ALL:
-                errorbars(
-                    ax, data, "throughput_bps", "ber", v, LABELS[v], scale=1e-3, x_scale=1e6, rwnd=w
-                )
-            ax.set_xlabel("BER (bits per million)")
-            ax.set_ylabel("throughput (kbps)")
-            ax.set_title(f"receiver window {w}", fontsize="small")
+    throughput_vs_ber(
+        ctx, data, "fig15", "TULIP Fig. 15: throughput at high BER, 42 KB (a) and 16 KB (b)", ALL
+    )
     for fig, w in (("fig16", "42KB"), ("fig17", "16KB")):
         with ctx.figure(
             fig,
