@@ -242,6 +242,25 @@ pub struct LinkSpec {
     /// `tulip`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`. Default:
     /// the paper's (W = 8, MAC acceleration on).
     pub tulip: Option<TulipSpec>,
+    /// `mac = "fama"`: FAMA-NCS's constants that neither TULIP nor the FAMA-NCS abstracts
+    /// fix, e.g. `{ slot = "354us", cw_min = 7 }`. Default: `FamaConfig`'s.
+    pub fama: Option<FamaSpec>,
+}
+
+/// FAMA-NCS's settings (`mac = "fama"`): every field defaults to `FamaConfig`'s value
+/// (crates/lastmile-core/src/wireless/mac/fama.rs), for sensitivity runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FamaSpec {
+    /// The backoff slot: a backoff is 1 + U[0, cw] slots. Default: the PHY's slot, "20us".
+    pub slot: Option<Duration>,
+    /// The initial backoff window in slots, 2^k - 1. Default 31.
+    pub cw_min: Option<u32>,
+    /// The largest backoff window in slots, 2^k - 1. Default 1023.
+    pub cw_max: Option<u32>,
+    /// The CTS length in bytes; it must last at least the RTS plus 2τ + ξ (CTS dominance).
+    /// Default: the shortest that does, 21 bytes at 1 Mbps.
+    pub cts_bytes: Option<u32>,
 }
 
 fn default_queue() -> QueueLimit {

@@ -179,3 +179,32 @@ fn scenario_explicit_topology_errors_name_the_entry() {
     let e = chain_err(&["topology.wired.from=fh"]);
     assert_eq!(e.path, "topology.wired.from");
 }
+
+#[test]
+fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
+    let fama = ["topology.wireless.mac=fama"];
+    let s = load(
+        CHAIN,
+        &[
+            fama[0],
+            "topology.wireless.fama={ slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }",
+        ],
+    )
+    .unwrap();
+    let cell = s.topology.wireless.as_ref().expect("chain's wireless hop");
+    let cfg = crate::sim::fama_config(cell);
+    assert_eq!(cfg.phy.slot, crate::engine::SimDuration::from_micros(354));
+    assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (7, 255, 40));
+    // A CTS as short as the RTS breaks dominance (CTS >= RTS + 2τ + ξ): refused at its key.
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=20"]);
+    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
+    assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
+    // Only over FAMA-NCS.
+    let e = chain_err(&["topology.wireless.mac=dcf", "topology.wireless.fama.cw_min=7"]);
+    assert_eq!(e.path, "topology.wireless.fama", "{e}");
+    // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
+    let s = load(CHAIN, &fama).unwrap();
+    let cfg = crate::sim::fama_config(s.topology.wireless.as_ref().unwrap());
+    assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
+}

@@ -6,7 +6,6 @@
 use crate::error_model::ErrorModelSpec;
 use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
-use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
@@ -106,8 +105,8 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = FamaConfig::with_phy(crate::sim::phy_config(spec));
-            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+            let cfg = crate::sim::fama_config(spec);
+            cfg.validate().err().map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
         MacKind::P2p | MacKind::Ideal => None,
     };
@@ -125,6 +124,13 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             expected,
         ));
     }
+    if spec.fama.is_some() && spec.mac != MacKind::Fama {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.fama"),
+            "a table".into(),
+            "no `fama` table unless mac = \"fama\"",
+        ));
+    }
     if spec.link_retry_limit == Some(0) {
         return Err(ScenarioError::bad_value(
             format!("{path}.link_retry_limit"),
@@ -133,6 +139,17 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         ));
     }
     Ok(())
+}
+
+/// Where a FAMA-NCS constant is set in a scenario: the `fama` table's key.
+fn fama_field(field: &'static str) -> &'static str {
+    match field {
+        "cts_bytes" => "fama.cts_bytes",
+        "cw_min/cw_max" => "fama.cw_min/cw_max",
+        "cw_min" => "fama.cw_min",
+        "phy.slot" => "fama.slot",
+        other => other,
+    }
 }
 
 /// `tulip = { window, mac_acceleration }`: only with `link = "tulip"`, W in TULIP's range.

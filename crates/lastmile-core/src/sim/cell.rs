@@ -111,6 +111,12 @@ pub fn fama_config(spec: &LinkSpec) -> FamaConfig {
     let window = spec.tulip.clone().unwrap_or_default().window;
     cfg.reply_in_floor_max_bytes =
         TulipConfig::lack_bytes_for_window(window) + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
+    if let Some(f) = &spec.fama {
+        cfg.phy.slot = f.slot.map_or(cfg.phy.slot, |d| d.sim());
+        cfg.cw_min = f.cw_min.unwrap_or(cfg.cw_min);
+        cfg.cw_max = f.cw_max.unwrap_or(cfg.cw_max);
+        cfg.cts_bytes = f.cts_bytes.unwrap_or(cfg.cts_bytes);
+    }
     cfg
 }
 
