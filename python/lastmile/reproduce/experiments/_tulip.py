@@ -42,8 +42,20 @@ LABELS = {
     "nollc_rto200": "no LL, 200 ms minimum RTO, 10 ms clock",
     "snoop_ideal": "Snoop over the ideal MAC",
     "tulip_noaccel": "TULIP without MAC acceleration",
+    "tulip_rtsslot": "TULIP, FAMA-NCS backoff in RTS-long slots",
+    "snoop_rtsslot": "Snoop, FAMA-NCS backoff in RTS-long slots",
+    "tulip_longcts": "TULIP, a CTS twice the RTS",
 }
-MECHANISMS = ("tulip", "snoop", "snoop_fix", "snoop_ideal", "tulip_noaccel")
+MECHANISMS = (
+    "tulip",
+    "snoop",
+    "snoop_fix",
+    "snoop_ideal",
+    "tulip_noaccel",
+    "tulip_rtsslot",
+    "snoop_rtsslot",
+    "tulip_longcts",
+)
 #: TCP alone with a lower timeout floor (issue 10, item 8): TULIP §5.1's footnote gives the
 #: 500 ms granularity but no minimum; ours is 4.4BSD's two ticks (1 s).
 FLOOR_VARIANTS: dict[str, dict[str, Any]] = {

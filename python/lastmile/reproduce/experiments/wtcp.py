@@ -326,8 +326,9 @@ def ns_integer_rto(samples_s: np.ndarray, tick_s: float) -> np.ndarray:
 
     ns-2's ``rtt_update``: the sample in ticks (at least 1); srtt scaled by 8, rttvar by 4,
     both integers; rto = srtt/8 + rttvar ticks, at least 2 ticks (protocol-notes §2.2).
-    Integer shifts keep the scaled rttvar from decaying below 2 (half a tick): the RTO
-    never falls below srtt + 2 ticks. A recurrence over one run's samples (thousands).
+    Integer shifts keep the scaled rttvar from decaying below 2 or 3 (rttvar >> 2 is 0
+    there): the RTO never falls below srtt + 2 ticks. A recurrence over one run's samples
+    (thousands).
     """
     import numpy as np
 
