@@ -123,7 +123,7 @@ def _integrity_lines(outcome: Outcome, h: str) -> list[str]:
         "incomplete one did not finish a transfer meant to finish within the run.",
         "",
         "| series | mechanism | runs | stalled | incomplete | failed | runs named | "
-        "paper shows the stall |",
+        "why it stalls (the paper's own behaviour) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
