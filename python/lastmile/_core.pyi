@@ -60,7 +60,7 @@ def run(
     traces: Sequence[str] = ...,
     pcap: Sequence[str] = ...,
     out_dir: str | PathLike[str] | None = None,
-) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes]]]]]:
+) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes, bytes | None]]]]]:
     """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes)])])."""
 
 def schema() -> str:

@@ -54,7 +54,8 @@ LINK_COLUMNS: dict[str, str] = {
     "max_queue_packets": "int64",
 }
 
-_Column = tuple[str, str, bytes]
+#: (column name, dtype, little-endian values, Arrow validity bitmap or None).
+_Column = tuple[str, str, bytes, bytes | None]
 
 
 def _frame(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
@@ -76,7 +77,7 @@ def _arrow_table(columns: list[_Column]) -> pa.Table:
     import pyarrow as pa
 
     arrays = []
-    for _name, dtype, data in columns:
+    for _name, dtype, data, validity in columns:
         if dtype == "bool":
             # The core stores booleans one byte each (numpy's layout); Arrow packs bits.
             raw = pa.Array.from_buffers(pa.uint8(), len(data), [None, pa.py_buffer(data)])
@@ -84,8 +85,10 @@ def _arrow_table(columns: list[_Column]) -> pa.Table:
             continue
         arrow_type = pa.type_for_alias(dtype)
         rows = len(data) // (arrow_type.bit_width // 8)
-        arrays.append(pa.Array.from_buffers(arrow_type, rows, [None, pa.py_buffer(data)]))
-    return pa.table(arrays, names=[name for name, _dtype, _data in columns])
+        # A validity bitmap marks absent values (e.g. an unlimited ssthresh) as nulls.
+        mask = None if validity is None else pa.py_buffer(validity)
+        arrays.append(pa.Array.from_buffers(arrow_type, rows, [mask, pa.py_buffer(data)]))
+    return pa.table(arrays, names=[column[0] for column in columns])
 
 
 class RunResult:

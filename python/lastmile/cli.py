@@ -250,7 +250,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write(format_summary(result.summary) + "\n")
     if out_dir is not None and (args.trace or args.pcap):
         written = _write_traces(result, args.trace, out_dir)
-        written += [out_dir / f"{link}.pcap" for link in dict.fromkeys(args.pcap)]
+        written += [out_dir / f"{link}.pcapng" for link in dict.fromkeys(args.pcap)]
         for w in written:
             print(f"wrote {w}", file=sys.stderr)
     return EXIT_OK
