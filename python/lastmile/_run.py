@@ -19,6 +19,7 @@ from lastmile._scenario import Overrides, Scenario, normalise_overrides
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from matplotlib.figure import Figure
 
 __all__ = ["FLOW_COLUMNS", "RunResult", "run"]
 
@@ -176,6 +177,42 @@ class RunResult:
         Raises KeyError naming the traces that were recorded when `name` was not.
         """
         return self.arrow(name).to_pandas()
+
+    def plot(
+        self,
+        *plots: str,
+        out_dir: str | os.PathLike[str] | None = None,
+        formats: Sequence[str] = ("png", "svg"),
+    ) -> dict[str, Figure]:
+        """The standard pictures of this run, drawn from its recorded traces.
+
+        `plots` names some of ``seq`` (sequence/ACK), ``cwnd``, ``rtt``, ``wireless`` and
+        ``throughput`` (default: every one whose traces were recorded; see
+        `lastmile.plot.TRACES_FOR`). With `out_dir`, each is also written as
+        ``<out_dir>/<plot>.<format>``. Returns matplotlib Figures by plot name. Raises
+        KeyError naming the traces to record when a named plot (or, with none named, every
+        plot) lacks its traces.
+        """
+        from pathlib import Path
+
+        from lastmile import plot as _plot
+
+        made = _plot.draw(
+            lambda name: self.trace(name) if name in self._traces else None,
+            kinds=plots or _plot.PLOTS,
+            flow_names=[str(f.get("name")) for f in self.summary.get("flows", [])],
+            title=f"{self.name} (seed {self.seed})",
+            out_dir=Path(out_dir) if out_dir is not None else None,
+            formats=formats,
+        )
+        missing = made.missing if plots else ({} if made.figures else made.missing)
+        if missing:
+            needed = sorted({t for k in missing for t in _plot.TRACES_FOR[k][:1]})
+            raise KeyError(
+                f"cannot draw {', '.join(missing)}: run with traces={needed!r} "
+                f"(recorded: {', '.join(self._traces) or 'none'})"
+            )
+        return made.figures
 
     def to_json(self) -> str:
         """The summary as one JSON object (what ``lastmile run --json`` prints)."""

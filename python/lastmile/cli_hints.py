@@ -20,11 +20,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["example_instead_of_file", "explain_override_error"]
+__all__ = ["BadInput", "example_instead_of_file", "explain_override_error"]
 
 #: The tag keys of the tagged tables (`errors.model`, `app.kind`).
 _TAGS = ("model", "kind")
 _NUMBER_OR_BOOL = re.compile(r"^([+-]?(\d[\d_]*)(\.\d+)?([eE][+-]?\d+)?|true|false|inf|nan)$")
+
+
+class BadInput(Exception):
+    """A command-line input problem found before or around a run: exit status 2."""
 
 
 def _display(dotted: str) -> str:
@@ -93,7 +97,7 @@ def _tag_override(error: Any, overrides: Sequence[str], scenario_file: Path | No
         kept = [k for k, v in old.items() if k != tag and v is not None]
         was = f' "{old[tag]}"' if tag in old else ""
         fields = ", ".join(f"{k} = ..." for k in _forms(tag, value))
-        example = f"{{{tag} = \"{value}\"{', ' + fields if fields else ''}}}"
+        example = f'{{{tag} = "{value}"{", " + fields if fields else ""}}}'
         file = str(getattr(error, "file", "")).split(" (--set")[0]
         keeps = f" ({', '.join(kept)})" if kept else ""
         return (

@@ -29,7 +29,15 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PLOTS", "TRACES_FOR", "Plots", "draw", "is_parsed_axis", "results_figure", "traces_from_dir"]
+__all__ = [
+    "PLOTS",
+    "TRACES_FOR",
+    "Plots",
+    "draw",
+    "is_parsed_axis",
+    "results_figure",
+    "traces_from_dir",
+]
 
 #: The plots, in the order they are drawn.
 PLOTS = ("seq", "cwnd", "rtt", "wireless", "throughput")
@@ -112,17 +120,40 @@ def _seq(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
         c, label = _colour(flow), _flow_label(flow, names)
         _scatter(ax, first["time_s"], first["offset"] / 1e3, s=4, color=c, label=f"{label}: sent")
         if len(acks):
-            ax.step(acks["time_s"], acks["offset"] / 1e3, where="post", color=c, alpha=0.5,
-                    linewidth=1.0, label=f"{label}: cumulative ACK")  # fmt: skip
+            ax.step(
+                acks["time_s"],
+                acks["offset"] / 1e3,
+                where="post",
+                color=c,
+                alpha=0.5,
+                linewidth=1.0,
+                label=f"{label}: cumulative ACK",
+            )
         if len(again):
-            _scatter(ax, again["time_s"], again["offset"] / 1e3, s=22, marker="x", color="red",
-                     linewidths=1.0, label=f"{label}: retransmitted")  # fmt: skip
+            _scatter(
+                ax,
+                again["time_s"],
+                again["offset"] / 1e3,
+                s=22,
+                marker="x",
+                color="red",
+                linewidths=1.0,
+                label=f"{label}: retransmitted",
+            )
         if wtx is not None and "offset" in wtx:
             lost = wtx[(wtx["flow"] == flow) & wtx["lost"] & wtx["data"] & wtx["offset"].notna()]
             if len(lost):
-                _scatter(ax, lost["time_s"], lost["offset"] / 1e3, s=30, marker="v",
-                         facecolors="none", edgecolors="black", linewidths=0.9,
-                         label=f"{label}: lost on the air")  # fmt: skip
+                _scatter(
+                    ax,
+                    lost["time_s"],
+                    lost["offset"] / 1e3,
+                    s=30,
+                    marker="v",
+                    facecolors="none",
+                    edgecolors="black",
+                    linewidths=0.9,
+                    label=f"{label}: lost on the air",
+                )
     ax.legend(fontsize=8, loc="upper left", markerscale=1.5)
     return fig
 
@@ -135,13 +166,21 @@ def _cwnd(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
     for flow in sorted(set(cwnd["flow"].tolist())):
         rows = cwnd[cwnd["flow"] == flow]
         c, label = _colour(flow), _flow_label(flow, names)
-        ax.step(rows["time_s"], rows["cwnd_bytes"] / 1e3, where="post", color=c,
-                label=f"{label}: cwnd")  # fmt: skip
+        ax.step(
+            rows["time_s"], rows["cwnd_bytes"] / 1e3, where="post", color=c, label=f"{label}: cwnd"
+        )
         # A null ssthresh (unlimited) becomes NaN: matplotlib leaves a gap there.
         ssthresh = rows["ssthresh_bytes"].astype("float64") / 1e3
         if ssthresh.notna().any():
-            ax.step(rows["time_s"], ssthresh, where="post", color=c, linestyle="--",
-                    alpha=0.8, label=f"{label}: ssthresh")  # fmt: skip
+            ax.step(
+                rows["time_s"],
+                ssthresh,
+                where="post",
+                color=c,
+                linestyle="--",
+                alpha=0.8,
+                label=f"{label}: ssthresh",
+            )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper left")
     return fig
@@ -155,11 +194,19 @@ def _rtt(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
     for flow in sorted(set(rtt["flow"].tolist())):
         rows = rtt[rtt["flow"] == flow]
         c, label = _colour(flow), _flow_label(flow, names)
-        _scatter(ax, rows["time_s"], rows["sample_s"], s=5, color=c, alpha=0.6,
-                 label=f"{label}: sample")  # fmt: skip
+        _scatter(
+            ax, rows["time_s"], rows["sample_s"], s=5, color=c, alpha=0.6, label=f"{label}: sample"
+        )
         ax.plot(rows["time_s"], rows["srtt_s"], color=c, linewidth=1.2, label=f"{label}: SRTT")
-        ax.step(rows["time_s"], rows["rto_s"], where="post", color=c, linestyle=":",
-                linewidth=1.2, label=f"{label}: RTO")  # fmt: skip
+        ax.step(
+            rows["time_s"],
+            rows["rto_s"],
+            where="post",
+            color=c,
+            linestyle=":",
+            linewidth=1.2,
+            label=f"{label}: RTO",
+        )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper left")
     return fig
@@ -188,8 +235,14 @@ def _wireless(get: TraceGetter, names: Sequence[str], title: str) -> Figure | st
         lost, _ = np.histogram(rows["time_s"][rows["lost"]], edges)
         c = _colour(i)
         ax.step(edges[:-1], sent / width, where="post", color=c, label=f"hop {link}: sent")
-        ax.step(edges[:-1], lost / width, where="post", color=c, linestyle="--",
-                label=f"hop {link}: lost")  # fmt: skip
+        ax.step(
+            edges[:-1],
+            lost / width,
+            where="post",
+            color=c,
+            linestyle="--",
+            label=f"hop {link}: lost",
+        )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper left")
     return fig
@@ -211,8 +264,9 @@ def _throughput(get: TraceGetter, names: Sequence[str], title: str) -> Figure | 
         at = np.searchsorted(rows["time_s"].to_numpy(), edges, side="right") - 1
         acked = np.where(at >= 0, offsets[np.clip(at, 0, None)], 0.0)
         rate_kbps = np.diff(acked) * 8 / width / 1e3
-        ax.step(edges[:-1], rate_kbps, where="post", color=_colour(flow),
-                label=_flow_label(flow, names))  # fmt: skip
+        ax.step(
+            edges[:-1], rate_kbps, where="post", color=_colour(flow), label=_flow_label(flow, names)
+        )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper left")
     return fig
@@ -277,7 +331,6 @@ def _metadata(fmt: str) -> dict[str, Any] | None:
     return {"Software": None}
 
 
-
 def is_parsed_axis(frame: pd.DataFrame, column: str) -> bool:
     """True for the numeric column `lastmile.results` adds beside an axis of unit strings."""
     cols = list(frame.columns)
@@ -323,8 +376,16 @@ def results_figure(frame: pd.DataFrame, metric: str, x_axis: str, title: str = "
             xs = rows[x_column].astype("float64") / (x_fmt.divide_by if x_fmt else 1.0)
         else:
             xs = rows[x_axis].map(labels.index)
-        ax.errorbar(xs, rows[mean] / fmt.divide_by, yerr=rows[ci].fillna(0.0) / fmt.divide_by,
-                    marker="o", markersize=4, capsize=3, color=_colour(i), label=label)  # fmt: skip
+        ax.errorbar(
+            xs,
+            rows[mean] / fmt.divide_by,
+            yerr=rows[ci].fillna(0.0) / fmt.divide_by,
+            marker="o",
+            markersize=4,
+            capsize=3,
+            color=_colour(i),
+            label=label,
+        )
     if not numeric_x:
         ax.set_xticks(range(len(labels)), [str(v) for v in labels])
     ax.legend(fontsize=8)
