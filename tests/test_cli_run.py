@@ -32,7 +32,10 @@ CASES: dict[str, tuple[tuple[str, ...], bool]] = {
     "tulip-basic": (SMALL, True),
     "chain-per5-newreno": (SMALL, True),
     "wtcp-fading": (("--set", "stop_time=20s"), False),
-    "explicit-topology": (("--set", "flow.0.app.bytes=300KB", "flow.1.app.bytes=50KB"), True),
+    "explicit-topology": (
+        ("--set", "flow.0.app.bytes=300KB", "--set", "flow.1.app.bytes=50KB"),
+        True,
+    ),
     "tulip-fama": (SMALL, True),
     "lle-adhoc": (SMALL, True),
 }

@@ -100,7 +100,7 @@ def test_every_example_line_of_a_form_loads(tmp_path: Path) -> None:
 
 
 def test_split_default_keeps_the_source() -> None:
-    text, default = split_default('Duplicate ACKs. Default 3 (RFC 5681 §3.2). More.')
+    text, default = split_default("Duplicate ACKs. Default 3 (RFC 5681 §3.2). More.")
     assert (text, default) == ("Duplicate ACKs. More.", "3 (RFC 5681 §3.2)")
     text, default = split_default('A time. Default "1s" (RFC 6298 §2.1: "set the RTO to 1 s.").')
     assert default == '"1s" (RFC 6298 §2.1: "set the RTO to 1 s.")'

@@ -102,17 +102,17 @@ def _scenario_file(args: argparse.Namespace) -> Path:
             return example_path(args.example)
         except KeyError as e:
             raise _BadInput(str(e.args[0])) from None
-    if args.scenario is None:
-        raise _BadInput("give a SCENARIO file or --example NAME (see `lastmile examples`)")
-    instead = cli_hints.example_instead_of_file(args.scenario)
-    if instead is not None:
-        raise _BadInput(instead)
     for link in args.pcap if "pcap" in args else ():
         if Path(link).suffix in (".toml", ".yaml", ".yml", ".json"):
             raise _BadInput(
                 f"--pcap {link}: --pcap takes link names; give the scenario file before the "
                 "options, or end the list with --"
             )
+    if args.scenario is None:
+        raise _BadInput("give a SCENARIO file or --example NAME (see `lastmile examples`)")
+    instead = cli_hints.example_instead_of_file(args.scenario)
+    if instead is not None:
+        raise _BadInput(instead)
     return Path(args.scenario)
 
 
@@ -200,8 +200,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         out += [
             "",
             f"wireless link {wireless.get('link')!r}: {sent} frames sent, {lost} lost{share}; "
-            f"goodput ratio {_fmt(wireless.get('goodput_wireless'), '.3f')} (frames), "
-            f"{_fmt(wireless.get('goodput_bytes'), '.3f')} (bytes); "
+            f"goodput_wireless {_fmt(wireless.get('goodput_wireless'), '.3f')} (ratio), "
+            f"goodput_bytes {_fmt(wireless.get('goodput_bytes'), '.3f')} (ratio); "
             f"redundant transmissions {wireless.get('redundant_tx', 0)}",
         ]
     for cell in summary.get("cells") or []:

@@ -76,7 +76,9 @@ def traces_from_dir(run_dir: Path) -> TraceGetter:
             return None
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pandas()
+        from lastmile._run import trace_frame
+
+        return trace_frame(pq.read_table(path))
 
     return get
 

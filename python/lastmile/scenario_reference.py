@@ -266,9 +266,7 @@ class _Reference:
             section.body = ["| value | meaning |", "|---|---|"]
             section.body += [f"| `{v}` | {_cell(d)} |" for v, d in values]
 
-    def add_tagged(
-        self, name: str, node: dict[str, Any], tag: str, place: tuple[str, str]
-    ) -> None:
+    def add_tagged(self, name: str, node: dict[str, Any], tag: str, place: tuple[str, str]) -> None:
         section = self.section(name, name, node.get("description", ""), place)
         if section is None:
             return
