@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import lastmile
@@ -62,11 +63,13 @@ def test_run_result_plot_draws_every_picture(result: lastmile.RunResult, tmp_pat
     # kilobytes, not stretched to 1.8e19.
     ax = figures["cwnd"].axes[0]
     ssthresh = next(line for line in ax.get_lines() if "ssthresh" in str(line.get_label()))
-    ydata = [float(y) for y in ssthresh.get_ydata()]
+    ydata = [float(y) for y in np.asarray(ssthresh.get_ydata(), dtype="float64")]
     assert math.isnan(ydata[0]) and any(not math.isnan(y) for y in ydata)
     assert ax.get_ylim()[1] < 1e4
     # The sequence picture marks the losses and the retransmissions.
-    labels = [t.get_text() for t in figures["seq"].axes[0].get_legend().get_texts()]
+    legend = figures["seq"].axes[0].get_legend()
+    assert legend is not None
+    labels = [t.get_text() for t in legend.get_texts()]
     assert any("lost on the air" in s for s in labels)
     assert any("retransmitted" in s for s in labels)
 
