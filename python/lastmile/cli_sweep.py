@@ -244,7 +244,7 @@ def _results(args: argparse.Namespace) -> int:
 
 
 def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
-    from lastmile.plot import results_figure
+    from lastmile.plot import results_figure, save
     from lastmile.sweep import results
 
     if args.runs:
@@ -263,7 +263,7 @@ def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
     if out.suffix not in (".png", ".svg", ".pdf"):
         raise ValueError(f"--out {out}: expected a .png, .svg or .pdf file")
     out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
+    save(figure, out, out.suffix[1:])
     print(f"wrote {out}", file=sys.stderr)
     return EXIT_OK
 

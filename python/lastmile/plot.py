@@ -319,9 +319,18 @@ def draw(
             out_dir.mkdir(parents=True, exist_ok=True)
             for fmt in formats:
                 path = out_dir / f"{kind}.{fmt}"
-                made.savefig(path, dpi=110, metadata=_metadata(fmt))
+                save(made, path, fmt)
                 plots.files.append(path)
     return plots
+
+
+def save(fig: Figure, target: Any, fmt: str) -> None:
+    """Save `fig` as `fmt` (png, svg, pdf) byte-stable: no dates or versions stamped, and
+    SVG element ids from a fixed salt rather than a random one."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "lastmile"}):
+        fig.savefig(target, format=fmt, dpi=110, metadata=_metadata(fmt))
 
 
 def _metadata(fmt: str) -> dict[str, Any] | None:

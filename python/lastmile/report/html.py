@@ -84,8 +84,10 @@ def _figure(uri: str, caption: str, alt: str) -> str:
 
 def figure_matplotlib(fig: Figure, caption: str = "", alt: str = "") -> str:
     """A matplotlib figure inlined as an SVG data URI."""
+    from lastmile.plot import save
+
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    save(fig, buffer, "svg")
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return _figure(f"data:image/svg+xml;base64,{data}", caption, alt)
 

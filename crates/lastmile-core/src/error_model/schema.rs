@@ -51,7 +51,9 @@ fn form_schema((tag, title, description, fields, example): Form) -> Schema {
     object.properties.insert("model".into(), tag_schema.into());
     object.required.insert("model".into());
     for (name, schema, text) in fields {
-        object.properties.insert(name.into(), described(schema, text));
+        object
+            .properties
+            .insert(name.into(), described(schema, text));
         object.required.insert(name.into());
     }
     SchemaObject {
@@ -70,79 +72,177 @@ fn form_schema((tag, title, description, fields, example): Form) -> Schema {
 
 /// Every form, in the order the reference lists them.
 pub(super) fn forms(gen: &mut SchemaGenerator) -> Vec<Form> {
+    let mut out = memoryless_forms(gen);
+    out.extend(gilbert_elliott_forms(gen));
+    out.extend(scripted_forms(gen));
+    out
+}
+
+/// `none`, `ber` and `per`.
+fn memoryless_forms(gen: &mut SchemaGenerator) -> Vec<Form> {
+    let p = gen.subschema_for::<Probability>();
+    vec![
+        (
+            "none",
+            "none",
+            "No errors: every frame arrives intact (the default).",
+            vec![],
+            json!({"model": "none"}),
+        ),
+        (
+            "ber",
+            "ber: independent bit errors",
+            "Each bit is in error independently (TULIP Exp. 1: \"bit errors are exponentially \
+          distributed\"): a frame of n bits, link overhead included, is lost with probability \
+          1 − (1 − ber)^n. At BER 15e-6 a 1440-byte packet is lost with probability 0.159 \
+          (TULIP Table 1).",
+            vec![("ber", p.clone(), "The bit error rate.")],
+            json!({"model": "ber", "ber": 15e-6}),
+        ),
+        (
+            "per",
+            "per: fixed packet error rate",
+            "Every frame is lost with the same probability whatever its length (the survey's \
+          Table 1 random segment drops; LLE-TCP Fig. 7).",
+            vec![("per", p, "The probability that a frame is lost.")],
+            json!({"model": "per", "per": 0.05}),
+        ),
+    ]
+}
+
+/// The Gilbert–Elliott channel's three forms.
+fn gilbert_elliott_forms(gen: &mut SchemaGenerator) -> Vec<Form> {
+    let p = gen.subschema_for::<Probability>();
+    let d = gen.subschema_for::<Duration>();
+    let burst_len = f64::json_schema(gen);
+    vec![
+        (
+            "gilbert_elliott",
+            "gilbert_elliott, timed (WTCP Table I)",
+            "The two-state Good/Bad channel in real time (Gilbert 1960, Elliott 1963, as WTCP \
+          Table I runs it): the channel stays in Good and in Bad for exponentially distributed \
+          times, idle time included, and each bit of a frame is in error with the state's bit \
+          error rate (a frame spanning a change of state sees both).",
+            vec![
+                (
+                    "mean_good",
+                    d.clone(),
+                    "Mean time in Good (WTCP Table I: 1 s).",
+                ),
+                (
+                    "mean_bad",
+                    d.clone(),
+                    "Mean time in Bad (WTCP Table I: 10 to 100 ms).",
+                ),
+                (
+                    "good_ber",
+                    p.clone(),
+                    "Bit error rate in Good (WTCP Table I: 1e-6).",
+                ),
+                (
+                    "bad_ber",
+                    p.clone(),
+                    "Bit error rate in Bad (WTCP Table I: 1e-2).",
+                ),
+            ],
+            json!({"model": "gilbert_elliott", "mean_good": "1s", "mean_bad": "100ms",
+                "good_ber": 1e-6, "bad_ber": 1e-2}),
+        ),
+        (
+            "gilbert_elliott",
+            "gilbert_elliott, per bit (TULIP Exp. 5b)",
+            "The Good/Bad Markov chain clocked by transmitted bits (TULIP Exp. 5b): after each \
+          bit the chain leaves Good with probability p_good_to_bad and Bad with probability \
+          p_bad_to_good; each bit is lost with the current state's loss probability. Time \
+          does not move the chain while the channel is idle.",
+            vec![
+                ("p_good_to_bad", p.clone(), "P(Good → Bad) after a bit."),
+                (
+                    "p_bad_to_good",
+                    p.clone(),
+                    "P(Bad → Good) after a bit (above 0).",
+                ),
+                ("good_loss", p.clone(), "Bit-loss probability in Good."),
+                ("bad_loss", p.clone(), "Bit-loss probability in Bad."),
+            ],
+            json!({"model": "gilbert_elliott", "p_good_to_bad": 1e-6, "p_bad_to_good": 1e-3,
+                "good_loss": 0.0, "bad_loss": 0.5}),
+        ),
+        (
+            "gilbert_elliott",
+            "gilbert_elliott, per frame",
+            "Gilbert's channel clocked per frame, from the two numbers usually published: every \
+          frame in Bad is lost, none in Good; P(Bad → Good) = 1/mean_burst and P(Good → Bad) \
+          is set so that the long-run loss is mean_loss.",
+            vec![
+                (
+                    "mean_loss",
+                    p.clone(),
+                    "Long-run fraction of frames lost (below 1).",
+                ),
+                (
+                    "mean_burst",
+                    burst_len,
+                    "Mean number of consecutive frames lost (at least 1).",
+                ),
+            ],
+            json!({"model": "gilbert_elliott", "mean_loss": 0.05, "mean_burst": 3.0}),
+        ),
+    ]
+}
+
+/// `burst`, `on_off` and `drop_list`.
+fn scripted_forms(gen: &mut SchemaGenerator) -> Vec<Form> {
     let p = gen.subschema_for::<Probability>();
     let d = gen.subschema_for::<Duration>();
     let size = gen.subschema_for::<ByteSize>();
     let count = u32::json_schema(gen);
     let ordinals = Vec::<u64>::json_schema(gen);
-    let burst_len = f64::json_schema(gen);
     vec![
-        ("none", "none", "No errors: every frame arrives intact (the default).", vec![],
-         json!({"model": "none"})),
-        ("ber", "ber: independent bit errors",
-         "Each bit is in error independently (TULIP Exp. 1: \"bit errors are exponentially \
-          distributed\"): a frame of n bits, link overhead included, is lost with probability \
-          1 − (1 − ber)^n. At BER 15e-6 a 1440-byte packet is lost with probability 0.159 \
-          (TULIP Table 1).",
-         vec![("ber", p.clone(), "The bit error rate.")],
-         json!({"model": "ber", "ber": 15e-6})),
-        ("per", "per: fixed packet error rate",
-         "Every frame is lost with the same probability whatever its length (the survey's \
-          Table 1 random segment drops; LLE-TCP Fig. 7).",
-         vec![("per", p.clone(), "The probability that a frame is lost.")],
-         json!({"model": "per", "per": 0.05})),
-        ("gilbert_elliott", "gilbert_elliott, timed (WTCP Table I)",
-         "The two-state Good/Bad channel in real time (Gilbert 1960, Elliott 1963, as WTCP \
-          Table I runs it): the channel stays in Good and in Bad for exponentially distributed \
-          times, idle time included, and each bit of a frame is in error with the state's bit \
-          error rate (a frame spanning a change of state sees both).",
-         vec![("mean_good", d.clone(), "Mean time in Good (WTCP Table I: 1 s)."),
-              ("mean_bad", d.clone(), "Mean time in Bad (WTCP Table I: 10 to 100 ms)."),
-              ("good_ber", p.clone(), "Bit error rate in Good (WTCP Table I: 1e-6)."),
-              ("bad_ber", p.clone(), "Bit error rate in Bad (WTCP Table I: 1e-2).")],
-         json!({"model": "gilbert_elliott", "mean_good": "1s", "mean_bad": "100ms",
-                "good_ber": 1e-6, "bad_ber": 1e-2})),
-        ("gilbert_elliott", "gilbert_elliott, per bit (TULIP Exp. 5b)",
-         "The Good/Bad Markov chain clocked by transmitted bits (TULIP Exp. 5b): after each \
-          bit the chain leaves Good with probability p_good_to_bad and Bad with probability \
-          p_bad_to_good; each bit is lost with the current state's loss probability. Time \
-          does not move the chain while the channel is idle.",
-         vec![("p_good_to_bad", p.clone(), "P(Good → Bad) after a bit."),
-              ("p_bad_to_good", p.clone(), "P(Bad → Good) after a bit (above 0)."),
-              ("good_loss", p.clone(), "Bit-loss probability in Good."),
-              ("bad_loss", p.clone(), "Bit-loss probability in Bad.")],
-         json!({"model": "gilbert_elliott", "p_good_to_bad": 1e-6, "p_bad_to_good": 1e-3,
-                "good_loss": 0.0, "bad_loss": 0.5})),
-        ("gilbert_elliott", "gilbert_elliott, per frame",
-         "Gilbert's channel clocked per frame, from the two numbers usually published: every \
-          frame in Bad is lost, none in Good; P(Bad → Good) = 1/mean_burst and P(Good → Bad) \
-          is set so that the long-run loss is mean_loss.",
-         vec![("mean_loss", p.clone(), "Long-run fraction of frames lost (below 1)."),
-              ("mean_burst", burst_len, "Mean number of consecutive frames lost (at least 1).")],
-         json!({"model": "gilbert_elliott", "mean_loss": 0.05, "mean_burst": 3.0})),
-        ("burst", "burst: k frames every N bytes (TULIP Exp. 5a)",
-         "Bursts of data-frame losses spread evenly over the run (TULIP Exp. 5a: bursts of 2, \
+        (
+            "burst",
+            "burst: k frames every N bytes (TULIP Exp. 5a)",
+            "Bursts of data-frame losses spread evenly over the run (TULIP Exp. 5a: bursts of 2, \
           4 and 6 packets every 64 KB of data). Only frames with payload count and can be \
           lost; once the payload sent outside bursts reaches `every`, the next `length` data \
           frames are lost and the count keeps its remainder. The run does not start with a \
           burst.",
-         vec![("length", count.clone(), "Data frames lost per burst."),
-              ("every", size, "Payload bytes between bursts (\"64KB\" is 64,000 bytes).")],
-         json!({"model": "burst", "length": 4, "every": "64KB"})),
-        ("on_off", "on_off: ON/OFF error phases (the survey §3.1)",
-         "Exponentially distributed OFF and ON phases alternate in real time, starting OFF; \
+            vec![
+                ("length", count.clone(), "Data frames lost per burst."),
+                (
+                    "every",
+                    size,
+                    "Payload bytes between bursts (\"64KB\" is 64,000 bytes).",
+                ),
+            ],
+            json!({"model": "burst", "length": 4, "every": "64KB"}),
+        ),
+        (
+            "on_off",
+            "on_off: ON/OFF error phases (the survey §3.1)",
+            "Exponentially distributed OFF and ON phases alternate in real time, starting OFF; \
           during ON each frame (judged by its first bit) is lost with probability on_loss, \
           during OFF none (the survey's one-second and ten-second dropping phases).",
-         vec![("mean_on", d.clone(), "Mean length of an ON (lossy) phase."),
-              ("mean_off", d, "Mean length of an OFF (error-free) phase."),
-              ("on_loss", p, "The loss probability of a frame during ON.")],
-         json!({"model": "on_off", "mean_on": "1s", "mean_off": "1s", "on_loss": 0.1})),
-        ("drop_list", "drop_list: exactly these frames",
-         "Exactly the listed frames are lost: 1-based ordinals among every frame sent in this \
+            vec![
+                ("mean_on", d.clone(), "Mean length of an ON (lossy) phase."),
+                ("mean_off", d, "Mean length of an OFF (error-free) phase."),
+                ("on_loss", p, "The loss probability of a frame during ON."),
+            ],
+            json!({"model": "on_off", "mean_on": "1s", "mean_off": "1s", "on_loss": 0.1}),
+        ),
+        (
+            "drop_list",
+            "drop_list: exactly these frames",
+            "Exactly the listed frames are lost: 1-based ordinals among every frame sent in this \
           direction (data, ACKs and control frames alike). For tests and for replaying a \
           published loss pattern.",
-         vec![("packets", ordinals, "The ordinals of the frames to lose, in any order.")],
-         json!({"model": "drop_list", "packets": [5, 6, 12]})),
+            vec![(
+                "packets",
+                ordinals,
+                "The ordinals of the frames to lose, in any order.",
+            )],
+            json!({"model": "drop_list", "packets": [5, 6, 12]}),
+        ),
     ]
 }
 
@@ -194,8 +294,8 @@ mod tests {
             }
             assert_eq!(keys.len(), fields.len() + 1, "{title}: {keys:?}");
             assert_eq!(example["model"], tag);
-            let spec: ErrorModelSpec = serde_json::from_value(example.clone())
-                .unwrap_or_else(|e| panic!("{title}: {e}"));
+            let spec: ErrorModelSpec =
+                serde_json::from_value(example.clone()).unwrap_or_else(|e| panic!("{title}: {e}"));
             spec.validate().unwrap_or_else(|e| panic!("{title}: {e}"));
         }
     }
@@ -228,7 +328,13 @@ mod tests {
         );
         assert_eq!(
             required[1],
-            ["bad_loss", "good_loss", "model", "p_bad_to_good", "p_good_to_bad"]
+            [
+                "bad_loss",
+                "good_loss",
+                "model",
+                "p_bad_to_good",
+                "p_good_to_bad"
+            ]
         );
         assert_eq!(required[2], ["mean_burst", "mean_loss", "model"]);
     }
