@@ -42,6 +42,7 @@ blockquote { border-left: 4px solid #d0d7de; margin: 0.4em 0; padding: 0.1em 0.9
 .ok { color: #1a7f37; font-weight: 600; }
 .bad { color: #cf222e; font-weight: 600; }
 .warn { color: #9a6700; font-weight: 600; }
+.ok, .bad, .warn { white-space: nowrap; }
 .claim { border: 1px solid #d0d7de; border-radius: 6px; padding: 0.5em 1em; margin: 0.8em 0; }
 .claim p { margin: 0.3em 0; }
 code { background: #f6f8fa; padding: 0.1em 0.3em; border-radius: 4px; }
