@@ -72,6 +72,10 @@ def test_run_result_plot_draws_every_picture(result: lastmile.RunResult, tmp_pat
     labels = [t.get_text() for t in legend.get_texts()]
     assert any("lost on the air" in s for s in labels)
     assert any("retransmitted" in s for s in labels)
+    # The wireless picture names the hop as the scenario does.
+    hop_legend = figures["wireless"].axes[0].get_legend()
+    assert hop_legend is not None
+    assert [t.get_text() for t in hop_legend.get_texts()] == ["wireless: sent", "wireless: lost"]
 
 
 def test_run_result_plot_says_which_trace_to_record() -> None:

@@ -223,6 +223,7 @@ class RunResult:
             lambda name: self.trace(name) if name in self._traces else None,
             kinds=plots or _plot.PLOTS,
             flow_names=[str(f.get("name")) for f in self.summary.get("flows", [])],
+            hops=_plot.hop_names(self.summary),
             title=f"{self.name} (seed {self.seed})",
             out_dir=Path(out_dir) if out_dir is not None else None,
             formats=formats,

@@ -167,7 +167,7 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """``lastmile plot``: draw the pictures of a run directory or of a fresh run."""
-    from lastmile.plot import PLOTS, draw, traces_from_dir
+    from lastmile.plot import PLOTS, draw, hop_names, traces_from_dir
 
     kinds = list(dict.fromkeys(args.only or PLOTS))
     if args.example is not None and args.target is not None:
@@ -188,6 +188,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         traces_from_dir(run_dir),
         kinds=kinds,
         flow_names=flow_names(summary),
+        hops=hop_names(summary),
         title=run_title(summary),
         out_dir=args.out or run_dir,
         formats=args.format,

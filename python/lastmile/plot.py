@@ -19,7 +19,7 @@ whose traces were not recorded is skipped and named in `missing`, with the trace
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,8 +34,10 @@ __all__ = [
     "TRACES_FOR",
     "Plots",
     "draw",
+    "hop_names",
     "is_parsed_axis",
     "results_figure",
+    "save",
     "traces_from_dir",
 ]
 
@@ -55,6 +57,23 @@ TRACES_FOR: dict[str, tuple[str, ...]] = {
 _RASTER_ABOVE = 4000
 
 TraceGetter = Callable[[str], "pd.DataFrame | None"]
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What the pictures call things: the run, its flows, its wireless hops."""
+
+    title: str
+    flows: Sequence[str]
+    hops: Sequence[str]
+
+
+def hop_names(summary: Mapping[str, Any]) -> list[str]:
+    """The names behind `wireless_tx`'s ``link`` numbers: the links in order (the summary
+    lists each link's two directions in a row), then the cells."""
+    links = summary.get("links") or []
+    cells = summary.get("cells") or []
+    return [str(link.get("name")) for link in links[::2]] + [str(c.get("name")) for c in cells]
 
 
 @dataclass
@@ -107,7 +126,8 @@ def _scatter(ax: Axes, x: Any, y: Any, **kwargs: Any) -> None:
     ax.scatter(x, y, rasterized=len(x) > _RASTER_ABOVE, **kwargs)
 
 
-def _seq(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
+def _seq(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
     seq = get("seq")
     if seq is None:
         return "record the seq trace (--trace seq)"
@@ -160,7 +180,8 @@ def _seq(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
     return fig
 
 
-def _cwnd(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
+def _cwnd(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
     cwnd = get("cwnd")
     if cwnd is None:
         return "record the cwnd trace (--trace cwnd)"
@@ -188,7 +209,8 @@ def _cwnd(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
     return fig
 
 
-def _rtt(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
+def _rtt(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
     rtt = get("rtt")
     if rtt is None:
         return "record the rtt trace (--trace rtt)"
@@ -223,7 +245,8 @@ def _bins(times: pd.Series, bins: int) -> tuple[Any, float]:
     return np.arange(0.0, end + width, width), width
 
 
-def _wireless(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
+def _wireless(get: TraceGetter, labels: _Labels) -> Figure | str:
+    title = labels.title
     wtx = get("wireless_tx")
     if wtx is None:
         return "record the wireless_tx trace (--trace wireless_tx)"
@@ -236,21 +259,18 @@ def _wireless(get: TraceGetter, names: Sequence[str], title: str) -> Figure | st
         sent, _ = np.histogram(rows["time_s"], edges)
         lost, _ = np.histogram(rows["time_s"][rows["lost"]], edges)
         c = _colour(i)
-        ax.step(edges[:-1], sent / width, where="post", color=c, label=f"hop {link}: sent")
+        hop = labels.hops[link] if link < len(labels.hops) else f"link {link}"
+        ax.step(edges[:-1], sent / width, where="post", color=c, label=f"{hop}: sent")
         ax.step(
-            edges[:-1],
-            lost / width,
-            where="post",
-            color=c,
-            linestyle="--",
-            label=f"hop {link}: lost",
+            edges[:-1], lost / width, where="post", color=c, linestyle="--", label=f"{hop}: lost"
         )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8, loc="upper left")
     return fig
 
 
-def _throughput(get: TraceGetter, names: Sequence[str], title: str) -> Figure | str:
+def _throughput(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
     seq = get("seq")
     if seq is None:
         return "record the seq trace (--trace seq)"
@@ -274,7 +294,7 @@ def _throughput(get: TraceGetter, names: Sequence[str], title: str) -> Figure | 
     return fig
 
 
-_DRAW: dict[str, Callable[[TraceGetter, Sequence[str], str], Figure | str]] = {
+_DRAW: dict[str, Callable[[TraceGetter, _Labels], Figure | str]] = {
     "seq": _seq,
     "cwnd": _cwnd,
     "rtt": _rtt,
@@ -288,12 +308,14 @@ def draw(
     *,
     kinds: Iterable[str] = PLOTS,
     flow_names: Sequence[str] = (),
+    hops: Sequence[str] = (),
     title: str = "",
     out_dir: Path | None = None,
     formats: Sequence[str] = ("png", "svg"),
 ) -> Plots:
-    """Draw the plots named in `kinds` from the traces `get` returns; with `out_dir`,
-    write each as ``out_dir/<plot>.<format>``. Unknown names raise ValueError."""
+    """Draw the plots named in `kinds` from the traces `get` returns (`flow_names` and
+    `hops` name the flows and the wireless hops, see `hop_names`); with `out_dir`, write
+    each as ``out_dir/<plot>.<format>``. Unknown names raise ValueError."""
     kinds = list(kinds)
     unknown = [k for k in kinds if k not in _DRAW]
     if unknown:
@@ -310,7 +332,7 @@ def draw(
 
     plots = Plots()
     for kind in kinds:
-        made = _DRAW[kind](cached, flow_names, title or "run")
+        made = _DRAW[kind](cached, _Labels(title or "run", flow_names, hops))
         if isinstance(made, str):
             plots.missing[kind] = made
             continue

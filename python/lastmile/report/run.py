@@ -98,13 +98,18 @@ def _summary_sections(page: Page, summary: dict[str, Any]) -> None:
 def run_page(run_dir: Path, page_dir: Path) -> Page:
     """The page of a run directory; file links are relative to `page_dir`."""
     from lastmile.cli_view import flow_names, read_summary, run_title
-    from lastmile.plot import draw, traces_from_dir
+    from lastmile.plot import draw, hop_names, traces_from_dir
 
     summary: dict[str, Any] = read_summary(run_dir)
     page = Page(f"lastmile run: {run_title(summary)}")
     if summary:
         _summary_sections(page, summary)
-    made = draw(traces_from_dir(run_dir), flow_names=flow_names(summary), title=run_title(summary))
+    made = draw(
+        traces_from_dir(run_dir),
+        flow_names=flow_names(summary),
+        hops=hop_names(summary),
+        title=run_title(summary),
+    )
     figures = "".join(
         figure_matplotlib(fig, caption=f"{kind} ({run_dir.name}/{kind}.parquet)")
         for kind, fig in made.figures.items()
