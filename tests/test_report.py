@@ -252,3 +252,7 @@ def test_report_of_something_else_is_bad_input(tmp_path: Path) -> None:
     proc = lastmile_cli("report", str(tmp_path / "empty"))
     assert proc.returncode == 2
     assert "no summary.json or traces" in proc.stderr and "Traceback" not in proc.stderr
+    junk = tmp_path / "junk.duckdb"
+    junk.write_text("not a database")
+    proc = lastmile_cli("report", str(junk))
+    assert proc.returncode == 2 and "cannot open the results store" in proc.stderr

@@ -208,10 +208,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """``lastmile report``: one HTML page for a run dir, a sweep store or a reproduction."""
     from lastmile.report import ReportError, build_report
+    from lastmile.sweep.store import StoreError
 
     try:
         page = build_report(args.target, args.out)
-    except ReportError as e:
+    except (ReportError, StoreError) as e:
         raise BadInput(str(e)) from None
     print(f"wrote {page}", file=sys.stderr)
     return EXIT_OK
