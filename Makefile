@@ -4,10 +4,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help venv dev test lint bench docs clean
+.PHONY: help venv dev test lint bench docs reference clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,13 @@ bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, t
 	. $(VENV)/bin/activate && maturin develop --release --extras dev
 	$(PY) bench/whole_run.py
 
-docs: ## regenerate docs/reproductions.md (full runs, ~35 s) and print the scenario JSON Schema
+docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1
-	$(VENV)/bin/lastmile schema > /dev/null
+	$(VENV)/bin/lastmile report out/reproduce --out docs/reproductions/index.html
+	$(VENV)/bin/lastmile schema --markdown > docs/scenario-reference.md
+
+reference: ## regenerate docs/scenario-reference.md from the JSON Schema (after `make dev`)
+	$(VENV)/bin/lastmile schema --markdown > docs/scenario-reference.md
 
 clean: ## remove build outputs and caches
 	cargo clean

@@ -28,7 +28,7 @@ TRACE_COLUMNS = {
         "time_s": "float64",
         "flow": "uint32",
         "cwnd_bytes": "uint64",
-        "ssthresh_bytes": "uint64",
+        "ssthresh_bytes": "UInt64",
     },
     "rtt": {
         "time_s": "float64",
@@ -44,6 +44,7 @@ TRACE_COLUMNS = {
         "flow": "uint32",
         "packet_id": "uint64",
         "seq": "uint32",
+        "offset": "UInt64",
         "bytes": "uint32",
         "data": "bool",
         "lost": "bool",

@@ -60,8 +60,8 @@ def run(
     traces: Sequence[str] = ...,
     pcap: Sequence[str] = ...,
     out_dir: str | PathLike[str] | None = None,
-) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes]]]]]:
-    """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes)])])."""
+) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes, bytes | None]]]]]:
+    """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes, validity)])])."""
 
 def schema() -> str:
     """The JSON Schema of scenario files."""

@@ -19,8 +19,9 @@ from lastmile._scenario import Overrides, Scenario, normalise_overrides
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from matplotlib.figure import Figure
 
-__all__ = ["FLOW_COLUMNS", "RunResult", "run"]
+__all__ = ["FLOW_COLUMNS", "RunResult", "run", "trace_frame"]
 
 #: The columns of `RunResult.flows`, in order, with their dtypes ("str" columns hold text).
 FLOW_COLUMNS: dict[str, str] = {
@@ -54,7 +55,8 @@ LINK_COLUMNS: dict[str, str] = {
     "max_queue_packets": "int64",
 }
 
-_Column = tuple[str, str, bytes]
+#: (column name, dtype, little-endian values, Arrow validity bitmap or None).
+_Column = tuple[str, str, bytes, bytes | None]
 
 
 def _frame(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
@@ -75,17 +77,38 @@ def _arrow_table(columns: list[_Column]) -> pa.Table:
     """Wrap the core's column buffers as an Arrow table, without copying row by row."""
     import pyarrow as pa
 
-    arrays = []
-    for _name, dtype, data in columns:
+    arrays, fields = [], []
+    for name, dtype, data, validity in columns:
         if dtype == "bool":
             # The core stores booleans one byte each (numpy's layout); Arrow packs bits.
             raw = pa.Array.from_buffers(pa.uint8(), len(data), [None, pa.py_buffer(data)])
             arrays.append(raw.cast(pa.bool_()))
+            fields.append(pa.field(name, pa.bool_(), nullable=False))
             continue
         arrow_type = pa.type_for_alias(dtype)
         rows = len(data) // (arrow_type.bit_width // 8)
-        arrays.append(pa.Array.from_buffers(arrow_type, rows, [None, pa.py_buffer(data)]))
-    return pa.table(arrays, names=[name for name, _dtype, _data in columns])
+        # A validity bitmap marks absent values (e.g. an unlimited ssthresh) as nulls.
+        mask = None if validity is None else pa.py_buffer(validity)
+        arrays.append(pa.Array.from_buffers(arrow_type, rows, [mask, pa.py_buffer(data)]))
+        # Only the columns the core sends a validity bitmap with can hold nulls.
+        fields.append(pa.field(name, arrow_type, nullable=validity is not None))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def trace_frame(table: pa.Table) -> pd.DataFrame:
+    """`table` as pandas; an integer column that can hold nulls (an unlimited ssthresh, a
+    frame without stream data) becomes pandas' nullable integer type (``UInt64``, with
+    ``<NA>``), whether or not this run produced a null, so its dtype never varies."""
+    import pandas as pd
+    import pyarrow as pa
+
+    frame = table.to_pandas()
+    for f in table.schema:
+        if f.nullable and pa.types.is_integer(f.type):
+            frame[f.name] = table[f.name].to_pandas(
+                types_mapper={pa.uint64(): pd.UInt64Dtype(), pa.uint32(): pd.UInt32Dtype()}.get
+            )
+    return frame
 
 
 class RunResult:
@@ -168,11 +191,51 @@ class RunResult:
         return table
 
     def trace(self, name: str) -> pd.DataFrame:
-        """The recorded trace `name` as a pandas DataFrame (``time_s`` first).
+        """The recorded trace `name` as a pandas DataFrame (``time_s`` first). Columns that
+        can be absent (``cwnd``'s ``ssthresh_bytes`` while ssthresh is unlimited,
+        ``wireless_tx``'s ``offset`` for a frame without stream data) are ``UInt64`` with
+        ``<NA>``.
 
         Raises KeyError naming the traces that were recorded when `name` was not.
         """
-        return self.arrow(name).to_pandas()
+        return trace_frame(self.arrow(name))
+
+    def plot(
+        self,
+        *plots: str,
+        out_dir: str | os.PathLike[str] | None = None,
+        formats: Sequence[str] = ("png", "svg"),
+    ) -> dict[str, Figure]:
+        """The standard pictures of this run, drawn from its recorded traces.
+
+        `plots` names some of ``seq`` (sequence/ACK), ``cwnd``, ``rtt``, ``wireless`` and
+        ``throughput`` (default: every one whose traces were recorded; see
+        `lastmile.plot.TRACES_FOR`). With `out_dir`, each is also written as
+        ``<out_dir>/<plot>.<format>``. Returns matplotlib Figures by plot name. Raises
+        KeyError naming the traces to record when a named plot (or, with none named, every
+        plot) lacks its traces.
+        """
+        from pathlib import Path
+
+        from lastmile import plot as _plot
+
+        made = _plot.draw(
+            lambda name: self.trace(name) if name in self._traces else None,
+            kinds=plots or _plot.PLOTS,
+            flow_names=[str(f.get("name")) for f in self.summary.get("flows", [])],
+            hops=_plot.hop_names(self.summary),
+            title=f"{self.name} (seed {self.seed})",
+            out_dir=Path(out_dir) if out_dir is not None else None,
+            formats=formats,
+        )
+        missing = made.missing if plots else ({} if made.figures else made.missing)
+        if missing:
+            needed = sorted({t for k in missing for t in _plot.TRACES_FOR[k][:1]})
+            raise KeyError(
+                f"cannot draw {', '.join(missing)}: run with traces={needed!r} "
+                f"(recorded: {', '.join(self._traces) or 'none'})"
+            )
+        return made.figures
 
     def to_json(self) -> str:
         """The summary as one JSON object (what ``lastmile run --json`` prints)."""

@@ -1,4 +1,5 @@
-"""The ``lastmile`` command: run, validate, schema, examples, sweep, results.
+"""The ``lastmile`` command: run, validate, schema, examples, plot, report, sweep, results,
+reproduce.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
 path, the bad value and what was expected, and exits with status 2. A run that fails inside
@@ -17,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lastmile import _core, cli_reproduce, cli_sweep
+from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
 from lastmile._examples import example_path, examples
-from lastmile._run import RunResult, run
+from lastmile._run import run
 from lastmile._scenario import Scenario, load
 
 __all__ = ["main"]
@@ -29,8 +30,8 @@ EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
-class _BadInput(Exception):
-    """A CLI-level input problem (unknown example, conflicting arguments)."""
+#: A CLI-level input problem (unknown example, conflicting arguments): exit status 2.
+_BadInput = cli_hints.BadInput
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,23 +73,25 @@ def _parser() -> argparse.ArgumentParser:
     p_validate.add_argument("file", metavar="FILE")
     _add_set(p_validate)
 
-    commands.add_parser("schema", help="print the JSON Schema of scenario files")
-    commands.add_parser("examples", help="list the built-in example scenarios")
+    p_schema = commands.add_parser("schema", help="print the JSON Schema of scenario files")
+    p_schema.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the scenario reference (docs/scenario-reference.md) instead",
+    )
+    p_examples = commands.add_parser(
+        "examples", help="list the built-in example scenarios and their files"
+    )
+    p_examples.add_argument(
+        "--show", metavar="NAME", help="print example NAME, to start a scenario from"
+    )
+    cli_view.register(commands)
     cli_sweep.register(commands)
     cli_reproduce.register(commands)
     return parser
 
 
-def _add_set(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a field, e.g. flow.0.tcp.variant=tahoe (repeatable)",
-    )
+_add_set = cli_view.add_set
 
 
 def _scenario_file(args: argparse.Namespace) -> Path:
@@ -99,9 +102,29 @@ def _scenario_file(args: argparse.Namespace) -> Path:
             return example_path(args.example)
         except KeyError as e:
             raise _BadInput(str(e.args[0])) from None
+    for link in args.pcap if "pcap" in args else ():
+        if Path(link).suffix in (".toml", ".yaml", ".yml", ".json"):
+            raise _BadInput(
+                f"--pcap {link}: --pcap takes link names; give the scenario file before the "
+                "options, or end the list with --"
+            )
     if args.scenario is None:
         raise _BadInput("give a SCENARIO file or --example NAME (see `lastmile examples`)")
+    instead = cli_hints.example_instead_of_file(args.scenario)
+    if instead is not None:
+        raise _BadInput(instead)
     return Path(args.scenario)
+
+
+def _explained(overrides: Sequence[str], path: Path, call: Any) -> Any:
+    """`call()`, with a `ScenarioError` an override caused said in terms of what to type."""
+    try:
+        return call()
+    except _core.ScenarioError as e:
+        better = cli_hints.explain_override_error(e, overrides, path)
+        if better is None:
+            raise
+        raise _BadInput(better) from None
 
 
 def _throughput_unit(flows: list[dict[str, Any]]) -> tuple[str, float, str]:
@@ -177,9 +200,9 @@ def format_summary(summary: dict[str, Any]) -> str:
         out += [
             "",
             f"wireless link {wireless.get('link')!r}: {sent} frames sent, {lost} lost{share}; "
-            f"goodput_wireless {_fmt(wireless.get('goodput_wireless'), '.4f')}, "
-            f"goodput_bytes {_fmt(wireless.get('goodput_bytes'), '.4f')}, "
-            f"redundant tx {wireless.get('redundant_tx', 0)}",
+            f"goodput_wireless {_fmt(wireless.get('goodput_wireless'), '.3f')} (ratio), "
+            f"goodput_bytes {_fmt(wireless.get('goodput_bytes'), '.3f')} (ratio); "
+            f"redundant transmissions {wireless.get('redundant_tx', 0)}",
         ]
     for cell in summary.get("cells") or []:
         busy = cell.get("airtime_busy_fraction")
@@ -216,48 +239,50 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _write_traces(result: RunResult, names: Sequence[str], out_dir: Path) -> list[Path]:
-    import pyarrow.parquet as pq
-
-    written = []
-    if names:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    for name in dict.fromkeys(names):
-        path = out_dir / f"{name}.parquet"
-        pq.write_table(result.arrow(name), path)
-        written.append(path)
-    return written
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     path = _scenario_file(args)
     scenario: Scenario | Path = path
     out_dir: Path | None = args.out
-    if (args.trace or args.pcap) and out_dir is None:
-        scenario = load(path, args.overrides)
+    wants_files = bool(args.trace or args.pcap)
+    if wants_files and out_dir is None:
+        scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
         out_dir = Path("out") / scenario.name
-    result = run(
-        scenario,
-        seed=args.seed,
-        overrides=None if isinstance(scenario, Scenario) else args.overrides,
-        traces=args.trace,
-        pcap=args.pcap,
-        out_dir=out_dir if (args.trace or args.pcap) else None,
+    result = _explained(
+        args.overrides,
+        path,
+        lambda: run(
+            scenario,
+            seed=args.seed,
+            overrides=None if isinstance(scenario, Scenario) else args.overrides,
+            traces=args.trace,
+            pcap=args.pcap,
+            out_dir=out_dir if wants_files else None,
+        ),
     )
     if args.json:
         sys.stdout.write(result.to_json() + "\n")
     else:
         sys.stdout.write(format_summary(result.summary) + "\n")
-    if out_dir is not None and (args.trace or args.pcap):
-        written = _write_traces(result, args.trace, out_dir)
-        written += [out_dir / f"{link}.pcap" for link in dict.fromkeys(args.pcap)]
+    if out_dir is not None:
+        written = cli_view.write_run_dir(result, out_dir, args.trace)
+        written += [out_dir / f"{link}.pcapng" for link in dict.fromkeys(args.pcap)]
         for w in written:
             print(f"wrote {w}", file=sys.stderr)
+        if not wants_files:
+            print(
+                f"note: --out without --trace or --pcap wrote no traces or captures, only the "
+                f"summary; add e.g. --trace {' '.join(_core.trace_names())} or --pcap LINK",
+                file=sys.stderr,
+            )
     return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    scenario = load(args.file, args.overrides)
+    path = Path(args.file)
+    instead = cli_hints.example_instead_of_file(args.file)
+    if instead is not None:
+        raise _BadInput(instead)
+    scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
     print(
         f"ok: {scenario.name}: {len(scenario.nodes)} nodes, {len(scenario.links)} links, "
         f"{scenario.flow_count} flows"
@@ -265,15 +290,32 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_examples(_args: argparse.Namespace) -> int:
+def _cmd_examples(args: argparse.Namespace) -> int:
+    if args.show is not None:
+        try:
+            path = example_path(args.show)
+        except KeyError as e:
+            raise _BadInput(str(e.args[0])) from None
+        sys.stdout.write(path.read_text(encoding="utf-8"))
+        return EXIT_OK
     found = examples()
     width = max((len(n) for n in found), default=0)
     for name, example in found.items():
         print(f"{name.ljust(width)}  {example.description}")
+        print(f"{''.ljust(width)}  {example.path}")
+    print(
+        "\nrun one with `lastmile run --example NAME`; start your own from "
+        "`lastmile examples --show NAME > my.toml`"
+    )
     return EXIT_OK
 
 
-def _cmd_schema(_args: argparse.Namespace) -> int:
+def _cmd_schema(args: argparse.Namespace) -> int:
+    if args.markdown:
+        from lastmile.scenario_reference import markdown
+
+        sys.stdout.write(markdown())
+        return EXIT_OK
     sys.stdout.write(_core.schema() + "\n")
     return EXIT_OK
 
@@ -283,6 +325,7 @@ _COMMANDS = {
     "validate": _cmd_validate,
     "examples": _cmd_examples,
     "schema": _cmd_schema,
+    **cli_view.COMMANDS,
     **cli_sweep.COMMANDS,
     **cli_reproduce.COMMANDS,
 }

@@ -4,7 +4,8 @@
 [--retry-failed]`` runs a campaign's missing runs, reporting progress on stderr, then
 prints the campaign's summary table. ``lastmile results STORE [--campaign NAME]
 [--group-by AXES] [--metric NAME ...] [--runs] [--csv|--parquet OUT]`` prints (or
-exports) per-point means with 95 % confidence intervals, or the runs themselves.
+exports) per-point means with 95 % confidence intervals, or the runs themselves;
+``--plot METRIC --x AXIS [--out FILE]`` draws one metric against one axis instead.
 
 `register(subparsers)` adds both to the ``lastmile`` parser; each sets ``handler`` (also
 listed in `COMMANDS`), which returns the exit status: 0 done, 1 some runs failed (or an
@@ -16,7 +17,6 @@ nothing beyond argparse: the sweep machinery loads when a handler runs.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -99,6 +99,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = r.add_mutually_exclusive_group()
     out.add_argument("--csv", type=Path, metavar="OUT", help="write the table as CSV")
     out.add_argument("--parquet", type=Path, metavar="OUT", help="write the table as Parquet")
+    out.add_argument(
+        "--plot",
+        metavar="METRIC",
+        help="draw METRIC's mean ± 95%% CI against --x AXIS, one line per variant",
+    )
+    r.add_argument("--x", metavar="AXIS", help="the x axis of --plot (an axis of the campaign)")
+    r.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="where --plot draws (.png, .svg or .pdf; default <store>-<METRIC>-vs-<AXIS>.png)",
+    )
     r.set_defaults(handler=cmd_results)
 
 
@@ -106,27 +118,35 @@ def _error(message: str) -> None:
     print(f"lastmile: error: {' '.join(message.split())}", file=sys.stderr)
 
 
-def _number(value: object, digits: int) -> str:
-    if not isinstance(value, int | float) or math.isnan(value):
-        return "-"
-    return f"{value:.{digits}g}"
-
-
 def format_table(frame: pd.DataFrame) -> str:
-    """An aligned text table of a `results` frame: ``mean ± half-width`` per metric."""
+    """An aligned text table of a `results` frame: ``mean ± half-width`` per metric, each
+    metric in one unit (named in its header) and one precision for every row."""
+    from lastmile._units import column_format
+    from lastmile.plot import is_parsed_axis
+
     means = [c.removesuffix("_mean") for c in frame.columns if c.endswith("_mean")]
-    plain = [c for c in frame.columns if not c.endswith(("_mean", "_ci95"))]
-    header = [*plain, *means]
+    plain = [
+        c
+        for c in frame.columns
+        if not c.endswith(("_mean", "_ci95")) and not is_parsed_axis(frame, c)
+    ]
+    formats = {m: column_format(m, frame[m + "_mean"]) for m in means}
+    header = [*plain, *(formats[m].header(m) for m in means)]
+
+    def cell(m: str, row: dict[str, object]) -> str:
+        mean, ci = formats[m](row[m + "_mean"]), formats[m](row[m + "_ci95"])
+        return mean if ci == "-" else f"{mean} ± {ci}"
+
     rows = [
-        [
-            *(str(row[c]) for c in plain),
-            *(f"{_number(row[m + '_mean'], 6)} ± {_number(row[m + '_ci95'], 3)}" for m in means),
-        ]
+        [*(str(row[c]) for c in plain), *(cell(m, row) for m in means)]
         for row in frame.to_dict("records")
     ]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+        "  ".join(
+            cell.ljust(w) if i < len(plain) else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
         for line in (header, *rows)
     ]
     return "\n".join(lines)
@@ -198,6 +218,10 @@ def _results(args: argparse.Namespace) -> int:
     group_by = None
     if args.group_by is not None:
         group_by = [g.strip() for g in args.group_by.split(",") if g.strip()]
+    if args.plot is not None:
+        return _plot_results(args, group_by)
+    if args.x is not None or args.out is not None:
+        raise ValueError("--x and --out go with --plot METRIC")
     frame = results(
         args.store,
         campaign=args.campaign,
@@ -216,6 +240,31 @@ def _results(args: argparse.Namespace) -> int:
         print(frame.to_string(index=False))
     else:
         print(format_table(frame))
+    return EXIT_OK
+
+
+def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
+    from lastmile.plot import results_figure, save
+    from lastmile.sweep import results
+
+    if args.runs:
+        raise ValueError("--plot draws means over seeds: leave out --runs")
+    if args.x is None:
+        raise ValueError(f"--plot {args.plot} needs --x AXIS: the axis to draw it against")
+    frame = results(
+        args.store,
+        campaign=args.campaign,
+        group_by=group_by,
+        metrics=[args.plot],
+        code_version=args.code_version,
+    )
+    figure = results_figure(frame, args.plot, args.x)
+    out = args.out or args.store.with_name(f"{args.store.stem}-{args.plot}-vs-{args.x}.png")
+    if out.suffix not in (".png", ".svg", ".pdf"):
+        raise ValueError(f"--out {out}: expected a .png, .svg or .pdf file")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save(figure, out, out.suffix[1:])
+    print(f"wrote {out}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -554,11 +554,12 @@ fn scenario_errors_name_the_wireless_keys() {
     assert!(e.contains("topology.wireless.phy"), "{e}");
 }
 
-/// A cell is captured and traced like a link: `--pcap wireless` writes the IP datagrams its
-/// frames carry (LACK-piggybacked ACKs included), and `wireless_tx` records each frame's
-/// fate at its addressee.
+/// A cell is captured as 802.11 behind radiotap: every frame on the medium (data, RTS, CTS,
+/// TULIP's LACKs), and the data frames its addressee lost are flagged — as many as the
+/// `wireless_tx` trace, which records each datagram-carrying frame's fate at its addressee,
+/// counts lost.
 #[test]
-fn a_cell_is_captured_to_pcap_and_traced_per_frame() {
+fn a_cell_is_captured_as_80211_with_its_losses_flagged() {
     let s = tulip_chain(
         "fama",
         "tulip",
@@ -577,34 +578,56 @@ fn a_cell_is_captured_to_pcap_and_traced_per_frame() {
         },
     )
     .expect("run");
-    let bytes = std::fs::read(dir.join("wireless.pcap")).expect("pcap written");
+    let bytes = std::fs::read(dir.join("wireless.pcapng")).expect("pcapng written");
     std::fs::remove_dir_all(&dir).ok();
-    // 24-byte global header, linktype 101 (raw IPv4), then one record per datagram.
-    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 101);
-    let mut records = 0;
-    let mut at = 24;
-    while at + 16 <= bytes.len() {
-        let caplen = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
-        assert_eq!(bytes[at + 16] >> 4, 4, "an IPv4 datagram");
-        at += 16 + caplen;
-        records += 1;
+    let le32 = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!(le32(0), 0x0A0D_0D0A, "pcapng section header");
+    let mut at = le32(4) as usize;
+    assert_eq!(le32(at), 1, "interface description");
+    assert_eq!(
+        u16::from_le_bytes([bytes[at + 8], bytes[at + 9]]),
+        127,
+        "802.11 + radiotap"
+    );
+    at += le32(at + 4) as usize;
+    // (frame control byte, radiotap bad-FCS, EtherType of a data frame's body) per record.
+    let mut frames = Vec::new();
+    let mut last_time = 0u64;
+    while at < bytes.len() {
+        assert_eq!(le32(at), 6, "enhanced packet block");
+        let time = (u64::from(le32(at + 12)) << 32) | u64::from(le32(at + 16));
+        assert!(time >= last_time, "records in time order");
+        last_time = time;
+        let frame = &bytes[at + 28..at + 28 + le32(at + 20) as usize];
+        let mac = &frame[9..];
+        let ethertype =
+            (mac[0] == 0x08 && mac.len() >= 32).then(|| u16::from_be_bytes([mac[30], mac[31]]));
+        frames.push((mac[0], frame[8] & 0x40 != 0, ethertype));
+        at += le32(at + 4) as usize;
     }
     assert_eq!(at, bytes.len());
-    let w = wireless(&out);
-    // Every data frame the base station put on the air, plus the mobile's ACKs.
+    let count = |fc: u8| frames.iter().filter(|f| f.0 == fc).count();
     assert!(
-        records as u64 > w.data_frames_sent,
-        "{records} records, {w:?}"
+        count(0xB4) > 0 && count(0xC4) > 0,
+        "FAMA's RTS and CTS are captured"
     );
+    assert!(
+        frames.iter().any(|f| f.2 == Some(0x88B5)),
+        "bare LACKs are captured"
+    );
+    let lost_datagrams = frames.iter().filter(|f| f.1 && f.2 == Some(0x0800)).count();
     let trace = out.traces.iter().find(|t| t.name == "wireless_tx").unwrap();
     let lost = match trace.column("lost").unwrap() {
         lastmile_core::metrics::Column::Bool(v) => v.iter().filter(|x| **x == 1).count(),
         _ => unreachable!(),
     };
+    assert!(lost > 0, "the BER loses frames");
+    assert_eq!(lost_datagrams, lost);
+    let w = wireless(&out);
     assert!(
-        trace.rows() > 0 && lost > 0,
-        "{} rows, {lost} lost",
-        trace.rows()
+        frames.len() as u64 > w.data_frames_sent,
+        "{} frames, {w:?}",
+        frames.len()
     );
 }
 

@@ -27,22 +27,23 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 create_exception!(
-    _core,
+    lastmile,
     ScenarioError,
     PyValueError,
     "A scenario file or override is wrong: `file`, field `path`, bad `value`, what was \
      `expected`, an optional `hint`; `message` is the whole one-line explanation."
 );
 create_exception!(
-    _core,
+    lastmile,
     SimulationError,
     PyRuntimeError,
     "A run could not be carried out or broke an invariant; `kind` is one of \"invalid\", \
      \"invariant\", \"past_event\", \"io\" or \"internal\"."
 );
 
-/// One trace column as it crosses into Python: (name, dtype, little-endian bytes).
-type PyColumn = (String, &'static str, Py<PyBytes>);
+/// One trace column as it crosses into Python: (name, dtype, little-endian bytes, Arrow
+/// validity bitmap or None when the column has no nulls).
+type PyColumn = (String, &'static str, Py<PyBytes>, Option<Py<PyBytes>>);
 /// One trace: (name, columns).
 type PyTrace = (String, Vec<PyColumn>);
 /// A loaded scenario: (normalised JSON, node names, link names).
@@ -193,7 +194,10 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
         .iter()
         .map(|(name, col)| {
             let bytes = PyBytes::new_bound(py, &col.to_le_bytes()).unbind();
-            (name.clone(), col.dtype(), bytes)
+            let validity = col
+                .validity_bitmap()
+                .map(|b| PyBytes::new_bound(py, &b).unbind());
+            (name.clone(), col.dtype(), bytes, validity)
         })
         .collect();
     (t.name.clone(), columns)
@@ -201,7 +205,7 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
 
 /// Loads a scenario (from `path`, or from `text` in `format`) and runs it to the end with
 /// the GIL released. Returns (summary JSON, traces), each trace a list of
-/// (column name, dtype, little-endian bytes).
+/// (column name, dtype, little-endian bytes, validity bitmap or None).
 #[pyfunction]
 #[pyo3(signature = (
     *,

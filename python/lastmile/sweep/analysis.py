@@ -9,22 +9,29 @@ factors (one per distinct n) are computed here.
 
 With ``runs=True`` it returns one row per run instead: campaign, variant, axes, seed,
 status, error, every metric, then the bookkeeping columns.
+
+An axis whose values are quantities with units (``"10ms"``, ``"1Mbps"``, ``"42KB"``,
+``"100pkt"``) gets a parsed numeric column beside it, named with its base unit
+(``topology.wireless.delay_s``, ``..._bps``, ``..._bytes``, ``..._pkt``), and rows sort by
+that number rather than by the text ("10ms" before "100ms").
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from lastmile._units import parse_quantity
 from lastmile.sweep.stats import t_quantile
 from lastmile.sweep.store import Store, StoreError, quote
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DEFAULT_METRICS", "resolve_metrics", "results"]
+__all__ = ["DEFAULT_METRICS", "parse_axes", "resolve_metrics", "results"]
 
 #: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in.
 DEFAULT_METRICS = ("throughput_bps", "tcp_timeouts", "wireless_goodput_wireless")
@@ -55,11 +62,37 @@ def resolve_metrics(st: Store, metrics: Sequence[str] | None) -> list[str]:
         return chosen or [m for m in available if m in numeric]
     for name in metrics:
         if name not in available:
-            hint = f" (did you mean flow0_{name}?)" if f"flow0_{name}" in available else ""
+            choices = [m for m in available if m in numeric]
+            if f"flow0_{name}" in choices:
+                nearest = [f"flow0_{name}"]
+            else:
+                nearest = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)
+            hint = f" (did you mean {nearest[0]}?)" if nearest else ""
             raise StoreError(
-                f"unknown metric {name!r}{hint}; the store has: {', '.join(available)}"
+                f"unknown metric {name!r}{hint}; the numeric metrics are: {', '.join(choices)}"
             )
     return list(metrics)
+
+
+def parse_axes(frame: pd.DataFrame, axes: Sequence[str]) -> pd.DataFrame:
+    """Add a numeric column beside each axis of unit strings, and sort rows by it."""
+    sort_by = []
+    for axis in axes:
+        if axis not in frame.columns:
+            continue
+        sort_by.append(axis)
+        values = frame[axis].dropna().unique().tolist()
+        parsed = [parse_quantity(v) for v in values]
+        bases = {p[1] for p in parsed if p is not None}
+        if not values or None in parsed or len(bases) != 1:
+            continue
+        column = f"{axis}_{bases.pop()}"
+        lookup = {v: p[0] for v, p in zip(values, parsed, strict=True) if p is not None}
+        frame.insert(frame.columns.get_loc(axis) + 1, column, frame[axis].map(lookup))
+        sort_by[-1] = column
+    if sort_by:
+        frame = frame.sort_values(sort_by, kind="stable", na_position="last")
+    return frame.reset_index(drop=True)
 
 
 def _aggregate(
@@ -109,7 +142,7 @@ def _aggregate(
         frame[m + "_ci95"] = factor.astype("float64") * std / n.pow(0.5)
     head = [*groups, "runs", "failed"]
     ordered = [c for m in metrics for c in (m + "_mean", m + "_ci95")]
-    return frame[[*head, *ordered]]
+    return parse_axes(frame[[*head, *ordered]], groups)
 
 
 def results(
@@ -130,4 +163,5 @@ def results(
             chosen = resolve_metrics(st, metrics)
             keep = [c for c in frame.columns if c not in st.metric_columns() or c in chosen]
             frame = frame[keep]
-        return frame
+        axes = ["campaign", "variant", *st.campaign_axes(names), "seed"]
+        return parse_axes(frame, [a for a in axes if a in frame.columns])

@@ -92,6 +92,12 @@ def _field_path(error: BaseException) -> str:
     return path.replace("[", ".").replace("]", "").strip(".")
 
 
+def _names_the_key_not_the_value(error: BaseException) -> bool:
+    """True for a scenario error about a key itself (unknown, misplaced): it carries a
+    `value` attribute that is None, so every value of an axis on that key fails alike."""
+    return hasattr(error, "value") and getattr(error, "value", 0) is None
+
+
 def _blame(spec: SweepSpec, point: Point, error: BaseException) -> tuple[str, str | None]:
     """The error in words, led by the override that caused it; and that override's key."""
     text = " ".join(str(error).split())
@@ -103,6 +109,13 @@ def _blame(spec: SweepSpec, point: Point, error: BaseException) -> tuple[str, st
     ]
     if related:
         key = max(related, key=len)
+        axis = "[grid]" if key in spec.grid else "[zip]" if key in spec.zip else None
+        if axis is not None and _names_the_key_not_the_value(error):
+            # The same complaint for every value of the axis: say it once, for the axis.
+            file = str(getattr(error, "file", ""))
+            rest = text[len(file) + 2 :] if file and text.startswith(file + ": ") else text
+            rest = rest.removeprefix(f"{getattr(error, 'path', '')}: ")
+            return f"{axis} {key}: {rest}", key
         return f"{point.origin(key, spec)}: {text}", key
     where = ", ".join(f"{k} = {v!r}" for k, v in point.params.items())
     return f"variant {point.variant!r}" + (f" at {where}" if where else "") + f": {text}", None

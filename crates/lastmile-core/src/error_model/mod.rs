@@ -31,6 +31,7 @@ mod burst;
 mod drop_list;
 mod gilbert_elliott;
 mod on_off;
+mod schema;
 mod timeline;
 mod validate;
 
@@ -73,8 +74,9 @@ impl FrameInfo {
     }
 }
 
-/// An error model as a scenario file writes it: `{ model = "ber", ber = 15e-6 }`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+/// An error model as a scenario file writes it: `{ model = "ber", ber = 15e-6 }`. Its JSON
+/// Schema is written out form by form in `schema.rs`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ErrorModelSpec {
     /// No errors.
@@ -84,7 +86,8 @@ pub enum ErrorModelSpec {
     Ber { ber: Probability },
     /// Every frame is lost with probability `per`.
     Per { per: Probability },
-    /// A two-state (Good/Bad) Markov channel, in one of three forms; see `GilbertElliottSpec`.
+    /// A two-state (Good/Bad) Markov channel, in one of three forms: timed, per bit, per
+    /// frame (the fields of `GilbertElliottSpec`).
     GilbertElliott(GilbertElliottSpec),
     /// `length` consecutive data frames lost once every `every` bytes of data (TULIP Exp. 5a).
     /// Only frames with payload count and can be lost; see `BurstModel` for the exact rule.

@@ -1,10 +1,13 @@
-//! pcap capture of simulated packets, for Wireshark and tshark.
+//! Packet capture of simulated frames, for Wireshark and tshark.
 //!
-//! The file is classic libpcap format with nanosecond timestamps (magic 0xa1b23c4d,
-//! version 2.4), link type 101 (LINKTYPE_RAW: each record is a bare IPv4 datagram). The
-//! simulator stores no payload, so every datagram is rebuilt from its headers with zero
-//! payload bytes: the captured length equals the original length and every checksum
-//! verifies.
+//! Files are pcapng ([`pcapng`]): one interface per file, nanosecond timestamps, and per
+//! frame an optional comment and flags, so that a frame lost on the air is marked (the
+//! "CRC error" flag and a comment saying where and why) rather than looking delivered. A
+//! point-to-point link is captured with link type 101 (LINKTYPE_RAW: each record a bare
+//! IPv4 datagram); a wireless cell as IEEE 802.11 behind radiotap ([`dot11`]), MAC control
+//! frames included. The simulator stores no payload, so every datagram is rebuilt from its
+//! headers with zero payload bytes: the captured length equals the original length and
+//! every checksum verifies.
 //!
 //! The wire formats follow RFC 791 (IPv4: IHL 5, DF set, no fragmentation, no options),
 //! RFC 9293 (TCP header, MSS option, padding), RFC 7323 (window scale and timestamps),
@@ -17,13 +20,16 @@
 //! Windows: `TcpHeader::window` holds the window in bytes, already scaled. The 16-bit field
 //! carries `window >> shift`, clamped to 65535, where the shift is the one the sender
 //! announced in its SYN, once both ends' SYNs carried the window-scale option (RFC 7323
-//! §2.2-2.3); the window of a SYN is never scaled. `PcapWriter` learns the shifts from the
-//! SYNs it writes. `encode_ipv4` alone knows no handshake and clamps; a capture that starts
-//! after the handshake does the same. Wireshark applies the same rule, so its "calculated
-//! window size" matches the simulator's window up to the scaling granularity.
+//! §2.2-2.3); the window of a SYN is never scaled. [`WindowShifts`] learns the shifts from
+//! the SYNs a capture writes. `encode_ipv4` alone knows no handshake and clamps; a capture
+//! that starts after the handshake does the same. Wireshark applies the same rule, so its
+//! "calculated window size" matches the simulator's window up to the scaling granularity.
 //!
 //! Left out: IP options, ECN codepoints in the IP header (the simulator marks none yet),
 //! the urgent pointer, and payload contents.
+
+pub mod dot11;
+pub mod pcapng;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -36,13 +42,10 @@ use crate::packet::{
     PROTO_TCP, PROTO_UDP, UDP_HEADER_LEN,
 };
 
-/// pcap magic number for nanosecond timestamps.
-pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
-/// LINKTYPE_RAW: records begin with the IPv4 header.
-pub const LINKTYPE_RAW: u32 = 101;
-/// The largest datagram IPv4 can describe, and so the snapshot length.
+pub use pcapng::{Interface, Note, PcapngWriter, LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_RAW};
+
+/// The largest datagram IPv4 can describe.
 const SNAPLEN: u32 = 65_535;
-const NANOS_PER_SEC: u64 = 1_000_000_000;
 
 // TCP header flag bits (RFC 9293 §3.1, RFC 3168 §23.2).
 const FIN: u8 = 0x01;
@@ -68,81 +71,16 @@ const DONT_FRAGMENT: u16 = 0x4000;
 /// destination port).
 type Direction = (u32, u16, u32, u16);
 
-/// Writes packets to a pcap file as they cross a link.
-pub struct PcapWriter<W: Write = BufWriter<File>> {
-    out: W,
-    /// The window-scale shift each sender announced in its SYN, by the direction it sends.
+/// The window-scale shift each sender announced in its SYN, learnt from the SYNs a
+/// capture sees (RFC 7323 §2.2-2.3).
+#[derive(Clone, Debug, Default)]
+pub struct WindowShifts {
     announced_shift: BTreeMap<Direction, u8>,
 }
 
-impl PcapWriter<BufWriter<File>> {
-    /// Creates (or truncates) the file at `path` and writes the pcap header.
-    pub fn create(path: &Path) -> io::Result<Self> {
-        PcapWriter::new(BufWriter::new(File::create(path)?))
-    }
-}
-
-impl<W: Write> PcapWriter<W> {
-    /// Writes the pcap header to `out` (a file, or a `Vec<u8>` in tests).
-    pub fn new(mut out: W) -> io::Result<Self> {
-        let mut header = Vec::with_capacity(24);
-        header.extend_from_slice(&PCAP_MAGIC_NANOS.to_le_bytes());
-        header.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
-        header.extend_from_slice(&4u16.to_le_bytes());
-        header.extend_from_slice(&0i32.to_le_bytes()); // thiszone: UTC
-        header.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-        header.extend_from_slice(&SNAPLEN.to_le_bytes());
-        header.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        out.write_all(&header)?;
-        Ok(PcapWriter {
-            out,
-            announced_shift: BTreeMap::new(),
-        })
-    }
-
-    /// Appends `packet` as seen at `time`. Refuses (with `InvalidInput`) a packet whose
-    /// headers cannot be encoded as they are: a total length that disagrees with its
-    /// headers and payload or exceeds 65535, TCP options over 40 bytes, an IP protocol that
-    /// disagrees with the transport, or a time beyond 2^32 s.
-    pub fn write(&mut self, time: SimTime, packet: &Packet) -> io::Result<()> {
-        check_encodable(packet).map_err(|why| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("packet {}: {why}", packet.id.0),
-            )
-        })?;
-        let secs = u32::try_from(time.as_nanos() / NANOS_PER_SEC).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("time {time} is beyond the pcap timestamp range"),
-            )
-        })?;
-        let nanos = (time.as_nanos() % NANOS_PER_SEC) as u32;
-        let shift = self.window_shift(packet);
-        let datagram = encode_ipv4_with_window_shift(packet, shift);
-        let len = datagram.len() as u32;
-        let mut record = Vec::with_capacity(16);
-        record.extend_from_slice(&secs.to_le_bytes());
-        record.extend_from_slice(&nanos.to_le_bytes());
-        record.extend_from_slice(&len.to_le_bytes()); // captured length
-        record.extend_from_slice(&len.to_le_bytes()); // original length
-        self.out.write_all(&record)?;
-        self.out.write_all(&datagram)
-    }
-
-    /// Flushes and closes the capture.
-    pub fn finish(self) -> io::Result<()> {
-        self.into_inner().map(drop)
-    }
-
-    /// Flushes and returns the underlying writer.
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
-    }
-
+impl WindowShifts {
     /// Records the shift a SYN announces, and returns the shift of `packet`'s window field.
-    fn window_shift(&mut self, packet: &Packet) -> u8 {
+    pub fn shift_for(&mut self, packet: &Packet) -> u8 {
         let Transport::Tcp(segment) = &packet.transport else {
             return 0;
         };
@@ -164,6 +102,76 @@ impl<W: Write> PcapWriter<W> {
             (Some(&shift), Some(_)) => shift,
             _ => 0,
         }
+    }
+
+    /// The datagram of `packet` with its window scaled as the handshake announced.
+    /// Refuses (with `InvalidInput`) a packet whose headers cannot be encoded as they are:
+    /// a total length that disagrees with its headers and payload or exceeds 65535, TCP
+    /// options over 40 bytes, or an IP protocol that disagrees with the transport.
+    pub fn datagram(&mut self, packet: &Packet) -> io::Result<Vec<u8>> {
+        check_encodable(packet).map_err(|why| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("packet {}: {why}", packet.id.0),
+            )
+        })?;
+        let shift = self.shift_for(packet);
+        Ok(encode_ipv4_with_window_shift(packet, shift))
+    }
+}
+
+/// A capture file of one interface: a pcapng section whose records are written in order.
+pub struct PcapWriter<W: Write = BufWriter<File>> {
+    out: PcapngWriter<W>,
+    shifts: WindowShifts,
+}
+
+impl PcapWriter<BufWriter<File>> {
+    /// Creates (or truncates) the file at `path` and writes the headers.
+    pub fn create(path: &Path, interface: Interface) -> io::Result<Self> {
+        PcapWriter::new(BufWriter::new(File::create(path)?), interface)
+    }
+}
+
+impl<W: Write> PcapWriter<W> {
+    /// Writes the section and interface headers to `out` (a file, or a `Vec<u8>`).
+    pub fn new(out: W, interface: Interface) -> io::Result<Self> {
+        let application = format!("lastmile {}", env!("CARGO_PKG_VERSION"));
+        Ok(PcapWriter {
+            out: PcapngWriter::new(out, &application, &[interface])?,
+            shifts: WindowShifts::default(),
+        })
+    }
+
+    /// Appends `packet` as a bare IPv4 datagram (a LINKTYPE_RAW interface) seen at `time`.
+    pub fn write(&mut self, time: SimTime, packet: &Packet) -> io::Result<()> {
+        self.write_noted(time, packet, &Note::default())
+    }
+
+    /// As `write`, with a comment and flags.
+    pub fn write_noted(&mut self, time: SimTime, packet: &Packet, note: &Note) -> io::Result<()> {
+        let datagram = self.shifts.datagram(packet)?;
+        self.out.write_packet(0, time, &datagram, note)
+    }
+
+    /// Appends an already encoded frame (e.g. from [`dot11`]).
+    pub fn write_frame(&mut self, time: SimTime, frame: &[u8], note: &Note) -> io::Result<()> {
+        self.out.write_packet(0, time, frame, note)
+    }
+
+    /// The window shifts learnt so far, for encoding a datagram inside another frame.
+    pub fn shifts(&mut self) -> &mut WindowShifts {
+        &mut self.shifts
+    }
+
+    /// Flushes and closes the capture.
+    pub fn finish(self) -> io::Result<()> {
+        self.into_inner().map(drop)
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(self) -> io::Result<W> {
+        self.out.into_inner()
     }
 }
 

@@ -22,7 +22,10 @@ pub struct Scenario {
     /// The run ends when every flow is done or at this time. Default "3600s".
     #[serde(default = "default_stop_time")]
     pub stop_time: Duration,
+    /// The network: a preset (`chain`, `wlan`, `adhoc`) or explicit nodes and links.
     pub topology: Topology,
+    /// The TCP-aware agent on the base station, if any. Default: none (plain IP
+    /// forwarding).
     #[serde(default)]
     pub base_station: BaseStation,
     /// The flows: one application over one TCP connection each.
@@ -56,10 +59,14 @@ pub enum Preset {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
+    /// A preset topology with its fixed node names. Default: none, for an explicit
+    /// topology of `nodes` and `links`.
     pub preset: Option<Preset>,
-    /// The wired link: fh → bs (chain), fh → ap (wlan).
+    /// The wired link: fh → bs (chain), fh → ap (wlan). Default: none; required by `chain`
+    /// and `wlan`.
     pub wired: Option<LinkSpec>,
-    /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`.
+    /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`. Default: none;
+    /// required by every preset.
     pub wireless: Option<LinkSpec>,
     /// `wlan`: the number of mobile hosts in the cell. Default 1.
     pub mobiles: Option<u32>,
@@ -84,11 +91,13 @@ pub enum MacKind {
     /// A shared half-duplex cell with the IEEE 802.11 DCF (clause 9.2).
     Dcf,
     /// A shared half-duplex cell with FAMA-NCS (Fullmer & Garcia-Luna-Aceves): non-persistent
-    /// carrier sensing, RTS/CTS with a dominant 21-byte CTS, no MAC ACK; with
-    /// `link = "tulip"` and `tulip.mac_acceleration`, TULIP's LACK goes inside the floor
-    /// (TULIP §3.3). Its constants (τ, ξ, backoff window, retry limit, frame sizes) are
-    /// `FamaConfig`'s in `crates/lastmile-core/src/wireless/mac/fama.rs`; the PHY keys
-    /// (`phy`, `rate`, `basic_rate`, `preamble`) apply.
+    /// carrier sensing, RTS/CTS with a dominant CTS, no MAC ACK; with `link = "tulip"` and
+    /// `tulip.mac_acceleration`, TULIP's LACK goes inside the floor (TULIP §3.3). The PHY
+    /// keys (`phy`, `rate`, `basic_rate`, `preamble`) apply; its constants are fixed: τ =
+    /// 1 µs (802.11 aAirPropagationTime), ξ = 5 µs (802.11 DSSS aRxTxTurnaroundTime), RTS
+    /// 20 bytes, CTS the shortest length with CTS ≥ RTS + 2τ + ξ (21 bytes at 1 Mbps),
+    /// backoff 1 + U[0, cw] slots with cw from 31 doubling to 1023 (the 802.11 values; the
+    /// papers give none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit).
     Fama,
 }
 
@@ -188,18 +197,27 @@ impl Default for TulipSpec {
     }
 }
 
-/// A full-duplex point-to-point link with a drop-tail queue at each end.
+/// A link: a full-duplex point-to-point channel with a drop-tail queue at each end
+/// (`mac = "p2p"`), or a shared wireless cell (`mac = "ideal"`, `"dcf"` or `"fama"`). Which
+/// keys apply: every link takes `name`, `from`, `to`, `rate`, `delay`, `queue`,
+/// `overhead`, `errors`, `reverse_errors`, `wireless`; a cell adds the PHY keys `phy`,
+/// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
+/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` has no keys of
+/// its own (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
+/// takes `link_retry_limit`, `link = "tulip"` the `tulip` table.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// A name for metrics, traces and `--pcap`. Default: "<from>-<to>" ("wired" and
     /// "wireless" in the chain preset).
     pub name: Option<String>,
-    /// The node at the data-bound end's source (explicit topologies only).
+    /// The node at the data-bound end's source. Default: set by the preset; required in
+    /// explicit topologies.
     pub from: Option<String>,
-    /// The node at the other end (explicit topologies only).
+    /// The node at the other end. Default: set by the preset; required in explicit
+    /// topologies.
     pub to: Option<String>,
-    /// The line rate.
+    /// The line rate (on a cell: the rate of data frames).
     pub rate: Rate,
     /// One-way propagation delay. Default "0s".
     #[serde(default)]
@@ -210,10 +228,11 @@ pub struct LinkSpec {
     /// Bytes added to every frame below IP (e.g. "2B" for PPP). Default "0B".
     #[serde(default)]
     pub overhead: ByteSize,
-    /// Frame errors from `from` to `to` (the data-bound direction in the chain).
+    /// Frame errors from `from` to `to` (the data-bound direction in the chain). Default
+    /// `{ model = "none" }`.
     #[serde(default)]
     pub errors: ErrorModelSpec,
-    /// Frame errors from `to` to `from` (ACKs in the chain).
+    /// Frame errors from `to` to `from` (ACKs in the chain). Default `{ model = "none" }`.
     #[serde(default)]
     pub reverse_errors: ErrorModelSpec,
     /// The MAC (wireless hops). Default "p2p".
@@ -225,22 +244,28 @@ pub struct LinkSpec {
     /// Count this link's frames in the `wireless` metrics. Default: true for the chain's
     /// wireless hop, false otherwise.
     pub wireless: Option<bool>,
-    /// Cell MACs: the 802.11 PHY preset; `rate` is the data rate. Default "802.11".
+    /// Cells: the 802.11 PHY preset; `rate` is the data rate. Default "802.11".
     pub phy: Option<PhyPreset>,
-    /// Cell MACs: the rate of control frames (RTS, CTS, ACK). Default: the preset's, 1 Mbps.
+    /// Cells: the rate of control frames (RTS, CTS, ACK). Default: the preset's, "1Mbps"
+    /// (IEEE 802.11-1999 §15: the DSSS basic rate).
     pub basic_rate: Option<Rate>,
-    /// Cell MACs: "long" (192 µs) or "short" (96 µs) PLCP. Default: the preset's, "long".
+    /// Cells: "long" (192 µs) or "short" (96 µs) PLCP preamble and header. Default: the
+    /// preset's, "long" (IEEE 802.11-1999 §15.2).
     pub preamble: Option<PreambleKind>,
-    /// DCF: MAC frames longer than this use RTS/CTS. Default "2347B" (never; the standard).
+    /// `mac = "dcf"`: MAC frames longer than this use RTS/CTS. Default "2347B" (never;
+    /// dot11RTSThreshold, IEEE 802.11-1999 Annex D).
     pub rts_threshold: Option<ByteSize>,
-    /// DCF: dot11ShortRetryLimit. Default 7 (1 with `link = "tulip"`: TULIP does the ARQ).
+    /// `mac = "dcf"`: dot11ShortRetryLimit. Default 7 (IEEE 802.11-1999 Annex D; 1 with
+    /// `link = "tulip"`: TULIP does the ARQ).
     pub retry_limit_short: Option<u32>,
-    /// DCF: dot11LongRetryLimit. Default 4 (1 with `link = "tulip"`).
+    /// `mac = "dcf"`: dot11LongRetryLimit. Default 4 (IEEE 802.11-1999 Annex D; 1 with
+    /// `link = "tulip"`).
     pub retry_limit_long: Option<u32>,
-    /// `stop_and_wait`: transmission attempts per frame. Default 7.
+    /// `link = "stop_and_wait"`: transmission attempts per frame. Default 7 (the papers give
+    /// none; the same as dot11ShortRetryLimit).
     pub link_retry_limit: Option<u32>,
-    /// `tulip`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`. Default:
-    /// the paper's (W = 8, MAC acceleration on).
+    /// `link = "tulip"`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`.
+    /// Default: the paper's (TULIP §5: W = 8, MAC acceleration on).
     pub tulip: Option<TulipSpec>,
     /// `mac = "fama"`: FAMA-NCS's constants that neither TULIP nor the FAMA-NCS abstracts
     /// fix, e.g. `{ slot = "354us", cw_min = 7 }`. Default: `FamaConfig`'s.
@@ -315,13 +340,17 @@ pub struct BaseStation {
     /// The node that is the base station (for LLE-TCP: the wireless sender, e.g. "ap" in
     /// `wlan`, "n1" in `adhoc`). Default "bs".
     pub node: Option<String>,
-    /// Snoop's settings (with `agent = "snoop"`); defaults as TULIP §4 ran it.
+    /// Snoop's settings (with `agent = "snoop"`). Default: each key's default, as TULIP §4
+    /// ran it.
     pub snoop: Option<SnoopSpec>,
-    /// WTCP's settings (with `agent = "wtcp"`); defaults from WTCP §4 and Table I.
+    /// WTCP's settings (with `agent = "wtcp"`). Default: each key's default (WTCP §4 and
+    /// Table I).
     pub wtcp: Option<WtcpSpec>,
-    /// I-TCP's settings (with `agent = "itcp"`); defaults from WTCP §4 and Table I.
+    /// I-TCP's settings (with `agent = "itcp"`). Default: each key's default (WTCP §4 and
+    /// Table I).
     pub itcp: Option<ItcpSpec>,
-    /// LLE-TCP's settings (with `agent = "lle"`); defaults from LLE-TCP §3.3 and §4.4.
+    /// LLE-TCP's settings (with `agent = "lle"`). Default: each key's default (LLE-TCP §3.3
+    /// and §4.4).
     pub lle: Option<LleSpec>,
 }
 
@@ -331,13 +360,18 @@ pub struct BaseStation {
 pub struct FlowSpec {
     /// A name for reports. Default "<src>-<dst>-<index>".
     pub name: Option<String>,
+    /// The node the application sends from (a node of the topology, e.g. "fh").
     pub src: String,
+    /// The node that receives (e.g. "mh").
     pub dst: String,
     /// When the application opens the connection. Default "0s".
     #[serde(default)]
     pub start: Duration,
+    /// TCP at both ends of the connection. Default: each key's default.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
+    /// source.
     pub app: AppSpec,
 }
 
@@ -374,10 +408,12 @@ pub struct TcpSpec {
     /// Loss recovery. Default "newreno".
     #[serde(default)]
     pub variant: TcpVariant,
-    /// Maximum segment size (payload bytes). Default "1460B".
+    /// Maximum segment size (payload bytes). Default "1460B" (a 1500-byte Ethernet MTU less
+    /// 40 bytes of IP and TCP headers).
     #[serde(default = "default_mss")]
     pub mss: ByteSize,
-    /// The receiver's window (buffer). Default "64KiB".
+    /// The receiver's window (buffer). Default "64KiB" (about the largest window TCP can
+    /// advertise without window scaling, 65,535 bytes: RFC 7323 §2).
     #[serde(default = "default_rwnd")]
     pub rwnd: ByteSize,
     /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
@@ -389,7 +425,8 @@ pub struct TcpSpec {
     #[serde(default = "default_dupack_threshold")]
     pub dupack_threshold: u32,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
-    /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms".
+    /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
+    /// modern clock; the seeds' experiments set their own).
     #[serde(default = "default_granularity")]
     pub timer_granularity: Duration,
     /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).

@@ -697,15 +697,12 @@ impl World {
             bits: 8 * u64::from(frame_bytes),
             payload_bytes: data.map_or(0, |p| p.payload_len()),
         };
-        if let (Some(captures), Some(p)) = (
-            self.captures.as_mut(),
-            frame.payload.as_ref().and_then(LinkFrame::carried_packet),
-        ) {
-            captures.write_cell(cell.index(), now, p)?;
-        }
         let c = &mut self.cells[cell.index()];
         let node = c.stations[m].node;
         let (tx, arrivals) = c.medium.start_tx(now, node, airtime, meta);
+        if let Some(captures) = self.captures.as_mut() {
+            captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
+        }
         c.in_flight.insert(
             tx,
             InFlight {
@@ -749,18 +746,31 @@ impl World {
         let c = &mut self.cells[cell.index()];
         let node = c.stations[m].node;
         let outcome = c.medium.finish_rx(tx, node);
-        let (frame, sender) = match c.in_flight.get_mut(&tx) {
+        let (frame, sender, last) = match c.in_flight.get_mut(&tx) {
             Some(f) => {
                 f.left -= 1;
                 let sender = f.sender;
                 if f.left == 0 {
-                    (c.in_flight.remove(&tx).expect("present").frame, sender)
+                    (
+                        c.in_flight.remove(&tx).expect("present").frame,
+                        sender,
+                        true,
+                    )
                 } else {
-                    (f.frame.clone(), sender)
+                    (f.frame.clone(), sender, false)
                 }
             }
             None => return Ok(()),
         };
+        if let Some(captures) = self.captures.as_mut() {
+            if frame.ra == node {
+                captures.cell_received(cell.index(), tx, node, &outcome)?;
+            }
+            if last {
+                captures.cell_done(cell.index(), tx)?;
+            }
+        }
+        let c = &mut self.cells[cell.index()];
         let lost = !matches!(outcome, RxOutcome::Intact);
         if frame.ra == node && lost && c.is_head(sender) && frame.kind == FrameKind::Data {
             let data = frame.payload.as_ref().and_then(LinkFrame::data_packet);

@@ -31,7 +31,7 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Trace names from `TRACE_NAMES` to record.
     pub traces: Vec<String>,
-    /// Link names to capture to pcap files in `out_dir` (`<link>.pcap`).
+    /// Link names to capture to pcapng files in `out_dir` (`<link>.pcapng`).
     pub pcap: Vec<String>,
     /// Where pcap files go; required when `pcap` is not empty.
     pub out_dir: Option<PathBuf>,

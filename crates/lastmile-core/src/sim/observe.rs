@@ -1,11 +1,16 @@
 //! Observation without interference: per-channel accounting of new, redundant and
 //! delivered data (the wireless goodput metrics of `experiments.md`), per-packet delay
 //! statistics, and the opt-in column traces.
+//!
+//! Absent values are nulls in the traces, never sentinels: the `cwnd` trace's
+//! `ssthresh_bytes` is null while ssthresh is unlimited (RFC 5681 §3.1's "arbitrarily
+//! high" initial value, `u64::MAX` inside the sender), and `wireless_tx`'s `offset` is null
+//! for a frame that carries no stream data.
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::{Column, TraceTable};
-use crate::packet::{Packet, SeqNumber};
+use crate::packet::{Control, Packet, SeqNumber};
 use crate::ranges::RangeSet;
 use crate::tcp::TcpTraceEvent;
 
@@ -194,7 +199,8 @@ struct CwndColumns {
     time_s: Vec<f64>,
     flow: Vec<u32>,
     cwnd_bytes: Vec<u64>,
-    ssthresh_bytes: Vec<u64>,
+    /// None while ssthresh is unlimited.
+    ssthresh_bytes: Vec<Option<u64>>,
 }
 
 #[derive(Debug, Default)]
@@ -214,9 +220,48 @@ struct WirelessTxColumns {
     flow: Vec<u32>,
     packet_id: Vec<u64>,
     seq: Vec<u32>,
+    offset: Vec<Option<u64>>,
     bytes: Vec<u32>,
     data: Vec<u8>,
     lost: Vec<u8>,
+    /// Stream offsets of each (flow, sending address), for `offset`.
+    streams: StreamOffsets,
+}
+
+/// The stream offset (0 = the first byte of data, as in the `seq` trace) of the TCP data a
+/// frame carries, learnt per flow and sending address from the SYN seen crossing the link
+/// (ISN + 1 is offset 0), or, when the SYN never crossed it, from the first data frame.
+#[derive(Debug, Default)]
+struct StreamOffsets {
+    /// ((flow, source address), unwrapper, unwrapped position of offset 0); a short list
+    /// searched in order (a handful of flows per link), so no hash order can matter.
+    streams: Vec<((u32, u32), Unwrapper, Option<u64>)>,
+}
+
+impl StreamOffsets {
+    fn offset(&mut self, packet: &Packet) -> Option<u64> {
+        let seg = packet.tcp()?;
+        let syn = seg.header.control == Control::Syn;
+        if !syn && seg.payload_len == 0 {
+            return None;
+        }
+        let key = (packet.flow.0, packet.ip.src.0);
+        let i = match self.streams.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.streams.push((key, Unwrapper::default(), None));
+                self.streams.len() - 1
+            }
+        };
+        let (_, unwrap, zero) = &mut self.streams[i];
+        let at = unwrap.offset(seg.header.seq);
+        if syn {
+            zero.get_or_insert(at + 1);
+            return None;
+        }
+        let zero = *zero.get_or_insert(at);
+        Some(at.saturating_sub(zero))
+    }
 }
 
 /// The opt-in traces of a run, as growing columns.
@@ -266,7 +311,8 @@ impl Traces {
                 c.time_s.push(t);
                 c.flow.push(flow.0);
                 c.cwnd_bytes.push(cwnd);
-                c.ssthresh_bytes.push(ssthresh);
+                c.ssthresh_bytes
+                    .push((ssthresh != u64::MAX).then_some(ssthresh));
             }
             TcpTraceEvent::Rtt {
                 sample,
@@ -295,6 +341,8 @@ impl Traces {
         c.packet_id.push(packet.id.0);
         c.seq
             .push(packet.tcp().map(|s| s.header.seq.0).unwrap_or(0));
+        let offset = c.streams.offset(packet);
+        c.offset.push(offset);
         c.bytes.push(packet.size_bytes());
         c.data.push(u8::from(packet.is_data()));
         c.lost.push(u8::from(lost));
@@ -325,7 +373,7 @@ impl Traces {
                     ("time_s", Column::F64(c.time_s)),
                     ("flow", Column::U32(c.flow)),
                     ("cwnd_bytes", Column::U64(c.cwnd_bytes)),
-                    ("ssthresh_bytes", Column::U64(c.ssthresh_bytes)),
+                    ("ssthresh_bytes", Column::opt_u64(c.ssthresh_bytes)),
                 ],
             ));
         }
@@ -353,6 +401,7 @@ impl Traces {
                     ("flow", Column::U32(c.flow)),
                     ("packet_id", Column::U64(c.packet_id)),
                     ("seq", Column::U32(c.seq)),
+                    ("offset", Column::opt_u64(c.offset)),
                     ("bytes", Column::U32(c.bytes)),
                     ("data", Column::Bool(c.data)),
                     ("lost", Column::Bool(c.lost)),

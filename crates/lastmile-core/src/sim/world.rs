@@ -287,7 +287,7 @@ impl World {
         let channel = &mut self.links[link.index()].dirs[dir.index()];
         match channel.offer(now, slot, size) {
             Offer::Started { tx_end } => {
-                self.capture_frame(link, now, slot)?;
+                self.capture_frame(link, dir, now, slot)?;
                 self.schedule(tx_end, Event::TxDone { link, dir })
             }
             Offer::Queued => Ok(()),
@@ -301,11 +301,12 @@ impl World {
     fn capture_frame(
         &mut self,
         link: LinkId,
+        dir: Direction,
         now: SimTime,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
         if let Some(captures) = self.captures.as_mut() {
-            captures.write(link, now, self.packets.get(slot))?;
+            captures.link_started(link, dir, now, self.packets.get(slot))?;
         }
         Ok(())
     }
@@ -321,6 +322,10 @@ impl World {
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
         l.accounting[dir.index()].on_transmitted(packet, frame_bytes, lost);
+        if let Some(captures) = self.captures.as_mut() {
+            let from = l.dirs[1 - dir.index()].to;
+            captures.link_finished(link, dir, from, to, lost)?;
+        }
         if l.wireless && self.traces.wireless_tx {
             self.traces.on_wireless_tx(now, link.0, packet, lost);
         }
@@ -332,7 +337,7 @@ impl World {
         let channel = &mut self.links[link.index()].dirs[dir.index()];
         if let Some(tx_end) = channel.start_next(now) {
             let next = channel.on_wire().expect("just started");
-            self.capture_frame(link, now, next)?;
+            self.capture_frame(link, dir, now, next)?;
             self.schedule(tx_end, Event::TxDone { link, dir })?;
         }
         Ok(())

@@ -1,0 +1,225 @@
+"""The ``lastmile plot`` and ``lastmile report`` subcommands: looking at a run instead of
+reading it.
+
+``lastmile plot RUN_DIR`` draws the standard pictures (`lastmile.plot`) from the traces a
+``lastmile run --trace ... --out RUN_DIR`` wrote; ``lastmile plot SCENARIO|--example NAME
+[--seed N] [--set K=V]`` runs the scenario with the traces the pictures need and writes a
+run directory (summary, traces, pictures) to ``--out`` (default ``out/<name>``).
+
+``lastmile report TARGET [--out FILE]`` writes one self-contained HTML page for a run
+directory, a sweep results store (``.duckdb``) or a ``lastmile reproduce`` output directory
+(`lastmile.report`).
+
+Also here: `add_set` (the ``--set`` option every scenario-reading command shares) and
+`write_run_dir` (what ``lastmile run --out`` writes). Registering imports only argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lastmile import _core
+from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
+
+if TYPE_CHECKING:
+    from lastmile._run import RunResult
+
+__all__ = ["COMMANDS", "add_set", "register", "write_run_dir"]
+
+EXIT_OK = 0
+
+#: The summary file of a run directory.
+SUMMARY_FILE = "summary.json"
+
+
+def add_set(parser: argparse.ArgumentParser) -> None:
+    """``--set KEY=VALUE``: one override per flag, so a scenario file may follow it."""
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field, e.g. --set flow.0.tcp.variant=tahoe; one per --set, repeat "
+        "it for more; replace a whole table with "
+        "--set 'topology.wireless.errors={model=\"per\", per=0.1}'",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``plot`` and ``report`` to a ``lastmile`` subparsers object."""
+    from lastmile.plot import PLOTS
+
+    p = subparsers.add_parser(
+        "plot",
+        help="draw a run: sequence/ACK, cwnd, RTT, wireless frames, throughput",
+        description="Draw the standard pictures of a run, from a run directory's traces or "
+        "by running a scenario with the traces they need.",
+    )
+    p.add_argument(
+        "target", nargs="?", metavar="RUN_DIR|SCENARIO", help="a run directory or scenario file"
+    )
+    p.add_argument("--example", metavar="NAME", help="run a built-in example instead")
+    p.add_argument("--seed", type=int, metavar="N", help="replace the scenario's seed")
+    add_set(p)
+    p.add_argument(
+        "--only", nargs="+", choices=PLOTS, metavar="PLOT", help=f"some of: {', '.join(PLOTS)}"
+    )
+    p.add_argument(
+        "--format",
+        nargs="+",
+        default=["png", "svg"],
+        choices=["png", "svg", "pdf"],
+        help="file formats (default: png svg)",
+    )
+    p.add_argument(
+        "--out", type=Path, metavar="DIR", help="where the pictures go (default: the run dir)"
+    )
+    r = subparsers.add_parser(
+        "report",
+        help="one self-contained HTML page for a run, a sweep store or a reproduce output",
+        description="Write one HTML page (figures inlined) for a run directory, a sweep "
+        "results store (.duckdb) or a `lastmile reproduce` output directory.",
+    )
+    r.add_argument("target", metavar="TARGET", type=Path, help="run dir, .duckdb, or reproduce dir")
+    r.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="the page (default: TARGET/report.html, or STORE.html for a store)",
+    )
+
+
+def write_run_dir(result: RunResult, out_dir: Path, traces: Sequence[str]) -> list[Path]:
+    """Write a run directory: ``summary.json`` and each trace as ``NAME.parquet``."""
+    import pyarrow.parquet as pq
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = out_dir / SUMMARY_FILE
+    summary.write_text(json.dumps(result.summary, indent=1) + "\n", encoding="utf-8")
+    written = [summary]
+    for name in dict.fromkeys(traces):
+        path = out_dir / f"{name}.parquet"
+        pq.write_table(result.arrow(name), path)
+        written.append(path)
+    return written
+
+
+def read_summary(run_dir: Path) -> dict[str, object]:
+    """The summary of a run directory ({} when it has none)."""
+    path = run_dir / SUMMARY_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def run_title(summary: dict[str, object]) -> str:
+    """``name (seed N)`` of a summary, or "run"."""
+    if "name" not in summary:
+        return "run"
+    return f"{summary['name']} (seed {summary.get('seed')})"
+
+
+def flow_names(summary: dict[str, object]) -> list[str]:
+    flows = summary.get("flows")
+    if not isinstance(flows, list):
+        return []
+    return [str(f.get("name")) if isinstance(f, dict) else "?" for f in flows]
+
+
+def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
+    """Run the scenario with the traces `kinds` need; write and return its run directory."""
+    from lastmile._examples import example_path
+    from lastmile._run import run
+    from lastmile._scenario import load
+    from lastmile.plot import TRACES_FOR
+
+    if args.example is not None:
+        try:
+            path = example_path(args.example)
+        except KeyError as e:
+            raise BadInput(str(e.args[0])) from None
+    else:
+        instead = example_instead_of_file(args.target)
+        if instead is not None:
+            raise BadInput(instead)
+        path = Path(args.target)
+    traces = list(dict.fromkeys(t for k in kinds for t in TRACES_FOR[k]))
+    try:
+        scenario = load(path, args.overrides)
+        result = run(scenario, seed=args.seed, traces=traces)
+    except _core.ScenarioError as e:
+        better = explain_override_error(e, args.overrides, path)
+        if better is None:
+            raise
+        raise BadInput(better) from None
+    out_dir = args.out or Path("out") / scenario.name
+    for written in write_run_dir(result, out_dir, traces):
+        print(f"wrote {written}", file=sys.stderr)
+    return out_dir
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """``lastmile plot``: draw the pictures of a run directory or of a fresh run."""
+    from lastmile.plot import PLOTS, draw, hop_names, traces_from_dir
+
+    kinds = list(dict.fromkeys(args.only or PLOTS))
+    if args.example is not None and args.target is not None:
+        raise BadInput("give a RUN_DIR or SCENARIO, or --example NAME, not both")
+    if args.example is None and args.target is None:
+        raise BadInput(
+            "give a run directory (lastmile run --trace ... --out DIR), a SCENARIO "
+            "file or --example NAME"
+        )
+    if args.target is not None and Path(args.target).is_dir():
+        if args.seed is not None or args.overrides:
+            raise BadInput(f"{args.target} is a run directory: --seed and --set need a scenario")
+        run_dir = Path(args.target)
+    else:
+        run_dir = _run_for_plot(args, kinds)
+    summary = read_summary(run_dir)
+    made = draw(
+        traces_from_dir(run_dir),
+        kinds=kinds,
+        flow_names=flow_names(summary),
+        hops=hop_names(summary),
+        title=run_title(summary),
+        out_dir=args.out or run_dir,
+        formats=args.format,
+    )
+    for path in made.files:
+        print(f"wrote {path}", file=sys.stderr)
+    for kind, why in made.missing.items():
+        print(f"skipped {kind}: {why}", file=sys.stderr)
+    if not made.figures:
+        raise BadInput(
+            f"{run_dir}: no traces to draw; run it with --trace "
+            f"{' '.join(_core.trace_names())} --out {run_dir}, or plot a scenario"
+        )
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``lastmile report``: one HTML page for a run dir, a sweep store or a reproduction."""
+    from lastmile.report import ReportError, build_report
+    from lastmile.sweep.store import StoreError
+
+    try:
+        page = build_report(args.target, args.out)
+    except (ReportError, StoreError) as e:
+        raise BadInput(str(e)) from None
+    print(f"wrote {page}", file=sys.stderr)
+    return EXIT_OK
+
+
+#: Subcommand name → handler.
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "plot": cmd_plot,
+    "report": cmd_report,
+}

@@ -1,0 +1,425 @@
+"""The standard pictures of one TCP run, drawn from its traces (``lastmile plot``,
+`RunResult.plot`).
+
+- ``seq``: the sender's sequence/ACK plot (Stevens' "time-sequence graph", as tcptrace
+  draws it): each data segment sent at its relative sequence number (the stream offset of
+  its first byte, 0 = the first byte of data), retransmissions marked, the cumulative ACK
+  as a step line, and data frames lost on the wireless hop marked where they were sent.
+- ``cwnd``: the congestion window and ssthresh (RFC 5681) over time; an unlimited ssthresh
+  (the trace's null) is drawn as absent.
+- ``rtt``: RTT samples with the smoothed RTT and the RTO (RFC 6298).
+- ``wireless``: frames sent and frames lost on each wireless hop per time bin.
+- ``throughput``: per-flow goodput over time, from the cumulative ACKs (bytes newly
+  acknowledged per bin).
+
+Figures are matplotlib `Figure` objects built without pyplot (no global state, so a
+notebook's backend is left alone); matplotlib is imported only here, when drawing. A plot
+whose traces were not recorded is skipped and named in `missing`, with the trace to add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "PLOTS",
+    "TRACES_FOR",
+    "Plots",
+    "draw",
+    "hop_names",
+    "is_parsed_axis",
+    "results_figure",
+    "save",
+    "traces_from_dir",
+]
+
+#: The plots, in the order they are drawn.
+PLOTS = ("seq", "cwnd", "rtt", "wireless", "throughput")
+
+#: The traces each plot reads (the first is required, the others optional).
+TRACES_FOR: dict[str, tuple[str, ...]] = {
+    "seq": ("seq", "wireless_tx"),
+    "cwnd": ("cwnd",),
+    "rtt": ("rtt",),
+    "wireless": ("wireless_tx",),
+    "throughput": ("seq",),
+}
+
+#: Scatter plots with more points than this are rasterized inside SVG files.
+_RASTER_ABOVE = 4000
+
+TraceGetter = Callable[[str], "pd.DataFrame | None"]
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What the pictures call things: the run, its flows, its wireless hops."""
+
+    title: str
+    flows: Sequence[str]
+    hops: Sequence[str]
+
+
+def hop_names(summary: Mapping[str, Any]) -> list[str]:
+    """The names behind `wireless_tx`'s ``link`` numbers: the links in order (the summary
+    lists each link's two directions in a row), then the cells."""
+    links = summary.get("links") or []
+    cells = summary.get("cells") or []
+    return [str(link.get("name")) for link in links[::2]] + [str(c.get("name")) for c in cells]
+
+
+@dataclass
+class Plots:
+    """What `draw` made: the figures by plot name, the files written, and the plots skipped
+    with the reason (the trace to record)."""
+
+    figures: dict[str, Figure] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+def traces_from_dir(run_dir: Path) -> TraceGetter:
+    """A trace getter over the ``NAME.parquet`` files of a run directory."""
+
+    def get(name: str) -> pd.DataFrame | None:
+        path = run_dir / f"{name}.parquet"
+        if not path.is_file():
+            return None
+        import pyarrow.parquet as pq
+
+        from lastmile._run import trace_frame
+
+        return trace_frame(pq.read_table(path))
+
+    return get
+
+
+def _flow_label(flow: int, names: Sequence[str]) -> str:
+    return names[flow] if flow < len(names) else f"flow {flow}"
+
+
+def _colour(flow: int) -> str:
+    return f"C{flow % 10}"
+
+
+def _new_figure(title: str, ylabel: str) -> tuple[Figure, Axes]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.0, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def _scatter(ax: Axes, x: Any, y: Any, **kwargs: Any) -> None:
+    ax.scatter(x, y, rasterized=len(x) > _RASTER_ABOVE, **kwargs)
+
+
+def _seq(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
+    seq = get("seq")
+    if seq is None:
+        return "record the seq trace (--trace seq)"
+    wtx = get("wireless_tx")
+    fig, ax = _new_figure(f"{title}: sequence and ACK numbers", "relative sequence number (KB)")
+    for flow in sorted(set(seq["flow"].tolist())):
+        rows = seq[seq["flow"] == flow]
+        sent = rows[~rows["ack"]]
+        first = sent[~sent["retransmission"]]
+        again = sent[sent["retransmission"]]
+        acks = rows[rows["ack"]]
+        c, label = _colour(flow), _flow_label(flow, names)
+        _scatter(ax, first["time_s"], first["offset"] / 1e3, s=4, color=c, label=f"{label}: sent")
+        if len(acks):
+            ax.step(
+                acks["time_s"],
+                acks["offset"] / 1e3,
+                where="post",
+                color=c,
+                alpha=0.5,
+                linewidth=1.0,
+                label=f"{label}: cumulative ACK",
+            )
+        if len(again):
+            _scatter(
+                ax,
+                again["time_s"],
+                again["offset"] / 1e3,
+                s=22,
+                marker="x",
+                color="red",
+                linewidths=1.0,
+                label=f"{label}: retransmitted",
+            )
+        if wtx is not None and "offset" in wtx:
+            lost = wtx[(wtx["flow"] == flow) & wtx["lost"] & wtx["data"] & wtx["offset"].notna()]
+            if len(lost):
+                _scatter(
+                    ax,
+                    lost["time_s"],
+                    lost["offset"] / 1e3,
+                    s=30,
+                    marker="v",
+                    facecolors="none",
+                    edgecolors="black",
+                    linewidths=0.9,
+                    label=f"{label}: lost on the air",
+                )
+    ax.legend(fontsize=8, loc="upper left", markerscale=1.5)
+    return fig
+
+
+def _cwnd(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
+    cwnd = get("cwnd")
+    if cwnd is None:
+        return "record the cwnd trace (--trace cwnd)"
+    fig, ax = _new_figure(f"{title}: congestion window", "bytes (KB)")
+    for flow in sorted(set(cwnd["flow"].tolist())):
+        rows = cwnd[cwnd["flow"] == flow]
+        c, label = _colour(flow), _flow_label(flow, names)
+        ax.step(
+            rows["time_s"], rows["cwnd_bytes"] / 1e3, where="post", color=c, label=f"{label}: cwnd"
+        )
+        # A null ssthresh (unlimited) becomes NaN: matplotlib leaves a gap there.
+        ssthresh = rows["ssthresh_bytes"].astype("float64") / 1e3
+        if ssthresh.notna().any():
+            ax.step(
+                rows["time_s"],
+                ssthresh,
+                where="post",
+                color=c,
+                linestyle="--",
+                alpha=0.8,
+                label=f"{label}: ssthresh",
+            )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def _rtt(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
+    rtt = get("rtt")
+    if rtt is None:
+        return "record the rtt trace (--trace rtt)"
+    fig, ax = _new_figure(f"{title}: round-trip time", "seconds")
+    for flow in sorted(set(rtt["flow"].tolist())):
+        rows = rtt[rtt["flow"] == flow]
+        c, label = _colour(flow), _flow_label(flow, names)
+        _scatter(
+            ax, rows["time_s"], rows["sample_s"], s=5, color=c, alpha=0.6, label=f"{label}: sample"
+        )
+        ax.plot(rows["time_s"], rows["srtt_s"], color=c, linewidth=1.2, label=f"{label}: SRTT")
+        ax.step(
+            rows["time_s"],
+            rows["rto_s"],
+            where="post",
+            color=c,
+            linestyle=":",
+            linewidth=1.2,
+            label=f"{label}: RTO",
+        )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def _bins(times: pd.Series, bins: int) -> tuple[Any, float]:
+    """Bin edges over [0, last time] and the bin width (at least 1 ms)."""
+    import numpy as np
+
+    end = float(times.max()) if len(times) else 1.0
+    width = max(end / bins, 1e-3)
+    return np.arange(0.0, end + width, width), width
+
+
+def _wireless(get: TraceGetter, labels: _Labels) -> Figure | str:
+    title = labels.title
+    wtx = get("wireless_tx")
+    if wtx is None:
+        return "record the wireless_tx trace (--trace wireless_tx)"
+    import numpy as np
+
+    fig, ax = _new_figure(f"{title}: wireless frames", "frames per second")
+    edges, width = _bins(wtx["time_s"], 60)
+    for i, link in enumerate(sorted(set(wtx["link"].tolist()))):
+        rows = wtx[wtx["link"] == link]
+        sent, _ = np.histogram(rows["time_s"], edges)
+        lost, _ = np.histogram(rows["time_s"][rows["lost"]], edges)
+        c = _colour(i)
+        hop = labels.hops[link] if link < len(labels.hops) else f"link {link}"
+        ax.step(edges[:-1], sent / width, where="post", color=c, label=f"{hop}: sent")
+        ax.step(
+            edges[:-1], lost / width, where="post", color=c, linestyle="--", label=f"{hop}: lost"
+        )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def _throughput(get: TraceGetter, labels: _Labels) -> Figure | str:
+    names, title = labels.flows, labels.title
+    seq = get("seq")
+    if seq is None:
+        return "record the seq trace (--trace seq)"
+    import numpy as np
+
+    acks = seq[seq["ack"]]
+    fig, ax = _new_figure(f"{title}: throughput per flow", "goodput (kbps)")
+    edges, width = _bins(seq["time_s"], 60)
+    for flow in sorted(set(acks["flow"].tolist())):
+        rows = acks[acks["flow"] == flow]
+        offsets = rows["offset"].astype("float64").cummax().to_numpy()
+        # The highest cumulative ACK at each bin edge; bytes acknowledged per bin.
+        at = np.searchsorted(rows["time_s"].to_numpy(), edges, side="right") - 1
+        acked = np.where(at >= 0, offsets[np.clip(at, 0, None)], 0.0)
+        rate_kbps = np.diff(acked) * 8 / width / 1e3
+        ax.step(
+            edges[:-1], rate_kbps, where="post", color=_colour(flow), label=_flow_label(flow, names)
+        )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+_DRAW: dict[str, Callable[[TraceGetter, _Labels], Figure | str]] = {
+    "seq": _seq,
+    "cwnd": _cwnd,
+    "rtt": _rtt,
+    "wireless": _wireless,
+    "throughput": _throughput,
+}
+
+
+def draw(
+    get: TraceGetter,
+    *,
+    kinds: Iterable[str] = PLOTS,
+    flow_names: Sequence[str] = (),
+    hops: Sequence[str] = (),
+    title: str = "",
+    out_dir: Path | None = None,
+    formats: Sequence[str] = ("png", "svg"),
+) -> Plots:
+    """Draw the plots named in `kinds` from the traces `get` returns (`flow_names` and
+    `hops` name the flows and the wireless hops, see `hop_names`); with `out_dir`, write
+    each as ``out_dir/<plot>.<format>``. Unknown names raise ValueError."""
+    kinds = list(kinds)
+    unknown = [k for k in kinds if k not in _DRAW]
+    if unknown:
+        raise ValueError(f"unknown plot {unknown[0]!r}; the plots are: {', '.join(PLOTS)}")
+    bad = [f for f in formats if f not in ("png", "svg", "pdf")]
+    if bad:
+        raise ValueError(f"unknown format {bad[0]!r}: expected png, svg or pdf")
+    cache: dict[str, pd.DataFrame | None] = {}
+
+    def cached(name: str) -> pd.DataFrame | None:
+        if name not in cache:
+            cache[name] = get(name)
+        return cache[name]
+
+    plots = Plots()
+    for kind in kinds:
+        made = _DRAW[kind](cached, _Labels(title or "run", flow_names, hops))
+        if isinstance(made, str):
+            plots.missing[kind] = made
+            continue
+        plots.figures[kind] = made
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for fmt in formats:
+                path = out_dir / f"{kind}.{fmt}"
+                save(made, path, fmt)
+                plots.files.append(path)
+    return plots
+
+
+def save(fig: Figure, target: Any, fmt: str) -> None:
+    """Save `fig` as `fmt` (png, svg, pdf) byte-stable: no dates or versions stamped, and
+    SVG element ids from a fixed salt rather than a random one."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "lastmile"}):
+        fig.savefig(target, format=fmt, dpi=110, metadata=_metadata(fmt))
+
+
+def _metadata(fmt: str) -> dict[str, Any] | None:
+    # Byte-stable files: no creation date in SVG/PDF, no software version stamp.
+    if fmt == "svg":
+        return {"Date": None, "Creator": None}
+    if fmt == "pdf":
+        return {"CreationDate": None, "Creator": None, "Producer": None}
+    return {"Software": None}
+
+
+def is_parsed_axis(frame: pd.DataFrame, column: str) -> bool:
+    """True for the numeric column `lastmile.results` adds beside an axis of unit strings."""
+    cols = list(frame.columns)
+    i = cols.index(column)
+    return i > 0 and any(column == f"{cols[i - 1]}_{b}" for b in ("s", "bps", "bytes", "pkt"))
+
+
+def results_figure(frame: pd.DataFrame, metric: str, x_axis: str, title: str = "") -> Figure:
+    """Mean ± 95 % CI of `metric` against `x_axis`, one line per variant (and per value of
+    every other grouping column), from a `lastmile.results` table. A unit-string axis is
+    placed by its parsed number; any other non-numeric axis by its order."""
+    from lastmile._units import column_format
+
+    mean, ci = f"{metric}_mean", f"{metric}_ci95"
+    if mean not in frame.columns:
+        known = [c.removesuffix("_mean") for c in frame.columns if c.endswith("_mean")]
+        raise ValueError(f"no metric {metric!r} in the table (metrics: {', '.join(known)})")
+    if x_axis not in frame.columns:
+        axes = [c for c in frame.columns if not c.endswith(("_mean", "_ci95"))]
+        axes = [c for c in axes if c not in ("runs", "failed")]
+        raise ValueError(f"no axis {x_axis!r} in the table (columns: {', '.join(axes)})")
+    cols = list(frame.columns)
+    parsed = cols[cols.index(x_axis) + 1] if x_axis in cols[:-1] else None
+    x_column = parsed if parsed is not None and is_parsed_axis(frame, parsed) else x_axis
+    numeric_x = frame[x_column].dtype.kind in "iuf"
+    groups = [
+        c
+        for c in frame.columns
+        if c not in (x_axis, x_column, "runs", "failed")
+        and not c.endswith(("_mean", "_ci95"))
+        and not is_parsed_axis(frame, c)
+    ]
+    fmt = column_format(metric, frame[mean])
+    x_fmt = column_format(x_column, frame[x_column]) if numeric_x else None
+    xlabel = x_fmt.header(x_column) if x_fmt is not None else x_axis
+    fig, ax = _new_figure(title or f"{fmt.header(metric)} vs {x_axis}", fmt.header(metric))
+    ax.set_xlabel(xlabel)
+    labels = list(dict.fromkeys(frame[x_axis].tolist()))
+    for i, (key, rows) in enumerate(frame.groupby(groups, sort=False) if groups else [((), frame)]):
+        parts = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(str(p) for p in parts) or metric
+        if numeric_x:
+            xs = rows[x_column].astype("float64") / (x_fmt.divide_by if x_fmt else 1.0)
+        else:
+            xs = rows[x_axis].map(labels.index)
+        ax.errorbar(
+            xs,
+            rows[mean] / fmt.divide_by,
+            yerr=rows[ci].fillna(0.0) / fmt.divide_by,
+            marker="o",
+            markersize=4,
+            capsize=3,
+            color=_colour(i),
+            label=label,
+        )
+    if not numeric_x:
+        ax.set_xticks(range(len(labels)), [str(v) for v in labels])
+    ax.legend(fontsize=8)
+    return fig

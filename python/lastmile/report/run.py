@@ -1,0 +1,135 @@
+"""The report of one run directory (``lastmile run --trace ... --out DIR``, or ``lastmile
+plot``): the summary as tables — flows, the wireless hop, links, cells, agent — each
+metric in one unit named in its header, the standard pictures drawn from the traces, and
+links to the directory's files (traces, captures).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lastmile._units import column_format
+from lastmile.report.html import Page, esc, figure_matplotlib, link, table
+
+__all__ = ["run_page"]
+
+#: Flow columns shown, with their header stems (units come from the metric names).
+_FLOW_COLUMNS = (
+    "throughput_bps",
+    "completion_s",
+    "bytes_delivered",
+    "tcp_timeouts",
+    "tcp_fast_retransmits",
+    "tcp_retransmits",
+    "delay_mean_s",
+    "delay_std_s",
+)
+
+
+def metric_table(
+    rows: list[dict[str, Any]], labels: dict[str, list[str]], columns: list[str]
+) -> str:
+    """Rows of metrics after text columns `labels` (header → one cell per row), one unit
+    and precision per metric column (header ``name (unit)``)."""
+    formats = {c: column_format(c, [r.get(c) for r in rows]) for c in columns}
+    header = [*labels, *(formats[c].header(c) for c in columns)]
+    body = [
+        [*(cells[i] for cells in labels.values()), *(formats[c](r.get(c)) for c in columns)]
+        for i, r in enumerate(rows)
+    ]
+    return table(header, body, numeric=range(len(labels), len(header)))
+
+
+def _numbers(record: dict[str, Any]) -> list[str]:
+    return [k for k, v in record.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _key_values(record: dict[str, Any], title: str) -> str:
+    formats = {k: column_format(k, [record[k]]) for k in _numbers(record)}
+    rows = [[f.header(k), f(record[k])] for k, f in formats.items()]
+    words = [f"{k} = {v}" for k, v in record.items() if isinstance(v, str)]
+    lead = f"<p>{esc('; '.join(words))}</p>" if words else ""
+    return lead + table([title, "value"], rows, numeric=[1])
+
+
+def _summary_sections(page: Page, summary: dict[str, Any]) -> None:
+    engine = summary.get("engine", {})
+    flows = summary.get("flows", [])
+    sim_s, wall_s = engine.get("sim_time_s"), engine.get("wall_s")
+    page.lead = (
+        f"<p>{esc(engine.get('stop_reason', '?'))} at "
+        f"{esc(f'{sim_s:.3f}' if isinstance(sim_s, float) else sim_s)} s simulated; "
+        f"{esc(engine.get('events'))} events in "
+        f"{esc(f'{wall_s:.3f}' if isinstance(wall_s, float) else wall_s)} s of wall time.</p>"
+    )
+    columns = [c for c in _FLOW_COLUMNS if any(c in f for f in flows)]
+    labels = {
+        "flow": [str(f.get("name")) for f in flows],
+        "variant": [str(f.get("variant")) for f in flows],
+    }
+    page.add("Flows", metric_table(flows, labels, columns))
+    wireless = summary.get("wireless")
+    if isinstance(wireless, dict):
+        page.add("Wireless hop", _key_values(wireless, "metric"))
+    links = summary.get("links")
+    if isinstance(links, list) and links:
+        labels = {
+            "link": [str(link.get("name")) for link in links],
+            "direction": [f"{link.get('from')} → {link.get('to')}" for link in links],
+        }
+        page.add("Links", metric_table(links, labels, _numbers(links[0])))
+    for cell in summary.get("cells") or []:
+        page.add(f"Cell {cell.get('name')}", _key_values(cell, "metric"))
+    agent = summary.get("agent")
+    if isinstance(agent, dict):
+        flat = {k: v for k, v in agent.items() if not isinstance(v, dict)}
+        flat.update(
+            {
+                f"{k}.{kk}": vv
+                for k, v in agent.items()
+                if isinstance(v, dict)
+                for kk, vv in v.items()
+            }
+        )
+        page.add(f"Agent {agent.get('kind')}", _key_values(flat, "metric"))
+
+
+def run_page(run_dir: Path, page_dir: Path) -> Page:
+    """The page of a run directory; file links are relative to `page_dir`."""
+    from lastmile.cli_view import flow_names, read_summary, run_title
+    from lastmile.plot import draw, hop_names, traces_from_dir
+
+    summary: dict[str, Any] = read_summary(run_dir)
+    page = Page(f"lastmile run: {run_title(summary)}")
+    if summary:
+        _summary_sections(page, summary)
+    made = draw(
+        traces_from_dir(run_dir),
+        flow_names=flow_names(summary),
+        hops=hop_names(summary),
+        title=run_title(summary),
+    )
+    figures = "".join(
+        figure_matplotlib(fig, caption=f"{kind} ({run_dir.name}/{kind}.parquet)")
+        for kind, fig in made.figures.items()
+    )
+    missing = "".join(f"<li>{esc(k)}: {esc(why)}</li>" for k, why in made.missing.items())
+    if missing:
+        figures += f"<p>Not drawn:</p><ul>{missing}</ul>"
+    page.add("Pictures", figures)
+    files = sorted(p for p in run_dir.iterdir() if p.suffix in (".parquet", ".pcapng", ".json"))
+    items = []
+    for p in files:
+        rel = _relative(p, page_dir)
+        items.append(f"<li>{link(rel, p.name) if rel else esc(p.name)}</li>")
+    page.add("Files", f"<ul>{''.join(items)}</ul>" if items else "<p>none</p>")
+    return page
+
+
+def _relative(path: Path, page_dir: Path) -> str | None:
+    """`path` relative to the page, when it lies under the page's directory."""
+    try:
+        return path.resolve().relative_to(page_dir.resolve()).as_posix()
+    except ValueError:
+        return None
