@@ -508,7 +508,10 @@ def _trace_figures(ctx: Context) -> None:
             o = {**over, FWD_BER: ber, REV_BER: ber}
             runs[(ber, v)] = ctx.run_traced(SCENARIO, 1, o, ["seq", "rtt"])
     with ctx.figure(
-        "fig9", "TULIP Fig. 9: sequence number growth, BER 3.9 (a) and 15 (b) per million, 42 KB", 2
+        "fig9",
+        "TULIP Fig. 9: sequence number growth, BER 3.9 (a) and 15 (b) per million, 42 KB; "
+        "one run (seed 1), no bars",
+        2,
     ) as axes:
         for ax, ber in zip(axes, (3.9e-6, TOP), strict=True):
             for v in VARIANTS:
@@ -520,7 +523,8 @@ def _trace_figures(ctx: Context) -> None:
             ax.set_title(f"BER {ber * 1e6:g} per million", fontsize="small")
     with ctx.figure(
         "fig12",
-        "TULIP Fig. 12: segments and ACKs at the source, first 2 s, BER 15: no LL (a), TULIP (b)",
+        "TULIP Fig. 12: segments and ACKs at the source, first 2 s, BER 15: no LL (a), TULIP (b); "
+        "one run (seed 1), no bars",
         2,
     ) as axes:
         for ax, v in zip(axes, ("nollc", "tulip"), strict=True):
@@ -546,7 +550,8 @@ def _trace_figures(ctx: Context) -> None:
             ax.set_title(LABELS[v], fontsize="small")
     with ctx.figure(
         "fig13",
-        "TULIP Fig. 13: TCP's RTT sample, estimate, deviation and RTO, TULIP, BER 15, 42 KB",
+        "TULIP Fig. 13: TCP's RTT sample, estimate, deviation and RTO, TULIP, BER 15, 42 KB; "
+        "one run (seed 1), no bars",
     ) as (ax,):
         rtt = runs[(TOP, "tulip")].trace("rtt")
         for col, label in (

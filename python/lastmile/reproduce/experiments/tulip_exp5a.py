@@ -321,7 +321,8 @@ def _fig18(ctx: Context) -> None:
     with ctx.figure(
         "fig18",
         "TULIP Fig. 18: data segments on the radio around the first burst of 6 lost "
-        "packets: TULIP (a), Snoop (b); segments numbered from the first of the run",
+        "packets: TULIP (a), Snoop (b); segments numbered from the first of the run; one run "
+        "(seed 1), no bars",
         2,
     ) as axes:
         for ax, (v, over) in zip(axes, VARIANTS.items(), strict=True):

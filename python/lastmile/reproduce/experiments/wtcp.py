@@ -372,7 +372,10 @@ def _fig5_runs(ctx: Context) -> tuple[dict[tuple[str, str], Any], dict[tuple[str
     sampled = {}
     ns = {}
     with ctx.figure(
-        "fig5", "WTCP Fig. 5: the source's RTO over time, sampled every second (mean Bad 100 ms)", 2
+        "fig5",
+        "WTCP Fig. 5: the source's RTO over time, sampled every second (mean Bad 100 ms); one "
+        "run (seed 1), no bars",
+        2,
     ) as axes:
         for ax, clock in zip(axes, CLOCKS, strict=True):
             for ts in ("none", "exact", "recent"):
