@@ -150,8 +150,8 @@ fn fig7_per_0_1_delivers_every_byte_once_in_order() {
 /// ways, frames fail now and then; the transfer still completes exactly once, prepared ACKs
 /// are dropped on `TxFailure`, and the receiver's duplicate ACKs are let through (§3.2:
 /// duplicate ACKs are never suppressed). A frame whose MAC ACKs were all lost reached the
-/// receiver although the MAC failed it: its ACK is dropped all the same (Fig. 3), the
-/// receiver's later ACKs are suppressed, and the sender times out — the paper's design.
+/// receiver although the MAC failed it: its ACK is dropped all the same (Fig. 3), and the
+/// agent hands the segment back to the MAC to find out (`after_give_up = "resync"`).
 #[test]
 fn tx_failures_drop_prepared_acks_and_dupacks_pass() {
     let per = r#"{ model = "per", per = 0.1 }"#;
@@ -335,4 +335,54 @@ app = { kind = "bulk", bytes = "100KB" }
         failures += lle(&out).acks_dropped_on_failure;
     }
     assert!(failures > 50, "{failures} TxFailures over 50 seeds");
+}
+
+/// §4.3's hop with only the reverse direction lossy (PER 0.3 on MH's frames, its MAC ACKs
+/// included) and 4 MAC attempts per frame: every data frame arrives, but about 0.3^4 of
+/// them lose all four MAC ACKs and the MAC gives up. `after_give_up` as given.
+fn reverse_lossy(after_give_up: &str, seed: u64) -> Scenario {
+    load(&format!(
+        r#"
+name = "adhoc-lle-reverse"
+seed = {seed}
+stop_time = "600s"
+[topology]
+preset = "adhoc"
+wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", retry_limit_short = 4, errors = {{ model = "none" }}, reverse_errors = {{ model = "per", per = 0.3 }} }}
+[base_station]
+agent = "lle"
+node = "n1"
+lle = {{ after_give_up = "{after_give_up}" }}
+[[flow]]
+src = "n1"
+dst = "n2"
+tcp = {{ variant = "reno", mss = "960B", rwnd = "19200B", ack = "every" }}
+app = {{ kind = "bulk", bytes = "2MB" }}
+"#
+    ))
+}
+
+/// A give-up where only the MAC ACKs were lost used to leave a phantom hole: the agent held
+/// every later ACK for a segment the receiver had, the client suppressed the receiver's
+/// new ACKs, and TCP waited for its RTO — one timeout per give-up (177 in a 20 MB transfer).
+/// With the default `after_give_up = "resync"` the agent hands the segment back to the MAC
+/// and its success acknowledges what the receiver holds: no timeout is left. The paper's
+/// literal rule has none either here (nothing is really lost), by acknowledging blindly.
+#[test]
+fn a_give_up_with_only_mac_acks_lost_costs_no_tcp_timeout() {
+    for seed in 1..=3 {
+        let out = run_ok(&reverse_lossy("resync", seed));
+        let f = &out.summary.flows[0];
+        let l = lle(&out);
+        println!("reverse PER 0.3, resync, seed {seed}: {l:?}; {f:?}");
+        assert!(f.completed && !f.stalled, "{f:?}");
+        assert!(l.acks_dropped_on_failure >= 8, "give-ups happened: {l:?}");
+        assert!(l.give_up_resends >= l.acks_dropped_on_failure / 2, "{l:?}");
+        assert_eq!(f.tcp_timeouts, 0, "seed {seed}: {f:?}");
+        let paper = run_ok(&reverse_lossy("paper", seed));
+        let p = &paper.summary.flows[0];
+        assert!(p.completed, "{p:?}");
+        assert_eq!(p.tcp_timeouts, 0, "seed {seed}: {p:?}");
+        assert_eq!(lle(&paper).give_up_resends, 0);
+    }
 }
