@@ -25,7 +25,6 @@ KNOWN_FAILURES = {
     ("tulip-exp1", "TULIP's mean delay is below"): "at 42 KB TULIP keeps the window queued",
     ("tulip-exp5b", "TCP alone is fine at 0.01"): "fades alone stall TCP with a 500 ms clock",
     ("wtcp", "P = 0.01: rewriting the timestamp"): "fast retransmit hides the RTO difference",
-    ("wtcp", "P = 0.01: WTCP (rewritten) above"): "Snoop edges WTCP with wired losses",
 }
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
