@@ -17,6 +17,10 @@ from conftest import EXAMPLES, SMALL, example, lastmile_cli, run_json, without_w
 FLOW_KEYS = {
     "throughput_bps",
     "completion_s",
+    "last_delivery_s",
+    "longest_stall_s",
+    "stalled",
+    "stall_threshold_s",
     "bytes_delivered",
     "tcp_timeouts",
     "tcp_fast_retransmits",
@@ -66,6 +70,8 @@ def test_example_json_shape_and_values(name: str) -> None:
         assert flow["completion_s"] > 0
         assert flow["delay_mean_s"] > 0 and flow["delay_std_s"] >= 0
         assert flow["tcp_retransmits"] >= flow["tcp_fast_retransmits"]
+        assert flow["stalled"] is False, flow
+        assert 0 <= flow["longest_stall_s"] < flow["stall_threshold_s"]
         if completes:
             assert flow["completed"] is True
             assert flow["bytes_delivered"] == flow["bytes_total"]
@@ -196,7 +202,28 @@ def test_pcap_default_directory_is_out_slash_scenario_name(tmp_path: Path) -> No
 
 
 def test_throughput_is_consistent_with_bytes_and_time() -> None:
+    # The flow starts at 0 s and completes: its window runs to its last delivery.
     summary = run_json("--example", "chain-per5-newreno", *SMALL)
     (flow,) = summary["flows"]
-    expected = flow["bytes_delivered"] * 8 / flow["completion_s"]
+    assert flow["completed"] and not flow["stalled"]
+    expected = flow["bytes_delivered"] * 8 / flow["last_delivery_s"]
     assert math.isclose(flow["throughput_bps"], expected, rel_tol=1e-9)
+    # completion_s runs from the first byte sent, after the handshake.
+    assert flow["completion_s"] < flow["last_delivery_s"]
+
+
+def test_a_stalled_flow_is_warned_about_on_stderr() -> None:
+    # The hop goes dead (ON/OFF, certain loss once ON) well before the 100 s run ends.
+    proc = lastmile_cli(
+        "run",
+        "--example",
+        "chain-per5-newreno",
+        "--set",
+        "stop_time=100s",
+        "--set",
+        'topology.wireless.errors={model="on_off", mean_off="2s", mean_on="100000s", on_loss=1.0}',
+        check=True,
+    )
+    (warning,) = [line for line in proc.stderr.splitlines() if "stalled" in line]
+    assert warning.startswith("lastmile: warning: flow 'fh-mh-0' stalled: no progress for ")
+    assert "threshold 30.0 s" in warning

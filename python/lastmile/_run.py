@@ -34,6 +34,10 @@ FLOW_COLUMNS: dict[str, str] = {
     "completed": "bool",
     "throughput_bps": "float64",
     "completion_s": "float64",
+    "last_delivery_s": "float64",
+    "longest_stall_s": "float64",
+    "stalled": "bool",
+    "stall_threshold_s": "float64",
     "tcp_timeouts": "int64",
     "tcp_fast_retransmits": "int64",
     "tcp_retransmits": "int64",
@@ -157,7 +161,9 @@ class RunResult:
 
         Columns and dtypes: ``name``, ``src``, ``dst``, ``variant`` (str);
         ``bytes_total``, ``bytes_delivered`` (int64); ``completed`` (bool);
-        ``throughput_bps``, ``completion_s`` (float64, seconds); ``tcp_timeouts``,
+        ``throughput_bps``, ``completion_s``, ``last_delivery_s`` (float64, seconds; NaN
+        if nothing was delivered), ``longest_stall_s`` (float64, seconds), ``stalled``
+        (bool), ``stall_threshold_s`` (float64, seconds); ``tcp_timeouts``,
         ``tcp_fast_retransmits``, ``tcp_retransmits``, ``tcp_segments_sent`` (int64);
         ``delay_mean_s``, ``delay_std_s`` (float64, seconds); ``overhead_bytes`` (int64);
         then any further metric the core reports.

@@ -263,6 +263,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.to_json() + "\n")
     else:
         sys.stdout.write(format_summary(result.summary) + "\n")
+    for f in result.summary.get("flows", []):
+        if f.get("stalled"):
+            print(
+                f"lastmile: warning: flow {f.get('name')!r} stalled: no progress for "
+                f"{f.get('longest_stall_s', 0.0):.1f} s with data outstanding (threshold "
+                f"{f.get('stall_threshold_s', 0.0):.1f} s; last delivery at "
+                f"{_fmt(f.get('last_delivery_s'), '.3f')} s)",
+                file=sys.stderr,
+            )
     if out_dir is not None:
         written = cli_view.write_run_dir(result, out_dir, args.trace)
         written += [out_dir / f"{link}.pcapng" for link in dict.fromkeys(args.pcap)]

@@ -210,3 +210,112 @@ fn the_run_stops_at_stop_time_when_flows_cannot_finish() {
         "{f:?}"
     );
 }
+
+// ---- throughput window and liveness (issue 10) ---------------------------------------------
+
+/// A hop that dies for good about 2 s in: ON/OFF phases with certain loss during ON, a mean
+/// OFF (error-free) phase of 2 s and a mean ON phase of 10^6 s.
+fn dying_link(stop_s: u64) -> Scenario {
+    let mut s = chain(
+        r#"{ model = "on_off", mean_off = "2s", mean_on = "1000000s", on_loss = 1.0 }"#,
+        "reno",
+        "10MB",
+        "",
+    );
+    s.stop_time = lastmile_core::units::Duration::from_secs(stop_s);
+    s
+}
+
+/// A flow that stops delivering is charged for the time it stood still: throughput over
+/// the window from its start to the end of the run (WTCP §4.1, "the average number of bits
+/// successfully transmitted to the mobile host in a second"), not up to its last delivery,
+/// which made a flow dead after a few seconds of a 200 s run look fast.
+#[test]
+fn throughput_of_a_flow_that_stops_is_over_the_whole_run() {
+    let out = run_ok(&dying_link(200), &RunOptions::default());
+    let f = &out.summary.flows[0];
+    println!("{f:?}");
+    assert!(!f.completed);
+    let last = f.last_delivery_s.expect("something was delivered");
+    assert!(last < 20.0, "the hop died early: {f:?}");
+    assert!(f.bytes_delivered > 50_000, "{f:?}");
+    let expected = f.bytes_delivered as f64 * 8.0 / 200.0;
+    assert!(
+        (f.throughput_bps - expected).abs() < 1e-6 * expected,
+        "{f:?}"
+    );
+    // The time so far, as `completion_s` says for an unfinished transfer.
+    assert!(f.completion_s > 199.0, "{f:?}");
+    // From the last delivery to the end of the run: the open interval counts.
+    assert!((f.longest_stall_s - (200.0 - last)).abs() < 1e-9, "{f:?}");
+    assert!(f.stalled, "{f:?}");
+    assert_eq!(
+        f.stall_threshold_s, 30.0,
+        "8 × the 1 s RTO is below the floor"
+    );
+}
+
+/// A completed flow's window closes at its last delivery; `measure_from` opens it later,
+/// leaving out the bytes delivered before.
+#[test]
+fn throughput_window_runs_from_start_or_measure_from_to_completion() {
+    let s = chain(r#"{ model = "none" }"#, "reno", "1MB", "");
+    let out = run_ok(&s, &RunOptions::default());
+    let f = &out.summary.flows[0];
+    let last = f.last_delivery_s.unwrap();
+    assert!(f.completed && !f.stalled, "{f:?}");
+    assert!((f.throughput_bps - 8e6 / last).abs() < 1e-6 * f.throughput_bps);
+    // An error-free transfer never waits long for its next in-order byte.
+    assert!(f.longest_stall_s < 0.1, "{f:?}");
+
+    let s = load_str(
+        &CHAIN_MEASURED.replace("MEASURE", "measure_from = \"2s\""),
+        Format::Toml,
+        "chain.toml",
+        &[],
+    )
+    .expect("valid scenario");
+    let out = run_ok(&s, &RunOptions::default());
+    let g = &out.summary.flows[0];
+    let last = g.last_delivery_s.unwrap();
+    assert!(g.completed);
+    // The 1 Mbps bottleneck delivers about 1e6 / 8 × 1400 / 1440 bytes a second: measured
+    // from 2 s, close to it, where from the start the handshake and slow start pull it down.
+    let windowed_bytes = g.throughput_bps * (last - 2.0) / 8.0;
+    assert!(
+        windowed_bytes < 1_000_000.0 - 200_000.0,
+        "about 2 s of delivery left out: {g:?}"
+    );
+    assert!(g.throughput_bps > f.throughput_bps, "{g:?} vs {f:?}");
+    // At most the bottleneck's payload rate, give or take the one segment at the edge.
+    let edge_bps = 1400.0 * 8.0 / (last - 2.0);
+    assert!(g.throughput_bps < 1e6 * 1400.0 / 1440.0 + edge_bps, "{g:?}");
+}
+
+const CHAIN_MEASURED: &str = r#"
+name = "chain"
+stop_time = "3000s"
+[topology]
+preset = "chain"
+wired = { rate = "10Mbps", delay = "1ms", queue = "100pkt" }
+wireless = { rate = "1Mbps", delay = "1us" }
+[[flow]]
+src = "fh"
+dst = "mh"
+MEASURE
+tcp = { variant = "reno", mss = "1400B", rwnd = "42KB", timer_granularity = "500ms" }
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+
+/// Runs that simply end mid-transfer, or finish, are not stalled.
+#[test]
+fn liveness_check_does_not_fire_on_a_run_that_ends_mid_transfer() {
+    let mut s = chain(r#"{ model = "ber", ber = 15e-6 }"#, "reno", "100MB", "");
+    s.stop_time = lastmile_core::units::Duration::from_secs(60);
+    let out = run_ok(&s, &RunOptions::default());
+    let f = &out.summary.flows[0];
+    assert!(!f.completed && !f.stalled, "{f:?}");
+    assert!(f.longest_stall_s < f.stall_threshold_s / 2.0, "{f:?}");
+    let expected = f.bytes_delivered as f64 * 8.0 / 60.0;
+    assert!((f.throughput_bps - expected).abs() < 1e-6 * expected);
+}

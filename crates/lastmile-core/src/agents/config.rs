@@ -200,6 +200,23 @@ impl Default for ItcpSpec {
     }
 }
 
+/// What LLE-TCP's ARQ agent does after the MAC gives up on a segment (`TxFailure`), when it
+/// cannot know whether the receiver got it (only the MAC ACKs may have been lost).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LleAfterGiveUp {
+    /// Never acknowledge beyond what the receiver is known to hold, and hand the segment
+    /// back to the MAC (a bounded number of times) so that its `TxSuccess` settles the
+    /// doubt: no phantom hole for TCP to time out on, no lost data acknowledged. Not in the
+    /// paper (see `agents::lle`, "After a give-up").
+    #[default]
+    Resync,
+    /// §3.1 literally: the ACK released on `TxSuccess` "acknowledges the packet just
+    /// transmitted" (ack = its end), which covers an earlier segment the MAC gave up on
+    /// whether or not the receiver got it.
+    Paper,
+}
+
 /// LLE-TCP (Kliazovich, Granelli & Gerla §3): the ARQ agent on `base_station.node` and an
 /// ARQ client on each flow's receiver across the wireless hop.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -215,6 +232,9 @@ pub struct LleSpec {
     /// (§4.4: an access-point FIFO of 700 packets of 1500 B).
     #[serde(default = "default_lle_buffer")]
     pub buffer: ByteSize,
+    /// After a MAC give-up: "resync" (default) or "paper" (see `LleAfterGiveUp`).
+    #[serde(default)]
+    pub after_give_up: LleAfterGiveUp,
 }
 
 fn default_lle_buffer() -> ByteSize {
@@ -226,6 +246,7 @@ impl Default for LleSpec {
         LleSpec {
             advertise_buffer: false,
             buffer: default_lle_buffer(),
+            after_give_up: LleAfterGiveUp::default(),
         }
     }
 }

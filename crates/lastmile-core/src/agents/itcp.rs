@@ -89,6 +89,23 @@ impl ItcpAgent {
         self.zero_windows
     }
 
+    /// The liveness invariant (the world checks it after every input in debug builds):
+    /// each half with bytes its peer has not acknowledged has a timer running
+    /// (retransmission or persist), so relayed data is never left without a way forward.
+    pub fn check(&self) -> Result<(), String> {
+        for (key, s) in &self.splits {
+            for (half, conn) in [("wired", &s.wired), ("wireless", &s.wireless)] {
+                if conn.unacknowledged_bytes() > 0 && conn.poll_timeout().is_none() {
+                    return Err(format!(
+                        "itcp {key:?}: the {half} half has {} bytes unacknowledged and no timer",
+                        conn.unacknowledged_bytes()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
         match input {
             AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),

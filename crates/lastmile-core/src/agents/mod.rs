@@ -40,7 +40,7 @@ use crate::packet::{Ipv4Addr, Packet};
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns};
-pub use config::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec, WtcpTimestamps};
+pub use config::{ItcpSpec, LleAfterGiveUp, LleSpec, SnoopSpec, WtcpSpec, WtcpTimestamps};
 pub use itcp::ItcpAgent;
 pub use lle::{LleAgent, LleKey, LleRole};
 pub use snoop::SnoopAgent;
@@ -166,6 +166,19 @@ impl AnyAgent {
             AnyAgent::Wtcp(a) => a.poll_timeout(),
             AnyAgent::Itcp(a) => a.poll_timeout(),
             AnyAgent::Lle(a) => a.poll_timeout(),
+        }
+    }
+
+    /// The agent's liveness invariant: no state in which data the agent is responsible for
+    /// is outstanding and nothing (no timer, no expected signal) will move it. The world
+    /// checks it after every input in debug builds and stops the run with an
+    /// `Invariant` error if it fails.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            AnyAgent::Snoop(a) => a.check(),
+            AnyAgent::Wtcp(a) => a.check(),
+            AnyAgent::Itcp(a) => a.check(),
+            AnyAgent::Lle(a) => a.check(),
         }
     }
 

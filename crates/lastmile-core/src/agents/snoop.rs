@@ -195,6 +195,21 @@ impl SnoopAgent {
         self.conns.get(key).map_or(0, |c| c.cache.len())
     }
 
+    /// The liveness invariant (the world checks it after every input in debug builds): a
+    /// connection with segments cached has its persist timer running, so an idle period
+    /// with data outstanding is always noticed (module notes, "Persist timer").
+    pub fn check(&self) -> Result<(), String> {
+        for (key, c) in &self.conns {
+            if !c.cache.is_empty() && c.persist_at.is_none() {
+                return Err(format!(
+                    "snoop {key:?}: {} segments cached and no persist timer",
+                    c.cache.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
         match input {
             AgentInput::Packet {

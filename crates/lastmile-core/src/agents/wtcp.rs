@@ -7,26 +7,41 @@
 //!   buffered segments it now joins); a later one is buffered without advancing it; an
 //!   earlier one is ignored (dropped). Segments that would overflow `buffer` (Table I:
 //!   20 KB) are dropped; with the paper's settings this cannot happen (§4).
-//! * **To the mobile** (§3): buffered segments are sent in sequence order while fewer than
-//!   `window` (3, §4) are outstanding and within the mobile's advertised window. Segments
-//!   beyond a hole in the fixed host's data are sent too: the mobile's dupacks for a hole
-//!   the base station does not hold are forwarded, so the source recovers its own losses.
+//! * **To the mobile** (§3): "WTCP transmits from its buffer all the segments that fall
+//!   within the wireless link transmission window", a window kept, as TCP's, from "the
+//!   sequence number of last acknowledgment received from the mobile host": a held segment
+//!   goes out when it ends within `window` (3, §4) segments of the mobile's ACK point —
+//!   segments measured as the largest the source has sent on the connection — and within
+//!   the mobile's advertised window. Segments beyond a hole in the fixed host's data are
+//!   sent too when they fall in the window: the mobile's dupacks for a hole the base
+//!   station does not hold are forwarded, so the source recovers its own losses, and its
+//!   retransmission, which fills the hole at the ACK point, is always within the window
+//!   and goes out at once. (Counting the segments in flight instead, as this agent once
+//!   did, let three segments beyond a wired hole fill the window and hold the source's
+//!   retransmission back for good.)
 //! * **Acknowledgements** (§3): the fixed host gets the mobile's ACKs, forwarded
 //!   unchanged, and nothing else — end-to-end semantics are kept. A new ACK frees the
 //!   buffer and reopens the window fully ("the transmission window size is set to the
-//!   window size advertised by the receiver", bounded by `window`).
+//!   window size advertised by the receiver", bounded by `window`). An ACK that only
+//!   changes the advertised window is a window update, not a duplicate (RFC 5681 §2).
 //! * **Local recovery** (§3): a duplicate ACK for a held segment retransmits it at once,
 //!   without touching the window, **once per segment**; all further dupacks for it (the
 //!   ones the other outstanding segments bring, and any later) are neither acted on nor
 //!   forwarded — the fixed host has nothing to learn from them. On a timeout the window
-//!   drops to one segment and sending resumes from the oldest unacknowledged one (go-back-N
-//!   as TCP does after an RTO; the paper says only that the window drops to one).
+//!   drops to one segment and sending resumes from the mobile's ACK point (go-back-N as
+//!   TCP does after an RTO; the paper says only that the window drops to one): the
+//!   segment there is retransmitted if the base station holds it; if it does not (a wired
+//!   loss), nothing is sent and the source's own retransmission will fill it.
 //! * **Timer** (§4): one segment timed at a time (the next new one sent when none is), the
 //!   sample counted in ticks of the base station's `clock` (10 ms; at least one tick); no
 //!   smoothing; timeout = `timeout_factor`·RTT = 1.5·RTT, the same after every expiry
 //!   ("linear back-off"), firing on clock ticks. A segment retransmitted while timed gives
 //!   no sample (Karn; the paper is silent). The timer is armed when a segment is sent and
-//!   none is pending, restarted by each new ACK while segments are outstanding.
+//!   none is pending (§3), restarted by each new ACK while segments are outstanding, and
+//!   stopped when none is. **Liveness** (`check`, asserted after every input in debug
+//!   builds): whenever a segment is in flight, or the segment the mobile waits for is
+//!   held (e.g. shut out by a zero window: the expiry then sends it as a probe), the timer
+//!   runs; and no held segment within the window is left unsent.
 //! * **Timestamps** (§3.1, §4): `none` forwards the source's TSval, so the source's RTT
 //!   includes the residence time; `exact` adds the residence time (arrival at the base
 //!   station to this transmission) rounded to ticks of the source's clock
@@ -79,7 +94,10 @@ struct WtcpConn {
     rcv_nxt: SeqNumber,
     /// The mobile's cumulative ACK.
     snd_una: SeqNumber,
+    /// The wireless window in segments (§3: `window`, or 1 after a timeout).
     window: u32,
+    /// The largest segment the source has sent: the unit of the window.
+    smss: u32,
     peer_window: u64,
     rtt: SimDuration,
     timed: Option<(SeqNumber, SimTime)>,
@@ -87,6 +105,22 @@ struct WtcpConn {
     /// The most recent TSval from the source and when it arrived.
     recent_ts: Option<(u32, SimTime)>,
     last_local_retransmission: Option<SimTime>,
+}
+
+impl WtcpConn {
+    /// The wireless window in bytes: `window` segments, capped by the mobile's window.
+    fn window_bytes(&self) -> u64 {
+        (u64::from(self.window) * u64::from(self.smss)).min(self.peer_window)
+    }
+    /// How far beyond the mobile's ACK point held segment `i` ends.
+    fn beyond_ack_point(&self, i: usize) -> u64 {
+        u64::from(self.held[i].end.wrapping_diff(self.snd_una).max(0) as u32)
+    }
+    /// A segment is in flight, or the one the mobile waits for is held.
+    fn needs_timer(&self) -> bool {
+        self.held.iter().any(|h| h.outstanding)
+            || self.held.front().is_some_and(|h| h.seq <= self.snd_una)
+    }
 }
 
 /// The WTCP agent.
@@ -134,6 +168,32 @@ impl WtcpAgent {
     /// Segments held for `key`.
     pub fn held_segments(&self, key: &ConnKey) -> usize {
         self.conns.get(key).map_or(0, |c| c.held.len())
+    }
+
+    /// The liveness invariant (module notes; the world checks it after every input in debug
+    /// builds): a segment in flight, or the one the mobile waits for, is covered by the
+    /// timer, and nothing within the window waits unsent.
+    pub fn check(&self) -> Result<(), String> {
+        for (key, c) in &self.conns {
+            if c.needs_timer() && c.rtx_at.is_none() {
+                return Err(format!(
+                    "wtcp {key:?}: {} segments held, {} in flight, and no timer armed",
+                    c.held.len(),
+                    c.held.iter().filter(|h| h.outstanding).count()
+                ));
+            }
+            let limit = c.window_bytes();
+            let unsent = (0..c.held.len())
+                .take_while(|&i| c.beyond_ack_point(i) <= limit)
+                .find(|&i| !c.held[i].outstanding);
+            if let Some(i) = unsent {
+                return Err(format!(
+                    "wtcp {key:?}: held segment at {:?} is within the window and unsent",
+                    c.held[i].seq
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
@@ -187,6 +247,7 @@ impl WtcpAgent {
             rcv_nxt: next,
             snd_una: next,
             window: self.spec.window,
+            smss: 1,
             peer_window: u64::MAX,
             rtt: self.spec.initial_rtt.sim(),
             timed: None,
@@ -227,6 +288,7 @@ impl WtcpAgent {
         }
         let buffer = self.spec.buffer.bytes();
         let c = self.conns.get_mut(&key).expect("just ensured");
+        c.smss = c.smss.max(seg.payload_len);
         out.verdict = Verdict::Consume;
         if let Some((tsval, _)) = seg.header.options.timestamp {
             c.recent_ts = Some((tsval, now));
@@ -264,6 +326,7 @@ impl WtcpAgent {
             }
         }
         self.send_window(now, key, out);
+        self.ensure_timer(now, key);
     }
 
     // ---- from the mobile ---------------------------------------------------------------
@@ -276,16 +339,22 @@ impl WtcpAgent {
         let Some(c) = self.conns.get_mut(&key) else {
             return;
         };
-        c.peer_window = u64::from(seg.header.window);
+        let window = u64::from(seg.header.window);
+        let window_changed = window != c.peer_window;
+        c.peer_window = window;
         let Some(ack) = seg.header.ack else { return };
         if seg.payload_len > 0 || seg.header.control == Control::Syn {
             return;
         }
         if ack > c.snd_una {
             self.on_new_ack(now, key, ack, packet, out);
-        } else if ack == c.snd_una && seg.seq_len() == 0 {
+        } else if ack == c.snd_una && seg.seq_len() == 0 && !window_changed {
             self.on_dupack(now, key, out);
+        } else {
+            // A window update (RFC 5681 §2: not a duplicate) may let held segments out.
+            self.send_window(now, key, out);
         }
+        self.ensure_timer(now, key);
     }
 
     fn on_new_ack(
@@ -373,22 +442,30 @@ impl WtcpAgent {
 
     // ---- sending -----------------------------------------------------------------------
 
-    /// Sends what the wireless window and the mobile's window allow.
+    /// Sends every held segment not yet in flight that ends within the wireless window
+    /// and the mobile's window, both counted from the mobile's ACK point (module notes).
     fn send_window(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
-        loop {
-            let c = self.conns.get(&key).expect("caller checked");
-            let outstanding = c.held.iter().filter(|h| h.outstanding).count() as u32;
-            if outstanding >= c.window {
-                return;
-            }
-            let Some(i) = c.held.iter().position(|h| !h.outstanding) else {
-                return;
-            };
-            let h = &c.held[i];
-            if u64::from(h.end.wrapping_diff(c.snd_una).max(0) as u32) > c.peer_window {
-                return;
-            }
+        let c = self.conns.get(&key).expect("caller checked");
+        let limit = c.window_bytes();
+        let due: Vec<usize> = (0..c.held.len())
+            .take_while(|&i| c.beyond_ack_point(i) <= limit)
+            .filter(|&i| !c.held[i].outstanding)
+            .collect();
+        for i in due {
             self.transmit(now, key, i, out);
+        }
+    }
+
+    /// Arms the timer while a segment is in flight or the one the mobile waits for is held
+    /// (if none is pending, §3), stops it otherwise (module notes, "Liveness").
+    fn ensure_timer(&mut self, now: SimTime, key: ConnKey) {
+        let timeout = self.timeout(self.conns[&key].rtt);
+        let at = self.deadline(now, timeout);
+        let c = self.conns.get_mut(&key).expect("caller checked");
+        if c.needs_timer() {
+            c.rtx_at.get_or_insert(at);
+        } else {
+            c.rtx_at = None;
         }
     }
 
@@ -462,20 +539,18 @@ impl WtcpAgent {
     fn on_timeout(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
         let c = self.conns.get_mut(&key).expect("from the map");
         c.rtx_at = None;
-        let head_held = c
-            .held
-            .front()
-            .is_some_and(|h| h.seq == c.snd_una && h.outstanding);
-        if !head_held {
-            return; // Nothing of ours outstanding at the mobile's ACK point.
-        }
         // §3: "the transmission window ... is reduced to just one segment"; go back to the
-        // oldest unacknowledged segment.
+        // mobile's ACK point. If the base station holds the segment there it goes out again
+        // (past a zero window too, as a probe); if not, the source's retransmission will
+        // fill it and go out on arrival.
         c.window = 1;
         for h in c.held.iter_mut() {
             h.outstanding = false;
         }
-        self.counters.timer_expiries += 1;
-        self.transmit(now, key, 0, out);
+        if c.held.front().is_some_and(|h| h.seq <= c.snd_una) {
+            self.counters.timer_expiries += 1;
+            self.transmit(now, key, 0, out);
+        }
+        self.ensure_timer(now, key);
     }
 }

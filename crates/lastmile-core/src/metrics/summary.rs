@@ -1,5 +1,9 @@
 //! The run summary: every metric with the name and definition of
-//! `shared/design/experiments.md`, serialised to JSON for the CLI and the results store.
+//! `shared/design/experiments.md`, serialised to JSON for the CLI and the results store —
+//! except `throughput_bps`, which since issue 10 divides by the measurement window (the
+//! flow's start, or `measure_from`, to its completion or the end of the run) rather than by
+//! the transfer time, so that a flow that stops delivering is not reported as fast; and the
+//! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`).
 
 use serde::Serialize;
 
@@ -16,11 +20,27 @@ pub struct FlowSummary {
     pub bytes_delivered: u64,
     /// True when every byte was delivered.
     pub completed: bool,
-    /// `bytes_delivered` × 8 / (last byte delivered − first byte sent).
+    /// The papers' throughput (WTCP §4.1): bytes delivered in order within the measurement
+    /// window × 8 / the window's length. The window opens at the flow's `start` (or its
+    /// `measure_from`, if later) and closes at the last byte's delivery or the end of the
+    /// run, whichever is first: a flow that stops delivering is charged for the time it
+    /// stood still.
     pub throughput_bps: f64,
     /// Time from the first byte sent to the last byte delivered (the whole run so far when
     /// the transfer did not complete).
     pub completion_s: f64,
+    /// Simulated time of the last in-order delivery to the receiving application (absent if
+    /// nothing was delivered).
+    pub last_delivery_s: Option<f64>,
+    /// The longest interval with data written by the application and not yet delivered
+    /// during which nothing new was delivered in order (one still open at the end of the
+    /// run counts up to the end); 0 for saturating UDP.
+    pub longest_stall_s: f64,
+    /// The liveness check: `longest_stall_s` exceeded `stall_threshold_s`.
+    pub stalled: bool,
+    /// max(30 s, 8 × the largest RTO before back-off the source used): past it a stall is
+    /// the protocol's, not the channel's (`sim::flow::stall_threshold` gives the reasons).
+    pub stall_threshold_s: f64,
     /// Retransmission timer expiries at the source.
     pub tcp_timeouts: u64,
     /// Fast retransmits at the source (entries into loss recovery on duplicate ACKs).
@@ -195,6 +215,9 @@ pub struct LleSummary {
     pub acks_generated: u64,
     /// Prepared ACKs dropped because the MAC reported `TxFailure` for their segment.
     pub acks_dropped_on_failure: u64,
+    /// Segments the ARQ agent handed back to the MAC after a `TxFailure`, to settle whether
+    /// the receiver has them (`after_give_up = "resync"`).
+    pub give_up_resends: u64,
     /// Standalone non-duplicate ACKs of the local / near-side TCP dropped (data and teardown
     /// phases).
     pub acks_suppressed: u64,
@@ -216,6 +239,7 @@ impl LleSummary {
         self.acks_prepared += o.acks_prepared;
         self.acks_generated += o.acks_generated;
         self.acks_dropped_on_failure += o.acks_dropped_on_failure;
+        self.give_up_resends += o.give_up_resends;
         self.acks_suppressed += o.acks_suppressed;
         self.handshake_acks_suppressed += o.handshake_acks_suppressed;
         self.acks_passed += o.acks_passed;

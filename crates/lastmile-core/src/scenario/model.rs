@@ -370,6 +370,12 @@ pub struct FlowSpec {
     /// When the application opens the connection. Default "0s".
     #[serde(default)]
     pub start: Duration,
+    /// When the throughput measurement window opens, from the beginning of the run like
+    /// `start` (e.g. "2s" to leave out a warm-up). `throughput_bps` counts the bytes
+    /// delivered from then until the flow completes or the run ends. Default: the flow's
+    /// `start`; an earlier value means `start`.
+    #[serde(default)]
+    pub measure_from: Option<Duration>,
     /// TCP at both ends of the connection. Default: each key's default.
     #[serde(default)]
     pub tcp: TcpSpec,

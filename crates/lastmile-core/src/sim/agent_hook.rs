@@ -14,6 +14,10 @@
 //! those for it, before it sees them. A packet an agent sends to its own node's address is
 //! delivered to the local TCP directly (LLE-TCP §3.1: in ad hoc the generated ACK is
 //! "locally delivered to the TCP layer"), without being shown to the agent again.
+//!
+//! In debug builds every agent's liveness invariant (`AnyAgent::check`) is verified after
+//! each input; a violation ends the run with `SimError::Invariant`, so tests that run whole
+//! scenarios catch a state that would stall a flow where it arises.
 
 use crate::agents::{
     AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, LocalDir, Side, Verdict,
@@ -221,6 +225,10 @@ impl World {
             self.route_from(now, node, slot)?;
         }
         let host = &mut self.agents.hosts[agent];
+        #[cfg(debug_assertions)]
+        host.agent
+            .check()
+            .map_err(|e| SimError::Invariant(format!("at {:.6} s: {e}", now.as_secs_f64())))?;
         if let TimerAction::Schedule { at, generation } = host.timer.set(host.agent.poll_timeout())
         {
             self.schedule(

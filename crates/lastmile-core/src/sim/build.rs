@@ -277,6 +277,13 @@ fn add_flow(
         delivered: 0,
         first_data_sent: None,
         last_delivery: None,
+        window_start: SimTime::ZERO
+            + f.start
+                .sim()
+                .max(f.measure_from.map_or(SimDuration::ZERO, |m| m.sim())),
+        delivered_before_window: 0,
+        stall_since: None,
+        longest_stall: SimDuration::ZERO,
         delay: Default::default(),
         done: false,
         udp_stop: None,

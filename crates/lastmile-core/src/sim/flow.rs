@@ -1,6 +1,21 @@
 //! A flow: its application (bulk or Poisson source), its two endpoints, and the checks and
 //! metrics of the receiving application — every byte exactly once and in order, throughput
-//! and per-packet delay as `experiments.md` defines them.
+//! and per-packet delay as `experiments.md` defines them — and its **liveness**: how long
+//! it went with data outstanding and no progress.
+//!
+//! * **Throughput** is the papers' measure (WTCP §4.1: "the average number of bits
+//!   successfully transmitted to the mobile host in a second"): the bytes delivered in order
+//!   within the measurement window × 8 / the window's length. The window opens at the
+//!   flow's `start`, or at `measure_from` if that is later, and closes when the last byte is
+//!   delivered or the run ends, whichever is first. A flow that stops delivering keeps its
+//!   window open to the end of the run, so its stall shows in its throughput.
+//! * **Stalls**: an interval during which bytes the application wrote are not yet all
+//!   delivered (data outstanding) and no new byte is delivered in order. It opens when data
+//!   becomes outstanding (a write with nothing outstanding) or at each in-order delivery that
+//!   leaves data outstanding, and closes at the next in-order delivery; one still open when
+//!   the run ends counts up to the end. The longest is reported; `stalled` says it exceeded
+//!   `stall_threshold` (see there). Saturating UDP flows have nothing outstanding (a lost
+//!   datagram is never resent) and report no stall.
 
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::EndpointId;
@@ -8,6 +23,30 @@ use crate::tcp::Delivery;
 
 use super::observe::Welford;
 use super::SimError;
+
+/// The shortest stall that makes a flow `stalled`, whatever its RTO (see `stall_threshold`).
+pub const STALL_FLOOR: SimDuration = SimDuration::from_secs(30);
+/// A flow is `stalled` past this many of its source's largest RTOs (see `stall_threshold`).
+pub const STALL_RTOS: u64 = 8;
+
+/// The stall beyond which a flow is reported `stalled`: max(30 s, 8 × the largest RTO, before
+/// back-off, its source used).
+///
+/// Why: a healthy TCP makes progress within an RTO of a loss, and a loss repeated `k` times
+/// in a row costs it RTO·(2^(k+1) − 1) of exponential back-off. Eight RTOs are passed only
+/// after the same segment and two of its retransmissions were lost (1 + 2 + 4 = 7 RTOs),
+/// so the multiple keeps ordinary recovery — fast retransmit, a timeout or two — well
+/// below the line, while a deadlock (data that no timer will ever resend) crosses it. The
+/// RTO taken is the *base* RTO (SRTT + 4·RTTVAR, clamped): with back-off included a
+/// deadlocked source's RTO climbs to `max_rto` and would hide its own stall. The 30 s
+/// floor covers short-RTO paths, where a channel fade or a burst of back-offs lasts many
+/// RTOs yet ends by itself: WTCP's Bad periods (Table I) and TULIP's bursts are under a
+/// second, so 30 s of silence is not the channel but the protocol. A flow that completes
+/// closes its last interval at its last delivery; a run that ends mid-transfer leaves open
+/// only the interval since the last delivery, so neither fires on a healthy flow.
+pub fn stall_threshold(largest_rto: SimDuration) -> SimDuration {
+    (largest_rto * STALL_RTOS).max(STALL_FLOOR)
+}
 
 /// The application writing at the source.
 #[derive(Clone, Debug)]
@@ -44,6 +83,14 @@ pub struct Flow {
     pub delivered: u64,
     pub first_data_sent: Option<SimTime>,
     pub last_delivery: Option<SimTime>,
+    /// When the throughput window opens: the later of `start` and `measure_from`.
+    pub window_start: SimTime,
+    /// Bytes delivered before `window_start` (not counted in the throughput).
+    pub delivered_before_window: u64,
+    /// The start of the stall interval now open, if data is outstanding.
+    pub stall_since: Option<SimTime>,
+    /// The longest stall interval closed so far.
+    pub longest_stall: SimDuration,
     pub delay: Welford,
     pub done: bool,
     /// A saturating UDP source stops writing at this time.
@@ -53,6 +100,15 @@ pub struct Flow {
 impl Flow {
     pub fn all_delivered(&self) -> bool {
         self.delivered == self.total_bytes
+    }
+
+    /// The application wrote `bytes` more (TCP flows): a stall interval opens if nothing was
+    /// outstanding.
+    pub fn on_write(&mut self, now: SimTime, bytes: u64) {
+        if bytes > 0 && self.written == self.delivered {
+            self.stall_since = Some(now);
+        }
+        self.written += bytes;
     }
 
     pub fn on_data_sent(&mut self, now: SimTime) {
@@ -78,9 +134,52 @@ impl Flow {
             )));
         }
         self.last_delivery = Some(now);
+        if now < self.window_start {
+            self.delivered_before_window += u64::from(d.len);
+        }
+        if let Some(since) = self.stall_since.take() {
+            self.longest_stall = self.longest_stall.max(now.saturating_since(since));
+        }
+        if self.delivered < self.written {
+            self.stall_since = Some(now);
+        }
         self.delay
             .push(now.saturating_since(d.origin_time).as_secs_f64());
         Ok(())
+    }
+
+    /// The longest stall up to `end`, the interval still open included.
+    pub fn longest_stall(&self, end: SimTime) -> SimDuration {
+        let open = self
+            .stall_since
+            .map_or(SimDuration::ZERO, |since| end.saturating_since(since));
+        self.longest_stall.max(open)
+    }
+
+    /// The throughput window's end: the last byte's delivery (for saturating UDP: the last
+    /// datagram's once the source stopped), else `end`.
+    fn window_end(&self, end: SimTime) -> SimTime {
+        let finished = match self.app {
+            AppState::UdpSaturate { .. } => self.done,
+            AppState::Bulk | AppState::Poisson { .. } => self.all_delivered(),
+        };
+        match self.last_delivery {
+            Some(last) if finished => last.min(end),
+            _ => end,
+        }
+    }
+
+    /// Bytes delivered in the throughput window × 8 / its length (module notes); 0 for an
+    /// empty window.
+    pub fn throughput_bps(&self, end: SimTime) -> f64 {
+        let window = self
+            .window_end(end)
+            .saturating_since(self.window_start)
+            .as_secs_f64();
+        if window <= 0.0 {
+            return 0.0;
+        }
+        (self.delivered - self.delivered_before_window) as f64 * 8.0 / window
     }
 
     pub fn next_poisson_gap(&mut self) -> SimDuration {
@@ -92,11 +191,11 @@ impl Flow {
         }
     }
 
-    /// First byte sent to last byte delivered (to `end` if nothing was delivered yet).
+    /// First byte sent to last byte delivered; to `end` if the transfer did not complete.
     pub fn transfer_time(&self, end: SimTime) -> SimDuration {
         match (self.first_data_sent, self.last_delivery) {
-            (Some(first), Some(last)) => last.saturating_since(first),
-            (Some(first), None) => end.saturating_since(first),
+            (Some(first), Some(last)) if self.all_delivered() => last.saturating_since(first),
+            (Some(first), _) => end.saturating_since(first),
             _ => SimDuration::ZERO,
         }
     }

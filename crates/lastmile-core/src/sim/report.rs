@@ -6,6 +6,7 @@ use crate::metrics::{
 };
 
 use super::cell::Cell;
+use super::flow::stall_threshold;
 use super::world::{Link, StopReason, World};
 
 fn ratio(num: u64, den: u64) -> f64 {
@@ -28,8 +29,11 @@ pub fn summarize(
         .flows
         .iter()
         .map(|f| {
-            let stats = world.endpoints[f.source.index()].conn.stats();
+            let source = &world.endpoints[f.source.index()].conn;
+            let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
+            let longest_stall = f.longest_stall(end);
+            let threshold = stall_threshold(source.largest_base_rto());
             FlowSummary {
                 name: f.name.clone(),
                 src: f.src.clone(),
@@ -38,12 +42,12 @@ pub fn summarize(
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),
-                throughput_bps: if transfer > 0.0 {
-                    f.delivered as f64 * 8.0 / transfer
-                } else {
-                    0.0
-                },
+                throughput_bps: f.throughput_bps(end),
                 completion_s: transfer,
+                last_delivery_s: f.last_delivery.map(SimTime::as_secs_f64),
+                longest_stall_s: longest_stall.as_secs_f64(),
+                stalled: longest_stall > threshold,
+                stall_threshold_s: threshold.as_secs_f64(),
                 tcp_timeouts: stats.timeouts,
                 tcp_fast_retransmits: stats.fast_retransmits,
                 tcp_retransmits: stats.retransmits,

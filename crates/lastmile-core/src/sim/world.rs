@@ -534,7 +534,7 @@ impl World {
         match self.flows[flow.index()].app {
             AppState::Bulk => {
                 let total = self.flows[flow.index()].total_bytes;
-                self.flows[flow.index()].written = total;
+                self.flows[flow.index()].on_write(now, total);
                 self.with_endpoint(now, source, |c, now, out| {
                     c.app_write(now, total, out);
                     c.app_close(now, out);
@@ -560,7 +560,7 @@ impl World {
             return Ok(());
         };
         let n = packet_size.min(f.total_bytes - f.written);
-        f.written += n;
+        f.on_write(now, n);
         let last = f.written == f.total_bytes;
         let source = f.source;
         self.with_endpoint(now, source, |c, now, out| {

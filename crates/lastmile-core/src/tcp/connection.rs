@@ -223,6 +223,10 @@ impl TcpConnection {
     pub fn rto(&self) -> SimDuration {
         self.sender.rtx.current_rto()
     }
+    /// The largest RTO without backoff the connection has used, the initial one included.
+    pub fn largest_base_rto(&self) -> SimDuration {
+        self.sender.rtx.largest_base_rto()
+    }
     /// The smoothed RTT, once there is a sample.
     pub fn srtt(&self) -> Option<SimDuration> {
         self.sender.rtx.srtt()

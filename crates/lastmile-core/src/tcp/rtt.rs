@@ -74,6 +74,8 @@ pub struct RetransmitTimer {
     has_sample: bool,
     /// The RTO before backoff, already rounded and clamped.
     rto: SimDuration,
+    /// The largest `rto` so far (the run summary's stall threshold).
+    largest_rto: SimDuration,
     backoff_shift: u32,
     deadline: Option<SimTime>,
     timed: Option<Timed>,
@@ -95,6 +97,7 @@ impl RetransmitTimer {
             rttvar: SimDuration::ZERO,
             has_sample: false,
             rto: SimDuration::ZERO,
+            largest_rto: SimDuration::ZERO,
             backoff_shift: 0,
             deadline: None,
             timed: None,
@@ -104,6 +107,7 @@ impl RetransmitTimer {
             .whole_ticks(initial_rto)
             .min(timer.whole_ticks(max_rto))
             .max(granularity);
+        timer.largest_rto = timer.rto;
         timer
     }
 
@@ -119,6 +123,10 @@ impl RetransmitTimer {
     /// The RTO without backoff.
     pub fn base_rto(&self) -> SimDuration {
         self.rto
+    }
+    /// The largest RTO without backoff so far, the initial one included.
+    pub fn largest_base_rto(&self) -> SimDuration {
+        self.largest_rto
     }
     /// The RTO with the current backoff: RTO·2^k, at most `max_rto` (RFC 6298 (5.5)).
     pub fn current_rto(&self) -> SimDuration {
@@ -229,6 +237,7 @@ impl RetransmitTimer {
             self.has_sample = true;
         }
         self.rto = self.compute_rto();
+        self.largest_rto = self.largest_rto.max(self.rto);
         self.backoff_shift = 0;
         RttSample {
             sample: r,

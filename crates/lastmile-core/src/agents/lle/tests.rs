@@ -80,6 +80,7 @@ fn signal(a: &mut LleAgent, signal: MacSignal, p: &Packet) -> AgentOutbox {
 fn released(out: &AgentOutbox) -> Vec<u32> {
     out.packets
         .iter()
+        .filter(|p| p.payload_len() == 0)
         .map(|p| (p.tcp().unwrap().header.ack.unwrap().0 - ISS) / MSS)
         .collect()
 }
@@ -111,7 +112,7 @@ fn fig3_ack_released_on_tx_success_dropped_on_tx_failure() {
     assert_eq!(h.control, Control::None);
     assert!(p.tcp().unwrap().is_pure_ack());
     let out = signal(&mut a, MacSignal::TxFailure, &data(1));
-    assert!(out.packets.is_empty());
+    assert!(released(&out).is_empty(), "the prepared ACK is dropped");
     assert_eq!(a.counters().acks_dropped_on_failure, 1);
     assert_eq!(a.counters().acks_generated, 1);
     // Trans and Wait never release anything.
@@ -130,9 +131,7 @@ fn generated_acks_stop_at_the_hole_until_it_is_filled() {
         released(&signal(&mut a, MacSignal::TxSuccess, &data(0))),
         vec![1]
     );
-    assert!(signal(&mut a, MacSignal::TxFailure, &data(1))
-        .packets
-        .is_empty());
+    assert!(released(&signal(&mut a, MacSignal::TxFailure, &data(1))).is_empty());
     // Segments 2 and 3 reach MH above the hole: no generated ACK may cover them yet.
     for i in [2, 3] {
         assert!(signal(&mut a, MacSignal::TxSuccess, &data(i))
@@ -317,6 +316,7 @@ fn section_3_3_window_is_the_free_part_of_the_base_station_buffer() {
     let spec = LleSpec {
         advertise_buffer: true,
         buffer: crate::units::ByteSize(u64::from(4 * MSS)),
+        ..LleSpec::default()
     };
     let mut a = LleAgent::new(LleRole::Agent, spec);
     wired(&mut a, syn());
@@ -332,4 +332,98 @@ fn section_3_3_window_is_the_free_part_of_the_base_station_buffer() {
     // Nothing waits any more: the whole buffer (less than the receiver's 32 000 B).
     let out = signal(&mut a, MacSignal::TxSuccess, &data(2));
     assert_eq!(out.packets[0].tcp().unwrap().header.window, 4 * MSS);
+}
+
+/// The data of the packets an outbox sends (in segments from ISS).
+fn probes(out: &AgentOutbox) -> Vec<u32> {
+    out.packets
+        .iter()
+        .filter(|p| p.payload_len() > 0)
+        .map(|p| (p.tcp().unwrap().header.seq.0 - ISS) / MSS)
+        .collect()
+}
+
+/// The MAC gave up on segment 0 although MH got it (only its MAC ACKs were lost). The
+/// agent cannot tell that from a real loss, so it hands the segment back to the MAC once
+/// more (`after_give_up = "resync"`): MH ends up holding it either way, and the copy's
+/// `TxSuccess` acknowledges everything delivered above — no phantom hole, no sender timeout,
+/// and nothing acknowledged that MH does not hold.
+#[test]
+fn after_a_give_up_the_agent_resends_the_segment_and_resynchronises_on_its_success() {
+    let mut a = established();
+    for i in 0..3 {
+        wired(&mut a, data(i));
+    }
+    let out = signal(&mut a, MacSignal::TxFailure, &data(0));
+    assert!(
+        released(&out).is_empty(),
+        "nothing is acknowledged on a failure"
+    );
+    assert_eq!(probes(&out), vec![0], "the segment goes back to the MAC");
+    for i in [1, 2] {
+        assert!(signal(&mut a, MacSignal::TxSuccess, &data(i))
+            .packets
+            .is_empty());
+    }
+    // The copy gets through: MH holds 0..3, and one cumulative ACK says so.
+    assert_eq!(
+        released(&signal(&mut a, MacSignal::TxSuccess, &data(0))),
+        vec![3]
+    );
+    assert_eq!(a.counters().give_up_resends, 1);
+    // MH's own ACK drawn by the duplicate passes its client (a duplicate, §3.2) and tells
+    // the agent nothing new.
+    let (out, _) = wireless(&mut a, ack(3));
+    assert_eq!(out.verdict, Verdict::Forward);
+    assert_eq!(a.modeled_rcv_nxt(&KEY), Some(SeqNumber(ISS + 3 * MSS)));
+}
+
+/// A give-up of a segment MH really lacks: the resent copy fills the hole; until then the
+/// generated ACKs stop at it. If the copy fails too, it is resent again, a bounded number
+/// of times, after which the sender's own recovery takes over.
+#[test]
+fn resending_after_a_give_up_is_bounded() {
+    let mut a = established();
+    wired(&mut a, data(0));
+    let mut resent = 0;
+    for _ in 0..10 {
+        let out = signal(&mut a, MacSignal::TxFailure, &data(0));
+        resent += probes(&out).len();
+        assert!(released(&out).is_empty());
+    }
+    assert_eq!(resent as u32, MAX_GIVE_UP_RESENDS);
+    // The sender's retransmission gets through: acknowledged.
+    wired(&mut a, data(0));
+    assert_eq!(
+        released(&signal(&mut a, MacSignal::TxSuccess, &data(0))),
+        vec![1]
+    );
+}
+
+/// `after_give_up = "paper"`: §3.1 literally — the ACK released on `TxSuccess`
+/// "acknowledges the packet just transmitted", so a segment the MAC gave up on is covered
+/// by the next success whether MH got it or not.
+#[test]
+fn paper_rule_acknowledges_the_packet_just_transmitted_across_a_failure() {
+    let spec = LleSpec {
+        after_give_up: LleAfterGiveUp::Paper,
+        ..LleSpec::default()
+    };
+    let mut a = LleAgent::new(LleRole::Agent, spec);
+    wired(&mut a, syn());
+    wireless(&mut a, syn_ack());
+    wired(&mut a, third_ack());
+    for i in 0..3 {
+        wired(&mut a, data(i));
+    }
+    let out = signal(&mut a, MacSignal::TxFailure, &data(0));
+    assert!(out.packets.is_empty(), "dropped, nothing resent (Fig. 3)");
+    assert_eq!(
+        released(&signal(&mut a, MacSignal::TxSuccess, &data(1))),
+        vec![2]
+    );
+    assert_eq!(
+        released(&signal(&mut a, MacSignal::TxSuccess, &data(2))),
+        vec![3]
+    );
 }

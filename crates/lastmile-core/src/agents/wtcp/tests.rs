@@ -177,3 +177,77 @@ fn wtcp_recent_timestamps_use_the_newest_and_are_removed_after_a_local_retransmi
     assert_eq!(seqs(&out), vec![5]);
     assert_eq!(tsval(&out.packets[0]), Some(8));
 }
+
+/// §3: "WTCP transmits from its buffer all the segments that fall within the wireless
+/// link transmission window" — the window starts at the mobile's ACK point, so the
+/// source's retransmission of a segment lost on the *wired* side (the hole the mobile is
+/// waiting for) is always within it and goes out at once, however many segments beyond
+/// the hole are in flight.
+#[test]
+fn wtcp_source_retransmission_filling_a_wired_hole_goes_out_at_once() {
+    let mut bs = Bs::new(WtcpSpec::default());
+    bs.on_fh(ms(0), data(0));
+    // Segment 1 is lost between the fixed host and the base station.
+    for i in 2..5 {
+        bs.on_fh(ms(1), data(i));
+    }
+    let (out, _) = bs.on_mh(ms(30), ack(1));
+    assert_eq!(out.verdict, Verdict::Forward);
+    // The mobile's dupacks for the hole reach the source: it must recover it itself.
+    for t in [31, 32] {
+        let (out, _) = bs.on_mh(ms(t), ack(1));
+        assert_eq!(out.verdict, Verdict::Forward, "a hole WTCP does not hold");
+    }
+    let out = bs.on_fh(ms(250), data(1));
+    assert_eq!(out.verdict, Verdict::Consume);
+    assert_eq!(seqs(&out), vec![1], "the hole is filled at once");
+    assert!(bs.wtcp.poll_timeout().is_some());
+    assert_eq!(bs.wtcp.check(), Ok(()));
+}
+
+/// §3: "When a segment is sent to the mobile host, the base station schedules a new
+/// timeout if there is no other timeout pending" — and no expiry may leave segments in
+/// flight, or the one the mobile waits for, without a timer: that stalled every WTCP run
+/// with wired losses (the timer fired while the mobile waited for a hole, returned without
+/// re-arming, and the source's retransmission then sat in the buffer for good).
+#[test]
+fn wtcp_never_leaves_a_segment_it_holds_without_a_timer() {
+    let mut bs = Bs::new(WtcpSpec::default());
+    bs.on_fh(ms(0), data(0));
+    for i in 2..5 {
+        bs.on_fh(ms(1), data(i));
+    }
+    bs.on_mh(ms(30), ack(1));
+    // The wireless timer expires while the mobile waits for the source's retransmission.
+    while let Some(at) = bs.wtcp.poll_timeout() {
+        if at > ms(240) {
+            break;
+        }
+        let mut out = AgentOutbox::default();
+        bs.wtcp.handle(at, AgentInput::Timer, &mut out);
+        assert!(seqs(&out).is_empty(), "nothing WTCP holds is missing");
+        assert_eq!(bs.wtcp.check(), Ok(()));
+    }
+    // The source's retransmission arrives: it goes out, under a timer.
+    let out = bs.on_fh(ms(250), data(1));
+    assert_eq!(seqs(&out), vec![1]);
+    assert_eq!(bs.wtcp.check(), Ok(()));
+    // Lost over the air: the timer recovers it, and keeps running until it is through.
+    let (at, out) = bs.fire();
+    assert!(at > ms(250));
+    assert_eq!(seqs(&out), vec![1]);
+    assert!(bs.wtcp.poll_timeout().is_some());
+    let (out, _) = bs.on_mh(ms(400), ack(3));
+    assert_eq!(
+        seqs(&out),
+        vec![3, 4],
+        "the window reopens from the new ACK point"
+    );
+    assert_eq!(bs.wtcp.check(), Ok(()));
+    bs.on_mh(ms(430), ack(5));
+    assert_eq!(
+        bs.wtcp.poll_timeout(),
+        None,
+        "all acknowledged: the timer stops"
+    );
+}
