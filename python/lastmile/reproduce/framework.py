@@ -20,7 +20,9 @@ become bands, the same for every experiment:
   is 3.5-5.5 %, "30 %" is 25-35 %, "2.4 seconds" is 2.35-2.45 s, "five fold" 4.5-5.5x;
   two published numbers give the range their roundings allow (4.71 / 4.1: 13.4-16.4 %);
 - "similar", "nearly identical", "comparable": within 10 % of each other;
-- "no appreciable degradation": less than 5 % below;
+- "no appreciable degradation", "degrades once ...": less than 5 % below, and not;
+- "does not greatly modify": stays within a factor of two either way;
+- "near standstill": below 10 % of the mechanism's throughput at the same point;
 - "clearly", "significantly", "much": the 95 % confidence intervals do not overlap;
 - "in every instance", "consistently": at every point we run;
 - a comparison ("above", "lower", "more than twice") compares means.
@@ -212,7 +214,7 @@ class Data:
         if campaign.derive is not None:
             ok = ok.assign(**campaign.derive(ok))
         self.keys = ["variant", *campaign.axes]
-        metrics = [m for m in campaign.metrics if m in ok.columns]
+        metrics = list(dict.fromkeys(m for m in campaign.metrics if m in ok.columns))
         self.runs = ok
         grouped = ok.groupby(self.keys, sort=False, dropna=False)[metrics]
         mean = grouped.mean()

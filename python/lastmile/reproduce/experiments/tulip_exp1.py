@@ -125,7 +125,7 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
             variants={"snoop_ideal": SNOOP_IDEAL},
             axes={"ber": FWD_BER},
             derive=measured_loss,
-            metrics=(*METRICS, "agent_persist_retransmissions", "agent_timer_expiries"),
+            metrics=(*METRICS, "agent_timer_expiries"),
             mechanisms=("snoop_ideal",),
         ),
     ]
