@@ -135,7 +135,8 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
             zip={GOOD: PROBE, REV_GOOD: PROBE},
             variants=FADE_VARIANTS,
             axes={"ber": GOOD},
-            **common,
+            metrics=METRICS,
+            mechanisms=tuple(v for v in FADE_VARIANTS if v.startswith("tulip")),
         ),
         Campaign(
             "perbit",
@@ -329,8 +330,9 @@ def _findings(ctx: Context) -> None:
         "; ".join(parts) + ". Clocked by transmitted bits, a fade that catches the last "
         "frames of a burst outlasts the silence that follows; a link layer that keeps "
         "retransmitting (TULIP) pushes through it, TCP alone and Snoop wait for the source's "
-        "backed-off retransmissions. In real time the same chain lets TCP alone run near "
-        "its error-free rate at low BER, as the paper's Fig. 19 does.",
+        "backed-off retransmissions. In real time the same chain lets TCP alone keep "
+        f"{100 * exp5b.value('throughput_bps', 'nollc', ber=PROBE[0]).mean / clear:.0f} % of "
+        f"its error-free throughput at {PROBE[0] * 1e6:g} per million, with no stall.",
     )
 
 
