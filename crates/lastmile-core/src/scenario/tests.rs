@@ -201,7 +201,10 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
     assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
     // Only over FAMA-NCS.
-    let e = chain_err(&["topology.wireless.mac=dcf", "topology.wireless.fama.cw_min=7"]);
+    let e = chain_err(&[
+        "topology.wireless.mac=dcf",
+        "topology.wireless.fama.cw_min=7",
+    ]);
     assert_eq!(e.path, "topology.wireless.fama", "{e}");
     // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
     let s = load(CHAIN, &fama).unwrap();

@@ -106,7 +106,9 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         }
         MacKind::Fama => {
             let cfg = crate::sim::fama_config(spec);
-            cfg.validate().err().map(|e| (fama_field(e.field), e.expected, cfg.phy))
+            cfg.validate()
+                .err()
+                .map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
         MacKind::P2p | MacKind::Ideal => None,
     };
