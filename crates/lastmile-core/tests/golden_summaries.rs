@@ -144,7 +144,11 @@ fn cases() -> Vec<Case> {
             ],
         ),
         // Each agent.
-        example("tulip-basic-snoop", TULIP_BASIC, &["base_station.agent=snoop"]),
+        example(
+            "tulip-basic-snoop",
+            TULIP_BASIC,
+            &["base_station.agent=snoop"],
+        ),
         example("wtcp-fading-wtcp", WTCP, &["base_station.agent=wtcp"]),
         example("wtcp-fading-itcp", WTCP, &["base_station.agent=itcp"]),
         example("lle-adhoc-none", LLE, &["base_station.agent=none"]),

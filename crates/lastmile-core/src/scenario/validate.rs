@@ -387,6 +387,9 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
         ))
     };
     let q = |v: &dyn std::fmt::Display| format!("\"{v}\"");
+    if let Err(c) = t.check_names() {
+        return bad(c.field, c.value, c.expected);
+    }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(
             "mss",
