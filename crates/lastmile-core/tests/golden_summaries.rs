@@ -133,6 +133,15 @@ fn cases() -> Vec<Case> {
             ],
         ),
         example(
+            "chain-reno-paced-2MB",
+            CHAIN,
+            &[
+                "flow.0.tcp.variant=reno",
+                "flow.0.app.bytes=2MB",
+                "flow.0.tcp.pacing=true",
+            ],
+        ),
+        example(
             "chain-tahoe-dupthresh2-G500ms-2MB",
             CHAIN,
             &[
@@ -283,6 +292,33 @@ fn differences(path: &str, golden: &Value, now: &Value, out: &mut Vec<String>) {
     }
 }
 
+fn load_golden() -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(golden_path())
+        .expect("tests/golden/summaries.json (record it with LASTMILE_RECORD_GOLDEN=1)");
+    serde_json::from_str(&text).expect("golden JSON")
+}
+
+/// `recovery = "tahoe", cc = "reno"` written out runs exactly as `variant = "tahoe"`.
+#[test]
+fn recovery_and_cc_written_out_run_as_the_variant_shorthand() {
+    let text = std::fs::read_to_string(examples_dir().join(CHAIN)).expect("example");
+    let from = r#"variant = "newreno""#;
+    assert!(text.contains(from));
+    let edited = text.replace(from, r#"recovery = "tahoe", cc = "reno""#);
+    let case = Case {
+        name: "chain-tahoe-2MB",
+        source: Source::Inline(Box::leak(edited.into_boxed_str())),
+        overrides: &["flow.0.app.bytes=2MB"],
+        traces: &[],
+    };
+    let now = serde_json::to_string(&record(&case)).expect("serialises");
+    let now: Value = serde_json::from_str(&now).expect("round trip");
+    let golden = &load_golden()["chain-tahoe-2MB"];
+    let mut diffs = Vec::new();
+    differences("chain-tahoe-2MB", golden, &now, &mut diffs);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
 #[test]
 fn summaries_match_the_recorded_golden_values() {
     let now: BTreeMap<&str, Value> = cases().iter().map(|c| (c.name, record(c))).collect();
@@ -292,9 +328,7 @@ fn summaries_match_the_recorded_golden_values() {
         std::fs::write(golden_path(), text_of_now).expect("golden file written");
         return;
     }
-    let text = std::fs::read_to_string(golden_path())
-        .expect("tests/golden/summaries.json (record it with LASTMILE_RECORD_GOLDEN=1)");
-    let golden: BTreeMap<String, Value> = serde_json::from_str(&text).expect("golden JSON");
+    let golden = load_golden();
     let now: BTreeMap<String, Value> = serde_json::from_str(&text_of_now).expect("round trip");
     let mut diffs = Vec::new();
     for (name, g) in &golden {

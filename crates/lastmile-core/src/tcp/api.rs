@@ -59,7 +59,7 @@ impl TcpConfig {
             remote_port: remote.1,
             recovery: t.recovery_kind(),
             cc: t.cc_kind(),
-            cc_settings: CcSettings { pacing: t.pacing },
+            cc_settings: t.cc_settings(),
             mss: clamp(t.mss.bytes()),
             rwnd_bytes: clamp(t.rwnd.bytes()),
             initial_window_segments: t.initial_window,

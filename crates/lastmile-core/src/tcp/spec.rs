@@ -12,6 +12,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::cc::CcSettings;
 use crate::units::{ByteSize, Duration};
 
 /// The classic TCP names: each sets `recovery` and `cc`.
@@ -242,6 +243,13 @@ impl TcpSpec {
         self.cc
             .or(self.variant.map(TcpVariant::cc))
             .unwrap_or_default()
+    }
+
+    /// What the congestion control reads from these settings.
+    pub fn cc_settings(&self) -> CcSettings {
+        CcSettings {
+            pacing: self.pacing,
+        }
     }
 
     /// Refuses `recovery` or `cc` contradicting `variant`.
