@@ -208,6 +208,7 @@ impl LossRecovery {
     }
 
     /// An ACK of `acked` new bytes arrived (`f` as after it).
+    #[inline]
     pub fn on_new_ack(&mut self, w: &mut CongestionWindow, f: &Flight, acked: u64) -> Reaction {
         if self.hole.is_some_and(|o| o < f.snd_una) {
             self.hole = None;
