@@ -102,11 +102,11 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     // The ideal MAC takes any rate; the DCF and FAMA-NCS need 802.11 DSSS rates.
     let mac_check = match spec.mac {
         MacKind::Dcf => {
-            let cfg = crate::sim::dcf_config(spec);
+            let cfg = crate::wireless::cell_config::dcf_config(spec);
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = FamaConfig::with_phy(crate::sim::phy_config(spec));
+            let cfg = FamaConfig::with_phy(crate::wireless::cell_config::phy_config(spec));
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::P2p | MacKind::Ideal => None,
@@ -387,6 +387,9 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
         ))
     };
     let q = |v: &dyn std::fmt::Display| format!("\"{v}\"");
+    if let Err(c) = t.check_names() {
+        return bad(c.field, c.value, c.expected);
+    }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(
             "mss",
