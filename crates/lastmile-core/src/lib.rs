@@ -1,10 +1,22 @@
 //! lastmile-core: a fast, deterministic simulator of TCP over wired-cum-wireless paths.
 //!
-//! The crate is organised as the architecture guide describes: `engine` (time, events,
-//! timers, random streams), `packet` (headers without payload), `net` (nodes, routing,
-//! links and queues), `error_model` (channel losses), `tcp` (the connection state machine
-//! and its loss recovery), `apps`, `metrics` (counters, traces, pcap), `scenario` (the
-//! file format) and `sim` (the world that wires them together and runs).
+//! The modules, from the bottom up (`docs/architecture.md` says which files each kind of
+//! extension touches):
+//! - `engine`: integer time, the event queue, timers, named random streams.
+//! - `ids`, `units`, `ranges`: typed arena indices, quantities with units, byte-range sets.
+//! - `packet`: IPv4 / TCP / UDP headers without payload.
+//! - `net`: nodes, static routing, point-to-point links, drop-tail queues.
+//! - `error_model`: channel losses per frame (PER, BER, Gilbert–Elliott, bursts, on/off,
+//!   drop lists).
+//! - `wireless`: 802.11 PHY timing, the shared medium, the MACs (ideal, DCF, FAMA-NCS), the
+//!   link layers (none, stop-and-wait, TULIP) and a cell's configuration.
+//! - `tcp`: the connection state machine, loss recovery, congestion control, pacing, and
+//!   the TCP settings of a scenario.
+//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP).
+//! - `metrics`: counters and summaries, opt-in traces, pcap.
+//! - `scenario`: the file format, its loading, overrides and checks.
+//! - `sim`: the world that wires them together and runs; the applications live here for
+//!   now.
 
 pub mod agents;
 pub mod engine;

@@ -69,7 +69,7 @@ fn tulip_example_loads_with_its_values() {
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
     assert_eq!((f.src.as_str(), f.dst.as_str()), ("fh", "mh"));
-    assert_eq!(f.tcp.variant, TcpVariant::Reno);
+    assert_eq!(f.tcp.variant, Some(TcpVariant::Reno));
     assert_eq!(f.tcp.mss.bytes(), 1400);
     assert_eq!(f.tcp.rwnd.bytes(), 42_000);
     assert_eq!(f.tcp.timer_granularity.sim().as_nanos(), 500_000_000);
@@ -119,14 +119,14 @@ fn unknown_key_is_refused_with_did_you_mean() {
     assert_eq!(e.value, None);
     assert!(
         e.expected
-            .starts_with("unknown key, expected one of variant, mss, rwnd,"),
+            .starts_with("unknown key, expected one of variant, recovery, cc, pacing, mss, rwnd,"),
         "{e}"
     );
     assert_eq!(e.hint.as_deref(), Some("did you mean \"rwnd\"?"));
     let line = e.to_string();
     assert!(
         line.starts_with(
-            "tulip.toml: flow[0].tcp.rwind: unknown key, expected one of variant, mss, rwnd, "
+            "tulip.toml: flow[0].tcp.rwind: unknown key, expected one of variant, recovery, cc, pacing, mss, rwnd, "
         ),
         "{line}"
     );
@@ -349,7 +349,7 @@ fn overrides_use_the_files_paths() {
         "seed=3",
     ])
     .unwrap();
-    assert_eq!(s.flows[0].tcp.variant, TcpVariant::Newreno);
+    assert_eq!(s.flows[0].tcp.variant, Some(TcpVariant::Newreno));
     assert_eq!(
         s.topology.wireless.as_ref().unwrap().errors,
         ErrorModelSpec::Ber {
@@ -539,4 +539,44 @@ fn preset_and_explicit_topologies_do_not_mix() {
     .unwrap_err();
     assert_eq!(e.path, "topology.links[2].to");
     assert_eq!(e.hint.as_deref(), Some("did you mean \"laptop\"?"));
+}
+
+// ---- recovery and congestion control: `variant` as the shorthand of both ----------------
+
+#[test]
+fn variant_shorthand_sets_recovery_and_reno_window_rule() {
+    let f = &tulip_set(&[]).unwrap().flows[0];
+    assert_eq!(f.tcp.recovery_kind(), RecoveryKind::Reno);
+    assert_eq!(f.tcp.cc_kind(), CcKind::Reno);
+}
+
+#[test]
+fn recovery_and_cc_may_replace_the_variant() {
+    let s = tulip_with(r#"variant = "reno""#, r#"recovery = "tahoe", cc = "reno""#).unwrap();
+    assert_eq!(s.flows[0].tcp.variant, None);
+    assert_eq!(s.flows[0].tcp.recovery_kind(), RecoveryKind::Tahoe);
+}
+
+#[test]
+fn recovery_agreeing_with_the_variant_is_accepted() {
+    let s = tulip_set(&["flow.0.tcp.recovery=reno", "flow.0.tcp.cc=reno"]).unwrap();
+    assert_eq!(s.flows[0].tcp.recovery_kind(), RecoveryKind::Reno);
+}
+
+#[test]
+fn recovery_contradicting_the_variant_names_the_field_and_the_fix() {
+    let e = tulip_set(&["flow.0.tcp.recovery=newreno"]).unwrap_err();
+    assert_eq!(e.path, "flow[0].tcp.recovery");
+    let line = e.to_string();
+    assert!(
+        line.contains(r#"got "newreno", expected "reno" as `variant = "reno"` implies"#),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_unknown_congestion_control_lists_the_known_ones() {
+    let e = tulip_set(&["flow.0.tcp.cc=cubik"]).unwrap_err();
+    assert_eq!(e.path, "flow[0].tcp.cc");
+    assert!(e.to_string().contains("reno"), "{e}");
 }

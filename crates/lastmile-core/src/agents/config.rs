@@ -185,9 +185,8 @@ fn default_itcp_buffer() -> ByteSize {
 }
 fn default_itcp_tcp() -> TcpSpec {
     TcpSpec {
-        variant: TcpVariant::Tahoe,
         timer_granularity: Duration::from_millis(10),
-        ..TcpSpec::default()
+        ..TcpSpec::with_variant(TcpVariant::Tahoe)
     }
 }
 

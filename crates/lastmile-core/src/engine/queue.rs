@@ -87,6 +87,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`; refuses a time before `now`.
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) -> Result<(), PastEvent> {
         if time < self.now {
             return Err(PastEvent {
@@ -106,6 +107,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Removes the earliest event and advances the clock to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let entry = self.heap.pop()?;
         self.now = entry.time;

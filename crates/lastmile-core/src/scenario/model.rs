@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec};
 use crate::error_model::ErrorModelSpec;
+pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
 /// A whole simulation: a topology, the base station's agent and the flows.
@@ -382,132 +383,6 @@ pub struct FlowSpec {
     /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
     /// source.
     pub app: AppSpec,
-}
-
-/// The TCP loss-recovery variant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TcpVariant {
-    /// Go back to slow start on the 3rd duplicate ACK (4.3BSD Tahoe).
-    Tahoe,
-    /// Fast retransmit and fast recovery, RFC 5681 §3.2.
-    Reno,
-    /// Reno with partial-ACK handling, RFC 6582.
-    #[default]
-    Newreno,
-}
-
-/// The receiver's acknowledgment policy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AckPolicy {
-    /// An ACK for every segment (ns-2's TCPSink, as the seeds ran it).
-    #[default]
-    Every,
-    /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
-    /// out-of-order and gap-filling segments at once.
-    Delayed,
-}
-
-/// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
-/// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    /// Loss recovery. Default "newreno".
-    #[serde(default)]
-    pub variant: TcpVariant,
-    /// Maximum segment size (payload bytes). Default "1460B" (a 1500-byte Ethernet MTU less
-    /// 40 bytes of IP and TCP headers).
-    #[serde(default = "default_mss")]
-    pub mss: ByteSize,
-    /// The receiver's window (buffer). Default "64KiB" (about the largest window TCP can
-    /// advertise without window scaling, 65,535 bytes: RFC 7323 §2).
-    #[serde(default = "default_rwnd")]
-    pub rwnd: ByteSize,
-    /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
-    #[serde(default = "default_initial_window")]
-    pub initial_window: u32,
-    /// Initial slow-start threshold. Default: unlimited (RFC 5681 §3.1: "arbitrarily high").
-    pub initial_ssthresh: Option<ByteSize>,
-    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
-    #[serde(default = "default_dupack_threshold")]
-    pub dupack_threshold: u32,
-    /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
-    /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
-    /// modern clock; the seeds' experiments set their own).
-    #[serde(default = "default_granularity")]
-    pub timer_granularity: Duration,
-    /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
-    #[serde(default = "default_initial_rto")]
-    pub initial_rto: Duration,
-    /// Lower bound of the RTO. Default "1s" (RFC 6298 §2.4).
-    #[serde(default = "default_min_rto")]
-    pub min_rto: Duration,
-    /// Upper bound of the RTO. Default "60s" (RFC 6298 §2.5).
-    #[serde(default = "default_max_rto")]
-    pub max_rto: Duration,
-    /// Use the timestamps option (RFC 7323) and take an RTT sample from every ACK.
-    /// Default false.
-    #[serde(default)]
-    pub timestamps: bool,
-    /// Acknowledgment policy. Default "every".
-    #[serde(default)]
-    pub ack: AckPolicy,
-    /// The delayed-ACK timer. Default "200ms" (RFC 1122 §4.2.3.2 allows up to 500 ms).
-    #[serde(default = "default_delack_timeout")]
-    pub delack_timeout: Duration,
-    /// Initial sequence number. Default: drawn from the flow's random stream.
-    pub isn: Option<u32>,
-}
-
-fn default_mss() -> ByteSize {
-    ByteSize(1460)
-}
-fn default_rwnd() -> ByteSize {
-    ByteSize(65_536)
-}
-fn default_initial_window() -> u32 {
-    1
-}
-fn default_dupack_threshold() -> u32 {
-    3
-}
-fn default_granularity() -> Duration {
-    Duration::from_millis(1)
-}
-fn default_initial_rto() -> Duration {
-    Duration::from_secs(1)
-}
-fn default_min_rto() -> Duration {
-    Duration::from_secs(1)
-}
-fn default_max_rto() -> Duration {
-    Duration::from_secs(60)
-}
-fn default_delack_timeout() -> Duration {
-    Duration::from_millis(200)
-}
-
-impl Default for TcpSpec {
-    fn default() -> Self {
-        TcpSpec {
-            variant: TcpVariant::default(),
-            mss: default_mss(),
-            rwnd: default_rwnd(),
-            initial_window: default_initial_window(),
-            initial_ssthresh: None,
-            dupack_threshold: default_dupack_threshold(),
-            timer_granularity: default_granularity(),
-            initial_rto: default_initial_rto(),
-            min_rto: default_min_rto(),
-            max_rto: default_max_rto(),
-            timestamps: false,
-            ack: AckPolicy::default(),
-            delack_timeout: default_delack_timeout(),
-            isn: None,
-        }
-    }
 }
 
 /// The application at the flow's source.

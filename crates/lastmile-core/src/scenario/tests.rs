@@ -192,7 +192,7 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     )
     .unwrap();
     let cell = s.topology.wireless.as_ref().expect("chain's wireless hop");
-    let cfg = crate::sim::fama_config(cell);
+    let cfg = crate::wireless::cell_config::fama_config(cell);
     assert_eq!(cfg.phy.slot, crate::engine::SimDuration::from_micros(354));
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (7, 255, 40));
     // A CTS as short as the RTS breaks dominance (CTS >= RTS + 2τ + ξ): refused at its key.
@@ -208,6 +208,6 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     assert_eq!(e.path, "topology.wireless.fama", "{e}");
     // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
     let s = load(CHAIN, &fama).unwrap();
-    let cfg = crate::sim::fama_config(s.topology.wireless.as_ref().unwrap());
+    let cfg = crate::wireless::cell_config::fama_config(s.topology.wireless.as_ref().unwrap());
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
 }

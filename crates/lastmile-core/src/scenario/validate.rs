@@ -101,11 +101,11 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     // The ideal MAC takes any rate; the DCF and FAMA-NCS need 802.11 DSSS rates.
     let mac_check = match spec.mac {
         MacKind::Dcf => {
-            let cfg = crate::sim::dcf_config(spec);
+            let cfg = crate::wireless::cell_config::dcf_config(spec);
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = crate::sim::fama_config(spec);
+            let cfg = crate::wireless::cell_config::fama_config(spec);
             cfg.validate()
                 .err()
                 .map(|e| (fama_field(e.field), e.expected, cfg.phy))
@@ -406,6 +406,9 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
         ))
     };
     let q = |v: &dyn std::fmt::Display| format!("\"{v}\"");
+    if let Err(c) = t.check_names() {
+        return bad(c.field, c.value, c.expected);
+    }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(
             "mss",

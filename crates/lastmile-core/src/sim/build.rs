@@ -11,7 +11,7 @@ use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, Scenario, TcpVariant};
+use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
 use super::agent_hook::AgentHost;
@@ -180,14 +180,6 @@ fn add_lle_clients(
     Ok(())
 }
 
-fn variant_name(v: TcpVariant) -> &'static str {
-    match v {
-        TcpVariant::Tahoe => "tahoe",
-        TcpVariant::Reno => "reno",
-        TcpVariant::Newreno => "newreno",
-    }
-}
-
 fn add_flow(
     world: &mut World,
     id: FlowId,
@@ -268,7 +260,7 @@ fn add_flow(
             .unwrap_or_else(|| format!("{}-{}-{i}", f.src, f.dst)),
         src: f.src.clone(),
         dst: f.dst.clone(),
-        variant: variant_name(f.tcp.variant),
+        variant: f.tcp.recovery_kind().name(),
         app,
         source,
         sink,

@@ -26,7 +26,8 @@
 //!   `AnyMac::frame_bytes`, FAMA's CTS being 21 bytes.
 //!
 //! One `TimerSlot` per MAC and per link layer; events carry (cell, member, link, generation).
-//! Carrier-sense updates touch only the members of the cell that hears the frame.
+//! Carrier-sense updates touch only the members of the cell that hears the frame. The
+//! MAC's and link layers' configurations come from `wireless/cell_config.rs`.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -34,18 +35,18 @@ use crate::engine::{RngStream, SimDuration, SimTime, TimerAction, TimerFire, Tim
 use crate::ids::{FlowId, NodeId};
 use crate::net::{CellId, DropTail};
 use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
-use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
-use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig, SAW_HEADER_BYTES};
-use crate::wireless::link::tulip::{
-    TulipConfig, TulipLink, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
+use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
+use crate::wireless::cell_config::{
+    dcf_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config, tulip_config,
 };
+use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
+use crate::wireless::link::tulip::{TulipConfig, TulipLink};
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkInput, LinkOutput, NoLink, SawAcks};
 use crate::wireless::mac::{
-    AnyMac, Dcf, DcfConfig, Fama, FamaConfig, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput,
-    MacOutput, MacSignal, ReplyDisposition,
+    AnyMac, Dcf, Fama, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput, MacOutput, MacSignal,
+    ReplyDisposition,
 };
 use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
-use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
 
 use super::flow::AppState;
 use super::observe::DataAccounting;
@@ -54,71 +55,6 @@ use super::{SimError, SINK_PORT};
 
 /// IP protocol number of UDP (RFC 768).
 const PROTO_UDP: u8 = 17;
-
-/// The PHY of a cell from its spec: the preset, `rate` as the data rate, then the overrides.
-pub fn phy_config(spec: &LinkSpec) -> PhyConfig {
-    let mut phy = match spec.phy.unwrap_or_default() {
-        PhyPreset::Dot11 => PhyConfig::preset("802.11"),
-        PhyPreset::Dot11b => PhyConfig::preset("802.11b"),
-    }
-    .expect("known preset");
-    phy.data_rate_bps = spec.rate.bps();
-    if let Some(r) = spec.basic_rate {
-        phy.basic_rate_bps = r.bps();
-    }
-    if let Some(p) = spec.preamble {
-        phy.preamble = match p {
-            PreambleKind::Long => Preamble::Long,
-            PreambleKind::Short => Preamble::Short,
-        };
-    }
-    phy
-}
-
-/// The DCF of a cell from its spec. Over TULIP the retry limits default to 1: TULIP does the
-/// ARQ, and a MAC retry of a frame whose MAC ACK was lost would be a redundant transmission.
-pub fn dcf_config(spec: &LinkSpec) -> DcfConfig {
-    let mut cfg = DcfConfig::with_phy(phy_config(spec));
-    let tulip = spec.link == LinkLayerKind::Tulip;
-    let default_limit = |standard: u32| if tulip { 1 } else { standard };
-    cfg.short_retry_limit = spec
-        .retry_limit_short
-        .unwrap_or(default_limit(cfg.short_retry_limit));
-    cfg.long_retry_limit = spec
-        .retry_limit_long
-        .unwrap_or(default_limit(cfg.long_retry_limit));
-    if let Some(t) = spec.rts_threshold {
-        cfg.rts_threshold_bytes = t.bytes().min(u64::from(u32::MAX)) as u32;
-    }
-    cfg
-}
-
-/// True when the cell runs TULIP with MAC acceleration over FAMA-NCS (TULIP §3.3, §5): the
-/// only case in which a link layer replies inside the floor.
-fn is_mac_accelerated(spec: &LinkSpec) -> bool {
-    spec.mac == MacKind::Fama
-        && spec.link == LinkLayerKind::Tulip
-        && spec.tulip.clone().unwrap_or_default().mac_acceleration
-}
-
-/// The FAMA-NCS of a cell from its spec: `FamaConfig`'s constants on the cell's PHY, the
-/// propagation delay as τ, the in-floor reply window only under TULIP's MAC acceleration
-/// (sized for the LACK of the configured window plus a 40-byte piggyback).
-pub fn fama_config(spec: &LinkSpec) -> FamaConfig {
-    let mut cfg = FamaConfig::with_phy(phy_config(spec));
-    cfg.tau = cfg.tau.max(spec.delay.sim());
-    cfg.mac_acceleration = is_mac_accelerated(spec);
-    let window = spec.tulip.clone().unwrap_or_default().window;
-    cfg.reply_in_floor_max_bytes =
-        TulipConfig::lack_bytes_for_window(window) + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
-    if let Some(f) = &spec.fama {
-        cfg.phy.slot = f.slot.map_or(cfg.phy.slot, |d| d.sim());
-        cfg.cw_min = f.cw_min.unwrap_or(cfg.cw_min);
-        cfg.cw_max = f.cw_max.unwrap_or(cfg.cw_max);
-        cfg.cts_bytes = f.cts_bytes.unwrap_or(cfg.cts_bytes);
-    }
-    cfg
-}
 
 /// A link layer's peer on this station and its timer.
 #[derive(Debug)]
@@ -194,50 +130,6 @@ pub struct Cell {
     pub accounting: DataAccounting,
 }
 
-/// How long, after the end of a data frame, until the peer's link-level reply (of
-/// `reply_msdu` bytes) has been received over this MAC, in the uncontended case.
-fn reply_budget(mac: &AnyMac<LinkFrame>, phy: &PhyConfig, reply_msdu: u32) -> SimDuration {
-    let reply = phy.data_airtime(reply_msdu);
-    match mac {
-        AnyMac::Ideal(m) => m.config().max_gap() + reply + m.config().propagation,
-        AnyMac::Dcf(d) => {
-            let c = d.config();
-            phy.sifs + phy.ack_airtime() + phy.difs() + phy.slot * u64::from(c.cw_min) + reply
-        }
-        // MAC acceleration: the reply goes SIFS after the data, inside the floor.
-        AnyMac::Fama(f) if f.config().mac_acceleration => {
-            let c = f.config();
-            c.phy.sifs + c.tau * 2 + c.data_airtime(reply_msdu)
-        }
-        // Otherwise the reply acquires a floor of its own: the sender's reply window is
-        // none, the longest backoff (1 + cw_min slots), RTS, CTS, the reply.
-        AnyMac::Fama(f) => {
-            let c = f.config();
-            c.phy.slot * u64::from(c.cw_min + 1)
-                + c.rts_airtime()
-                + c.cts_airtime()
-                + c.phy.sifs * 2
-                + c.tau * 4
-                + c.data_airtime(reply_msdu)
-        }
-    }
-}
-
-/// How long a TCP ACK waits for a LACK to carry it under MAC acceleration: until the peer's
-/// next data frame has arrived in the uncontended case: its reply window, its longest
-/// post-exchange backoff, the RTS/CTS handshake and a maximum-length data frame.
-fn piggyback_hold(mac: &AnyMac<LinkFrame>) -> SimDuration {
-    let AnyMac::Fama(f) = mac else {
-        return SimDuration::ZERO;
-    };
-    let c = f.config();
-    c.reply_window()
-        + c.phy.slot * u64::from(c.cw_min + 1)
-        + c.rts_airtime()
-        + c.rts_deferral()
-        + c.cts_deferral()
-}
-
 impl Cell {
     /// Builds the cell of `spec` over `members` (the head first).
     pub fn new(
@@ -287,65 +179,9 @@ impl Cell {
             });
         }
         let mac = &stations[0].mac;
+        let tulip = tulip_config(spec, mac);
+        let saw = stop_and_wait_config(spec, mac);
         let mac_accelerated = is_mac_accelerated(spec);
-        let tulip = (spec.link == LinkLayerKind::Tulip).then(|| {
-            let settings = spec.tulip.clone().unwrap_or_default();
-            let mut t = TulipConfig {
-                window: settings.window,
-                rate_bps: phy.data_rate_bps,
-                tau: propagation,
-                t_c: phy.plcp(),
-                mac_acceleration: settings.mac_acceleration,
-                lack_bytes: TulipConfig::lack_bytes_for_window(settings.window),
-                ..TulipConfig::default()
-            };
-            // Equation (1)'s terms a scenario sets explicitly.
-            let set = |v: Option<crate::units::Duration>, d: &mut SimDuration| {
-                if let Some(v) = v {
-                    *d = v.sim();
-                }
-            };
-            set(settings.tau, &mut t.tau);
-            set(settings.t_tr, &mut t.t_tr);
-            set(settings.t_c, &mut t.t_c);
-            set(settings.t_p, &mut t.t_p);
-            set(settings.delta_t2_min, &mut t.delta_t2_min);
-            // t_PKT of eq. (1) is the data frame's time on the channel: its MAC header too.
-            t.mac_overhead_bytes = DATA_HEADER_FCS_BYTES + LLC_SNAP_BYTES;
-            // The peer may have one TCP ACK (an unreliable frame of ≤ 40 B) queued at its
-            // MAC ahead of the LACK: the ACK of the previous frame, generated after its LACK.
-            // With MAC acceleration over FAMA the LACK goes first, inside the floor, and the
-            // TCP ACK waits to ride on the next LACK (`piggyback_hold`).
-            let lack = t.lack_bytes + MAC_ACCEL_PIGGYBACK_MAX_BYTES;
-            let (reply, other_terms) = if mac_accelerated {
-                t.piggyback_hold = piggyback_hold(mac);
-                // The in-floor reply ends exactly as the sender's reply window does: eq. (1)'s
-                // 2t_TR + t_p stay on top of it, so T1 never fires at the very instant the
-                // LACK (and the TCP ACK it carries) arrives.
-                (reply_budget(mac, &phy, lack), t.tau * 2)
-            } else {
-                let reply = reply_budget(mac, &phy, lack)
-                    + reply_budget(
-                        mac,
-                        &phy,
-                        TULIP_HEADER_BYTES + MAC_ACCEL_PIGGYBACK_MAX_BYTES,
-                    );
-                (reply, t.tau * 2 + t.t_tr * 2 + t.t_p)
-            };
-            // t_ACK: the LACK's way back; t_c already counts both PLCPs.
-            t.t_ack =
-                Some(settings.t_ack.map(|d| d.sim()).unwrap_or_else(|| {
-                    reply.saturating_sub(phy.plcp()).saturating_sub(other_terms)
-                }));
-            t
-        });
-        let saw = StopAndWaitConfig {
-            // The reply, plus one maximum frame the peer may have to finish first.
-            ack_timeout: reply_budget(mac, &phy, SAW_HEADER_BYTES)
-                + phy.data_airtime(1500)
-                + phy.difs(),
-            retry_limit: spec.link_retry_limit.unwrap_or(7),
-        };
         Ok(Cell {
             name: name.to_string(),
             mac_kind: spec.mac,

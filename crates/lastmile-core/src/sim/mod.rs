@@ -16,7 +16,6 @@ use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
-pub use cell::{dcf_config, fama_config, phy_config};
 pub use observe::Welford;
 pub use world::StopReason;
 

@@ -1,8 +1,11 @@
-//! The types the engine and a `TcpConnection` exchange.
+//! The types the engine and a `TcpConnection` exchange: the endpoint's configuration (from
+//! the scenario's `TcpSpec`), the segments, deliveries and trace records it emits, its
+//! RFC 9293 states and its counters.
 
+use super::cc::CcSettings;
+use super::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
-use crate::scenario::{AckPolicy, TcpSpec, TcpVariant};
 
 /// Everything a connection endpoint needs to know at creation.
 #[derive(Clone, Debug)]
@@ -11,7 +14,11 @@ pub struct TcpConfig {
     pub local_port: u16,
     pub remote_addr: Ipv4Addr,
     pub remote_port: u16,
-    pub variant: TcpVariant,
+    /// Loss recovery (Tahoe, Reno, NewReno).
+    pub recovery: RecoveryKind,
+    /// Congestion control and what it reads from the settings.
+    pub cc: CcKind,
+    pub cc_settings: CcSettings,
     /// Maximum segment size: payload bytes per segment.
     pub mss: u32,
     /// This endpoint's receive buffer, advertised as its window.
@@ -50,7 +57,9 @@ impl TcpConfig {
             local_port: local.1,
             remote_addr: remote.0,
             remote_port: remote.1,
-            variant: t.variant,
+            recovery: t.recovery_kind(),
+            cc: t.cc_kind(),
+            cc_settings: t.cc_settings(),
             mss: clamp(t.mss.bytes()),
             rwnd_bytes: clamp(t.rwnd.bytes()),
             initial_window_segments: t.initial_window,

@@ -32,16 +32,26 @@
 //! urgent data, keep-alives, window scaling, the 2·MSL timer, user timeouts.
 
 use super::api::*;
+use super::cc::{AnyCongestionControl, CcMetrics, CongestionControl, CongestionWindow};
 use super::receiver::Receiver;
-use super::recovery::AnyRecovery;
+use super::recovery::LossRecovery;
 use super::rtt::{RetransmitTimer, RttSample};
 use super::sender::{AckInput, DataSegment, Sender};
-use super::window::{AnyWindowRule, CongestionWindow};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN};
 
 /// RFC 9293 §3.7.1: the send MSS when the peer sends no MSS option.
 const DEFAULT_PEER_MSS: u64 = 536;
+
+/// The earlier of two optional deadlines.
+#[inline]
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
 
 /// Where an arriving ACK number falls relative to the send sequence space.
 enum AckPosition {
@@ -89,8 +99,9 @@ impl TcpConnection {
             cfg.max_rto,
         );
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
-        let recovery = AnyRecovery::new(cfg.variant, cfg.dupack_threshold);
-        let mut sender = Sender::new(mss, ssthresh, AnyWindowRule::default(), recovery, rtx);
+        let recovery = LossRecovery::new(cfg.recovery, cfg.dupack_threshold);
+        let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
+        let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
         let receiver = Receiver::new(
             u64::from(cfg.rwnd_bytes),
@@ -168,20 +179,19 @@ impl TcpConnection {
             }
         }
         self.receiver.on_delack_timer(now);
+        self.sender.on_pacing_deadline(now);
         self.output(now, out);
         self.trace_window(out);
     }
 
-    /// The earliest time at which `on_timeout` must be called.
+    /// The earliest time at which `on_timeout` must be called: a timer, or the release
+    /// time of a segment held back by pacing.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        [
-            self.sender.rtx.deadline(),
-            self.sender.persist_deadline(),
+        let timers = earliest(
+            earliest(self.sender.rtx.deadline(), self.sender.persist_deadline()),
             self.receiver.delack_deadline(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        );
+        earliest(timers, self.sender.pacing_deadline())
     }
 
     /// The application makes `bytes` more bytes available to send.
@@ -219,6 +229,13 @@ impl TcpConnection {
     pub fn congestion_window(&self) -> CongestionWindow {
         self.sender.window()
     }
+    /// The congestion control's state: cwnd, ssthresh, pacing rate.
+    pub fn cc_metrics(&self) -> CcMetrics {
+        self.sender
+            .congestion_control()
+            .metrics(&self.sender.window())
+    }
+
     /// The current RTO, backoff included.
     pub fn rto(&self) -> SimDuration {
         self.sender.rtx.current_rto()

@@ -33,8 +33,8 @@
 
 use std::collections::VecDeque;
 
+use super::spec::AckPolicy;
 use crate::engine::{SimDuration, SimTime};
-use crate::scenario::AckPolicy;
 
 use super::api::Delivery;
 

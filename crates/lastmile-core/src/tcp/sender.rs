@@ -23,29 +23,44 @@
 //! * **Duplicate ACKs** (RFC 5681 §2): no data, no SYN/FIN, ACK = SND.UNA, the same
 //!   window as the previous ACK, data outstanding, and (4.4BSD) not while probing a zero
 //!   window.
-//! * **Timeouts** (RFC 5681 (4)–(5), RFC 6298 (5.4)–(5.6)): ssthresh from the window rule,
-//!   except that a second timeout of the same segment keeps it (RFC 5681 §3.1); cwnd =
-//!   1 SMSS; retransmit SND.UNA; go back N; back off; recovery leaves fast recovery and sets
-//!   `recover`.
+//! * **Timeouts** (RFC 5681 (4)–(5), RFC 6298 (5.4)–(5.6)): the congestion control sets
+//!   ssthresh (kept on a second timeout of the same segment, RFC 5681 §3.1) and cwnd =
+//!   1 SMSS; recovery leaves fast recovery, sets `recover` and names SND.UNA for
+//!   retransmission; go back N; back off.
+//! * **Congestion control and recovery** (`cc/`, `recovery/`): every ACK goes to recovery
+//!   first (duplicate or new), then to the congestion control with an `AckSample` (bytes
+//!   acked, RTT sample, flight, delivery-rate sample of `delivery.rs`); recovery names the
+//!   segment to retransmit before new data.
+//! * **Pacing** (`pacing.rs`): when the congestion control gives a pacing rate, each
+//!   segment waits for its release time and `pacing_deadline` reports it; without a rate
+//!   the pacer is never consulted.
 //! * **Zero window** (RFC 9293 §3.8.6.1): with SND.WND = 0, nothing outstanding and data
 //!   waiting, a persist timer (the RTO, doubling per probe, capped at `max_rto`) sends a
 //!   one-byte probe at SND.UNA beyond the window, as 4.4BSD's forced output: SND.MAX covers
 //!   it, SND.NXT stays, and the retransmission timer is not started for it.
 //!
-//! Left out: SACK, limited transmit, RFC 7661, pacing or burst limits, RFC 5681 §4.1
-//! restart after idle. Writes after `close` are ignored.
+//! Left out: SACK, limited transmit, RFC 7661, burst limits, RFC 5681 §4.1 restart after
+//! idle. Writes after `close` are ignored.
 
 use std::collections::VecDeque;
 
 use crate::engine::SimTime;
 
 use super::api::TcpTraceEvent;
-use super::recovery::{AnyRecovery, Flight, Reaction};
+use super::cc::{AckSample, AnyCongestionControl, CongestionControl, CongestionWindow};
+use super::delivery::{DeliveryState, RateSample, SampleBuilder, TxState};
+use super::pacing::Pacer;
+use super::recovery::{Flight, LossRecovery, Reaction};
 use super::rtt::{RetransmitTimer, RttSample};
-use super::window::{AnyWindowRule, CongestionWindow};
 
 /// Persist-timer doublings beyond this are capped by `max_rto` anyway.
 const MAX_PERSIST_SHIFT: u32 = 16;
+
+/// IPv4 and TCP headers without options (RFC 791, RFC 9293): what a paced segment adds to
+/// its payload on the wire.
+const BASE_HEADER_BYTES: u64 = 40;
+/// The timestamps option with its padding (RFC 7323 Appendix A).
+const TIMESTAMP_OPTION_BYTES: u64 = 12;
 
 /// A segment the sender wants on the wire, in stream offsets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,12 +110,17 @@ pub struct Sender {
     snd_wnd: u64,
     max_snd_wnd: u64,
     last_ack_window: Option<u64>,
-    cc: CongestionWindow,
-    rule: AnyWindowRule,
-    recovery: AnyRecovery,
+    window: CongestionWindow,
+    cc: AnyCongestionControl,
+    recovery: LossRecovery,
+    /// The delivery-rate estimator, run only when the congestion control reads its samples.
+    delivery: DeliveryState,
+    rate_sampling: bool,
+    pacer: Pacer,
     first_sends: VecDeque<FirstSend>,
-    /// A retransmission of this offset goes out before anything else.
-    pending_rexmit: Option<u64>,
+    /// With rate sampling: the delivery state at the latest transmission of each range of
+    /// `first_sends`, index for index.
+    tx_states: VecDeque<TxState>,
     pub rtx: RetransmitTimer,
     /// SND.UNA has already been retransmitted by the timer (RFC 5681 §3.1: hold ssthresh).
     una_timed_out: bool,
@@ -115,8 +135,8 @@ impl Sender {
     pub fn new(
         mss: u64,
         ssthresh: u64,
-        rule: AnyWindowRule,
-        recovery: AnyRecovery,
+        cc: AnyCongestionControl,
+        recovery: LossRecovery,
         rtx: RetransmitTimer,
     ) -> Self {
         Sender {
@@ -129,14 +149,17 @@ impl Sender {
             snd_wnd: 0,
             max_snd_wnd: 0,
             last_ack_window: None,
-            cc: CongestionWindow {
+            window: CongestionWindow {
                 cwnd: mss,
                 ssthresh,
             },
-            rule,
+            rate_sampling: cc.wants_rate_samples(),
+            cc,
             recovery,
+            delivery: DeliveryState::default(),
+            pacer: Pacer::default(),
             first_sends: VecDeque::new(),
-            pending_rexmit: None,
+            tx_states: VecDeque::new(),
             rtx,
             una_timed_out: false,
             persist_at: None,
@@ -149,7 +172,7 @@ impl Sender {
     /// The handshake is over: effective SMSS, the initial window and the peer's window.
     pub fn on_established(&mut self, mss: u64, initial_window: u64, peer_window: u64, ts: bool) {
         self.mss = mss;
-        self.cc.cwnd = initial_window;
+        self.window.cwnd = initial_window;
         self.snd_wnd = peer_window;
         self.max_snd_wnd = peer_window;
         self.last_ack_window = Some(peer_window);
@@ -166,9 +189,12 @@ impl Sender {
     }
 
     pub fn window(&self) -> CongestionWindow {
-        self.cc
+        self.window
     }
-    pub fn recovery(&self) -> &AnyRecovery {
+    pub fn congestion_control(&self) -> &AnyCongestionControl {
+        &self.cc
+    }
+    pub fn recovery(&self) -> &LossRecovery {
         &self.recovery
     }
     pub fn snd_una(&self) -> u64 {
@@ -188,6 +214,19 @@ impl Sender {
     }
     pub fn persist_deadline(&self) -> Option<SimTime> {
         self.persist_at
+    }
+    /// When a segment held back by pacing may leave.
+    pub fn pacing_deadline(&self) -> Option<SimTime> {
+        self.pacer.deadline()
+    }
+    /// The pacing deadline was reached (the caller then asks for segments again).
+    pub fn on_pacing_deadline(&mut self, now: SimTime) {
+        self.pacer.on_deadline(now);
+    }
+    /// The delivery-rate estimator's state (all zero unless the congestion control reads
+    /// rate samples).
+    pub fn delivery(&self) -> &DeliveryState {
+        &self.delivery
     }
     pub fn fin_acked(&self) -> bool {
         self.fin_queued && self.snd_una > self.written
@@ -227,39 +266,41 @@ impl Sender {
         let flight = self.flight();
         let r = self
             .recovery
-            .on_dupack(&mut self.cc, &mut self.rule, &flight);
+            .on_dupack(now, &mut self.window, &mut self.cc, &flight);
+        let rate = if self.rate_sampling {
+            self.delivery.sample(&SampleBuilder::default())
+        } else {
+            RateSample::default()
+        };
+        let sample = self.ack_sample(now, 0, None, flight.size(), r, rate);
+        self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         r.fast_retransmit
     }
 
     fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
+        let prior_in_flight = self.snd_max - self.snd_una;
         let acked = a.ack - self.snd_una;
         self.snd_una = a.ack;
         self.snd_nxt = self.snd_nxt.max(a.ack);
         self.una_timed_out = false;
-        if self.pending_rexmit.is_some_and(|o| o < a.ack) {
-            self.pending_rexmit = None;
-        }
-        while self.first_sends.front().is_some_and(|r| r.end <= a.ack) {
-            self.first_sends.pop_front();
-        }
+        let rate = self.pop_delivered(now, a.ack);
         // With timestamps negotiated, RTTM takes samples from TSecr only (RFC 7323 §4.1);
         // an ACK that arrives without the option (RFC 7323 §3.2 says it SHOULD be dropped;
         // we process it) gives no sample. 4.4BSD falls back to its timed segment instead,
         // which lets a base station's stripped timestamps (WTCP §3.1) leak residence time.
-        let sample = match (self.use_timestamps, a.ts_ecr) {
+        let rtt = match (self.use_timestamps, a.ts_ecr) {
             (true, Some(ecr)) => self.rtx.sample_from_echo(now, ecr),
             (true, None) => None,
             (false, _) => self.rtx.sample_on_ack(now, a.ack),
         };
-        if let Some(s) = sample {
+        if let Some(s) = rtt {
             self.on_sample(s, trace);
         }
         let flight = self.flight();
-        let r = self.recovery.on_new_ack(&mut self.cc, &flight, acked);
-        if r.grow_window {
-            self.rule.on_ack(&mut self.cc, acked, self.mss);
-        }
+        let r = self.recovery.on_new_ack(&mut self.window, &flight, acked);
+        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         if self.snd_una == self.snd_max {
             self.rtx.stop();
@@ -268,9 +309,64 @@ impl Sender {
         }
     }
 
-    /// Feeds an RTT sample to the window rule and the trace.
+    /// Forgets the ranges `ack` covers, feeding them to the delivery-rate estimator when it
+    /// runs; that ACK's rate sample.
+    fn pop_delivered(&mut self, now: SimTime, ack: u64) -> RateSample {
+        if !self.rate_sampling {
+            while self.first_sends.front().is_some_and(|r| r.end <= ack) {
+                self.first_sends.pop_front();
+            }
+            return RateSample::default();
+        }
+        let mut delivered = SampleBuilder::default();
+        while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
+            let tx = self.tx_states.pop_front().unwrap_or_default();
+            self.delivery
+                .on_delivered(now, r.end - r.start, &tx, &mut delivered);
+            self.first_sends.pop_front();
+        }
+        self.delivery.sample(&delivered)
+    }
+
+    /// A range of new data is sent for the first time.
+    fn push_first_send(&mut self, start: u64, end: u64, now: SimTime, tx: Option<TxState>) {
+        self.first_sends.push_back(FirstSend {
+            start,
+            end,
+            at: now,
+        });
+        if let Some(tx) = tx {
+            self.tx_states.push_back(tx);
+        }
+    }
+
+    fn ack_sample(
+        &self,
+        now: SimTime,
+        acked: u64,
+        rtt: Option<RttSample>,
+        prior_in_flight: u64,
+        r: Reaction,
+        rate: RateSample,
+    ) -> AckSample {
+        AckSample {
+            now,
+            acked_bytes: acked,
+            duplicate: acked == 0,
+            may_grow: r.grow_window,
+            rtt: rtt.map(|s| s.sample),
+            srtt: self.rtx.srtt(),
+            prior_in_flight,
+            in_flight: self.snd_max - self.snd_una,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            mss: self.mss,
+            rate,
+        }
+    }
+
+    /// Traces an RTT sample.
     pub fn on_sample(&mut self, s: RttSample, trace: &mut Vec<TcpTraceEvent>) {
-        self.rule.on_rtt_sample(s.sample);
         if self.tracing {
             trace.push(s.trace());
         }
@@ -279,11 +375,6 @@ impl Sender {
     fn apply(&mut self, now: SimTime, r: Reaction) {
         if r.go_back_n {
             self.snd_nxt = self.snd_una;
-        }
-        if r.retransmit_una {
-            self.pending_rexmit = Some(self.snd_una);
-        }
-        if r.retransmit_una || r.go_back_n {
             self.rtx.cancel_timing();
         }
         if r.restart_rto && self.snd_max > self.snd_una {
@@ -298,32 +389,67 @@ impl Sender {
             self.rtx.stop();
             return false;
         }
-        if !self.una_timed_out {
-            let flight = self.flight().size();
-            self.cc.ssthresh = self.rule.ssthresh_on_loss(&self.cc, flight, self.mss);
-        }
+        let flight = self.flight();
+        let first = !self.una_timed_out;
+        self.cc
+            .on_rto(now, &mut self.window, flight.size(), self.mss, first);
         self.una_timed_out = true;
-        self.cc.cwnd = self.mss;
-        self.recovery.on_timeout(self.snd_max);
+        self.recovery.on_timeout(&flight);
         self.snd_nxt = self.snd_una;
-        self.pending_rexmit = Some(self.snd_una);
         self.rtx.cancel_timing();
         self.rtx.back_off();
         self.rtx.arm(now);
         true
     }
 
-    /// The next segment to send now, if any; advances SND.NXT / SND.MAX.
+    /// The next segment to send now, if any; advances SND.NXT / SND.MAX. When the
+    /// congestion control gives a pacing rate, the segment also waits for its release time.
+    #[inline]
     pub fn next_segment(&mut self, now: SimTime) -> Option<DataSegment> {
-        if let Some(offset) = self.pending_rexmit.take() {
-            if offset < self.snd_max {
-                let len = self.mss.min(self.written.saturating_sub(offset));
-                return Some(self.transmit(now, offset, len, true));
+        match self.cc.pacing_rate() {
+            None => self.next_unpaced(now),
+            Some(rate) => self.next_paced(now, rate),
+        }
+    }
+
+    /// Pacing (`pacing.rs`): a segment waits for its release time.
+    #[inline(never)]
+    fn next_paced(&mut self, now: SimTime, rate_bytes_per_s: u64) -> Option<DataSegment> {
+        if !self.pacer.may_send(now, self.choose().is_some()) {
+            return None;
+        }
+        let d = self.next_unpaced(now)?;
+        let header = BASE_HEADER_BYTES + TIMESTAMP_OPTION_BYTES * u64::from(self.use_timestamps);
+        self.pacer
+            .on_sent(now, u64::from(d.len) + header, rate_bytes_per_s);
+        Some(d)
+    }
+
+    #[inline]
+    fn next_unpaced(&mut self, now: SimTime) -> Option<DataSegment> {
+        let Some((offset, len, forced)) = self.choose() else {
+            if self.rate_sampling {
+                self.note_idle();
             }
+            return None;
+        };
+        if forced {
+            self.recovery.on_retransmitted(offset);
+        }
+        Some(self.transmit(now, offset, len, forced))
+    }
+
+    /// What would be sent now, without sending it: (offset, data bytes, whether it is the
+    /// retransmission recovery named, which ignores the window).
+    #[inline]
+    fn choose(&self) -> Option<(u64, u64, bool)> {
+        if let Some(offset) = self.recovery.next_retransmission(self.snd_max) {
+            let len = self.mss.min(self.written.saturating_sub(offset));
+            return Some((offset, len, true));
         }
         let offset = self.snd_nxt;
         let avail = self.written.saturating_sub(offset);
-        let limit = self.snd_una + self.cc.cwnd.min(self.snd_wnd);
+        let limit = self.snd_una + self.window.cwnd.min(self.snd_wnd);
         let room = limit.saturating_sub(offset);
         let len = self.mss.min(avail).min(room);
         let fin_alone = self.fin_queued && offset == self.written;
@@ -336,10 +462,17 @@ impl Sender {
             || len == avail
             || 2 * len >= self.max_snd_wnd.max(1)
             || offset == self.snd_una;
-        if !worth_sending {
-            return None;
+        worth_sending.then_some((offset, len, false))
+    }
+
+    /// Nothing to send: if for want of data with room in the window, the delivery-rate
+    /// samples that follow are application-limited.
+    fn note_idle(&mut self) {
+        let avail = self.written.saturating_sub(self.snd_nxt);
+        let in_flight = self.snd_max - self.snd_una;
+        if avail < self.mss && in_flight < self.window.cwnd {
+            self.delivery.mark_app_limited(in_flight);
         }
-        Some(self.transmit(now, offset, len, false))
     }
 
     /// Builds the segment at `offset` with `len` data bytes (+ FIN if it reaches the end).
@@ -348,8 +481,11 @@ impl Sender {
         let fin = self.fin_queued && end == self.written;
         let seq_end = end + u64::from(fin);
         let retransmission = offset < self.snd_max;
+        let tx = self
+            .rate_sampling
+            .then(|| self.delivery.on_send(now, self.snd_max - self.snd_una));
         let origin_time = if retransmission && len > 0 {
-            self.origin_of(offset, now)
+            self.retransmitted(offset, tx).unwrap_or(now)
         } else {
             now
         };
@@ -360,12 +496,7 @@ impl Sender {
             self.rtx.start_timing(offset, now);
         }
         if end > self.snd_max && len > 0 {
-            let start = offset.max(self.snd_max);
-            self.first_sends.push_back(FirstSend {
-                start,
-                end,
-                at: now,
-            });
+            self.push_first_send(offset.max(self.snd_max), end, now, tx);
         }
         if !forced || offset == self.snd_nxt {
             self.snd_nxt = self.snd_nxt.max(seq_end);
@@ -381,12 +512,15 @@ impl Sender {
         }
     }
 
-    fn origin_of(&self, offset: u64, now: SimTime) -> SimTime {
+    /// The range holding `offset` is sent again (with delivery state `tx` when sampling):
+    /// its first-send time, if the range is still unacknowledged.
+    fn retransmitted(&mut self, offset: u64, tx: Option<TxState>) -> Option<SimTime> {
         let i = self.first_sends.partition_point(|r| r.end <= offset);
-        match self.first_sends.get(i) {
-            Some(r) if r.start <= offset => r.at,
-            _ => now,
+        let r = self.first_sends.get(i).filter(|r| r.start <= offset)?;
+        if let (Some(tx), Some(state)) = (tx, self.tx_states.get_mut(i)) {
+            *state = tx;
         }
+        Some(r.at)
     }
 
     /// Arms or clears the persist timer after output (RFC 9293 §3.8.6.1).
@@ -408,18 +542,15 @@ impl Sender {
         }
         let offset = self.snd_una;
         let retransmission = offset < self.snd_max;
+        let tx = self
+            .rate_sampling
+            .then(|| self.delivery.on_send(now, self.snd_max - self.snd_una));
         let origin_time = if retransmission {
-            self.origin_of(offset, now)
+            self.retransmitted(offset, tx).unwrap_or(now)
         } else {
+            self.push_first_send(offset, offset + 1, now, tx);
             now
         };
-        if !retransmission {
-            self.first_sends.push_back(FirstSend {
-                start: offset,
-                end: offset + 1,
-                at: now,
-            });
-        }
         self.snd_max = self.snd_max.max(offset + 1);
         self.rtx.cancel_timing();
         self.persist_shift = (self.persist_shift + 1).min(MAX_PERSIST_SHIFT);

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::engine::{EventQueue, RngStream, SimDuration, SimTime};
 use crate::ids::NodeId;
 use crate::wireless::mac::{
-    Dcf, DcfConfig, DcfCounters, DcfInput, DcfOutput, FrameKind, MacFrame, MacSignal,
+    Dcf, DcfConfig, FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal,
 };
 use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
 
@@ -41,7 +41,7 @@ pub struct SaturationReport {
     /// Jain's fairness index over `per_station_bps`.
     pub jain_index: f64,
     /// The stations' counters, then the receiver's.
-    pub counters: Vec<DcfCounters>,
+    pub counters: Vec<MacCounters>,
     /// Fraction of data/RTS attempts that got no response: the measured p.
     pub collision_probability: f64,
     pub events: u64,
@@ -117,7 +117,7 @@ pub fn run_saturated(cfg: SaturationConfig) -> SaturationReport {
 
 impl Cell {
     fn enqueue(&mut self, now: SimTime, i: usize) {
-        let input = DcfInput::Enqueue {
+        let input = MacInput::Enqueue {
             dst: self.receiver,
             msdu_bytes: self.cfg.msdu_bytes,
             payload: (),
@@ -130,14 +130,14 @@ impl Cell {
             Ev::Timeout(i) => {
                 if self.scheduled[i] == Some(now) {
                     self.scheduled[i] = None;
-                    self.dispatch(now, i, DcfInput::Timeout);
+                    self.dispatch(now, i, MacInput::Timeout);
                 }
             }
             Ev::ArrivalStart(i) => {
                 let node = NodeId(i as u32);
                 if !self.reported_busy[i] && self.medium.is_busy(node, now) {
                     self.reported_busy[i] = true;
-                    self.dispatch(now, i, DcfInput::MediumBusy);
+                    self.dispatch(now, i, MacInput::MediumBusy);
                 }
             }
             Ev::ArrivalEnd(tx, i) => self.on_arrival_end(now, tx, i),
@@ -159,17 +159,17 @@ impl Cell {
             None => return,
         };
         match outcome {
-            RxOutcome::Intact => self.dispatch(now, i, DcfInput::Received(frame)),
-            RxOutcome::Collided | RxOutcome::Errored => self.dispatch(now, i, DcfInput::RxError),
+            RxOutcome::Intact => self.dispatch(now, i, MacInput::Received(frame)),
+            RxOutcome::Collided | RxOutcome::Errored => self.dispatch(now, i, MacInput::RxError),
             RxOutcome::Missed => {}
         }
         if self.reported_busy[i] && !self.medium.is_busy(node, now) {
             self.reported_busy[i] = false;
-            self.dispatch(now, i, DcfInput::MediumIdle);
+            self.dispatch(now, i, MacInput::MediumIdle);
         }
     }
 
-    fn dispatch(&mut self, now: SimTime, i: usize, input: DcfInput<()>) {
+    fn dispatch(&mut self, now: SimTime, i: usize, input: MacInput<()>) {
         let mut out = Vec::new();
         self.macs[i].handle(now, input, &mut out);
         for effect in out {
@@ -185,9 +185,9 @@ impl Cell {
         }
     }
 
-    fn apply(&mut self, now: SimTime, i: usize, effect: DcfOutput<()>) {
+    fn apply(&mut self, now: SimTime, i: usize, effect: MacOutput<()>) {
         match effect {
-            DcfOutput::StartTx { frame, airtime } => {
+            MacOutput::StartTx { frame, airtime } => {
                 let meta = FrameMeta {
                     bits: 8 * u64::from(frame.bytes()),
                     payload_bytes: if frame.kind == FrameKind::Data {
@@ -205,7 +205,7 @@ impl Cell {
                     q.schedule(a.end, Ev::ArrivalEnd(tx, r)).expect("future");
                 }
             }
-            DcfOutput::Deliver {
+            MacOutput::Deliver {
                 from, msdu_bytes, ..
             } => {
                 if now >= SimTime::ZERO + self.cfg.warmup {
@@ -214,10 +214,10 @@ impl Cell {
                     }
                 }
             }
-            DcfOutput::Signal(MacSignal::TxSuccess | MacSignal::TxFailure) => {
+            MacOutput::Signal(MacSignal::TxSuccess | MacSignal::TxFailure) => {
                 self.enqueue(now, i);
             }
-            DcfOutput::Signal(_) => {}
+            MacOutput::Signal(_) => {}
         }
     }
 
@@ -232,7 +232,7 @@ impl Cell {
             .iter()
             .map(|&b| 8.0 * b as f64 / secs)
             .collect();
-        let counters: Vec<DcfCounters> = self.macs.iter().map(|m| m.counters().clone()).collect();
+        let counters: Vec<MacCounters> = self.macs.iter().map(|m| m.counters().clone()).collect();
         let (attempts, failures) = counters.iter().fold((0, 0), |(a, f), c| {
             (a + c.attempts, f + c.ack_timeouts + c.cts_timeouts)
         });

@@ -1,11 +1,16 @@
-//! The wireless cell (groundwork for the wireless issue): IEEE 802.11 DSSS PHY timing, the
-//! shared half-duplex medium, the DCF MAC as a pure state machine, Bianchi's analytical
-//! saturation model with a saturation harness that validates the MAC against it, the
-//! MAC ⇄ link-layer signals of TULIP and LLE-TCP, the ideal MAC and [`mac::AnyMac`], and the
-//! link layers behind [`link::AnyLinkLayer`] (none, stop-and-wait, TULIP). The engine drives
-//! them in `sim::cell`.
+//! The wireless cell's protocol machines, driven by the engine in `sim::cell`:
+//! - `phy`: IEEE 802.11 DSSS PHY timing (802.11-1999 clause 15, 802.11b);
+//! - `medium`: the shared half-duplex broadcast channel (one collision domain);
+//! - `mac`: the MACs behind [`mac::AnyMac`] (ideal, 802.11 DCF, FAMA-NCS) and their common
+//!   vocabulary;
+//! - `signals`: the MAC ⇄ link-layer signals of TULIP §3.2–3.3 and LLE-TCP;
+//! - `link`: the link layers behind [`link::AnyLinkLayer`] (none, stop-and-wait, TULIP);
+//! - `cell_config`: a cell's PHY, MAC and link-layer configuration from its scenario spec;
+//! - `bianchi` and `harness`: Bianchi's (2000) saturation model and a saturation harness
+//!   that checks the DCF against it.
 
 pub mod bianchi;
+pub mod cell_config;
 pub mod harness;
 pub mod link;
 pub mod mac;

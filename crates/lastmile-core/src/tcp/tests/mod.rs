@@ -13,10 +13,11 @@ mod transfer;
 use std::collections::{BTreeMap, VecDeque};
 
 use super::api::*;
+use super::cc::CcSettings;
 use super::connection::TcpConnection;
+use super::spec::{AckPolicy, TcpVariant};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
-use crate::scenario::{AckPolicy, TcpVariant};
 
 pub const MSS: u32 = 1000;
 pub const ISN: u32 = 5_000;
@@ -37,7 +38,9 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         local_port: 1000,
         remote_addr: Ipv4Addr::for_node(1),
         remote_port: 2000,
-        variant,
+        recovery: variant.recovery(),
+        cc: variant.cc(),
+        cc_settings: CcSettings::default(),
         mss: MSS,
         rwnd_bytes: 1_000_000,
         initial_window_segments: 1,

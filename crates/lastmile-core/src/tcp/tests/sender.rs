@@ -305,3 +305,41 @@ fn rfc9293_a_window_below_one_smss_is_used_when_nothing_is_in_flight() {
     // With those 500 bytes in flight, nothing more until they are acknowledged.
     assert_eq!(s.ack(10_000), vec![]);
 }
+
+/// Linux-style pacing (`tcp.pacing`): once an ACK has given the rate (200 % of cwnd/SRTT in
+/// early slow start), a segment leaves one wire-size gap after the previous one, and the
+/// connection's deadline is that release time.
+#[test]
+fn pacing_releases_segments_one_gap_apart_at_twice_cwnd_per_srtt() {
+    let mut cfg = config(TcpVariant::Reno);
+    cfg.initial_window_segments = 10;
+    cfg.cc_settings.pacing = true;
+    let mut s = Scripted::established(cfg, ms(100));
+    // No rate before the first ACK: the initial window goes out at once.
+    assert_eq!(s.write(1_000_000), new_segs(0, 10));
+    // At 200 ms the ACK of segment 0 (RTT 100 ms) makes cwnd 11,000 B: the rate is
+    // 2 x 11,000 B / 100 ms = 220,000 B/s. Segment 10 goes at once, segment 11 (1040 B on
+    // the wire) 1040 / 220,000 s later.
+    s.at(at_ms(200));
+    assert_eq!(s.ack(1000), new_segs(10, 11));
+    let gap = SimDuration::transmission(8 * 1040, 8 * 220_000);
+    assert_eq!(gap.as_nanos(), 4_727_273);
+    assert_eq!(s.conn.poll_timeout(), Some(at_ms(200) + gap));
+    assert_eq!(s.fire(), new_segs(11, 12));
+    // The window is full now: no segment is held, the next deadline is the RTO.
+    assert_eq!(
+        s.conn.poll_timeout(),
+        Some(at_ms(1200)),
+        "the RTO restarted at 200 ms"
+    );
+    assert_eq!(s.conn.cc_metrics().pacing_rate_bytes_per_s, Some(220_000));
+}
+
+#[test]
+fn without_pacing_the_same_ack_releases_both_segments_at_once() {
+    let mut s = with_iw(TcpVariant::Reno, 10);
+    assert_eq!(s.write(1_000_000), new_segs(0, 10));
+    s.at(at_ms(200));
+    assert_eq!(s.ack(1000), new_segs(10, 12));
+    assert_eq!(s.conn.cc_metrics().pacing_rate_bytes_per_s, None);
+}

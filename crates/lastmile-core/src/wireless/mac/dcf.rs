@@ -45,9 +45,11 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::NodeId;
 use crate::wireless::phy::{
-    PhyConfig, ACK_BYTES, A_CW_MAX, A_CW_MIN, CTS_BYTES, DOT11_LONG_RETRY_LIMIT,
-    DOT11_RTS_THRESHOLD, DOT11_SHORT_RETRY_LIMIT, RTS_BYTES,
+    PhyConfig, A_CW_MAX, A_CW_MIN, DOT11_LONG_RETRY_LIMIT, DOT11_RTS_THRESHOLD,
+    DOT11_SHORT_RETRY_LIMIT,
 };
+
+use super::common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
 
 /// The MAC's configuration: the PHY plus the contention and retry parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,114 +116,6 @@ pub struct DcfConfigError {
     pub expected: &'static str,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FrameKind {
-    Data,
-    Rts,
-    Cts,
-    Ack,
-}
-
-/// A MAC frame as the DCF needs to see it. `ta` is filled for CTS and ACK too (the medium
-/// knows who sent them); the DCF never relies on it for those.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MacFrame<P> {
-    pub kind: FrameKind,
-    /// Receiver address.
-    pub ra: NodeId,
-    /// Transmitter address.
-    pub ta: NodeId,
-    /// The Duration field: how long after this frame the medium stays reserved.
-    pub duration: SimDuration,
-    pub seq: u16,
-    pub retry: bool,
-    /// The carried IP datagram's bytes (data frames; 0 otherwise).
-    pub msdu_bytes: u32,
-    pub payload: Option<P>,
-}
-
-impl<P> MacFrame<P> {
-    /// Length on the air, header and FCS included.
-    pub fn bytes(&self) -> u32 {
-        match self.kind {
-            FrameKind::Data => PhyConfig::data_frame_bytes(self.msdu_bytes),
-            FrameKind::Rts => RTS_BYTES,
-            FrameKind::Cts => CTS_BYTES,
-            FrameKind::Ack => ACK_BYTES,
-        }
-    }
-}
-
-/// What can happen to a station — the common input of every MAC (`MacInput`).
-#[derive(Clone, Debug)]
-pub enum DcfInput<P> {
-    /// An MSDU from the link layer, for `dst`.
-    Enqueue {
-        dst: NodeId,
-        msdu_bytes: u32,
-        payload: P,
-    },
-    /// The link layer's reply to the data frame just delivered, given at the instant of the
-    /// `Deliver` (TULIP §3.3's MAC acceleration). FAMA-NCS sends it inside the floor if small
-    /// enough, else with an immediate RTS; a MAC without floors (DCF, ideal) enqueues it.
-    ReplyInFloor {
-        dst: NodeId,
-        msdu_bytes: u32,
-        payload: P,
-    },
-    /// Physical carrier sense: energy from another station began.
-    MediumBusy,
-    /// Physical carrier sense: the medium went quiet. Deliver it after the `Received` /
-    /// `RxError` of the arrival that ended at the same instant.
-    MediumIdle,
-    /// A frame arrived intact.
-    Received(MacFrame<P>),
-    /// A frame arrived corrupted (collision or FCS error).
-    RxError,
-    /// `poll_timeout()` has been reached.
-    Timeout,
-}
-
-pub use crate::wireless::signals::MacSignal;
-
-/// The effects of one `handle` call.
-#[derive(Clone, Debug, PartialEq)]
-pub enum DcfOutput<P> {
-    /// Put this frame on the medium now, for `airtime`.
-    StartTx {
-        frame: MacFrame<P>,
-        airtime: SimDuration,
-    },
-    Signal(MacSignal),
-    /// A new (non-duplicate) MSDU for the layer above.
-    Deliver {
-        from: NodeId,
-        msdu_bytes: u32,
-        payload: P,
-    },
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DcfCounters {
-    /// RTS or basic-access data attempts that won contention.
-    pub attempts: u64,
-    /// Failed attempts that were retried.
-    pub retries: u64,
-    /// Frames dropped at a retry limit.
-    pub drops: u64,
-    pub successes: u64,
-    /// Missing ACKs and CTSs: the collisions this station saw as a sender.
-    pub ack_timeouts: u64,
-    pub cts_timeouts: u64,
-    /// Frames received in error (collisions and channel errors) as a listener.
-    pub rx_errors: u64,
-    /// RTS, CTS and ACK frames sent.
-    pub control_frames_sent: u64,
-    pub data_frames_sent: u64,
-    pub delivered: u64,
-    pub duplicates: u64,
-}
-
 /// Where a station is in its exchange.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DcfPhase {
@@ -285,7 +179,7 @@ pub struct Dcf<P> {
     sifs_tx: Option<(SimTime, MacFrame<P>)>,
     next_seq: u16,
     last_seq_from: BTreeMap<NodeId, u16>,
-    counters: DcfCounters,
+    counters: MacCounters,
 }
 
 const SEQ_MODULUS: u16 = 4096; // 12-bit sequence number (7.1.3.4.1)
@@ -314,7 +208,7 @@ impl<P: Clone> Dcf<P> {
             sifs_tx: None,
             next_seq: 0,
             last_seq_from: BTreeMap::new(),
-            counters: DcfCounters::default(),
+            counters: MacCounters::default(),
         }
     }
 
@@ -324,7 +218,7 @@ impl<P: Clone> Dcf<P> {
     pub fn config(&self) -> &DcfConfig {
         &self.cfg
     }
-    pub fn counters(&self) -> &DcfCounters {
+    pub fn counters(&self) -> &MacCounters {
         &self.counters
     }
 
@@ -357,23 +251,23 @@ impl<P: Clone> Dcf<P> {
         next
     }
 
-    pub fn handle(&mut self, now: SimTime, input: DcfInput<P>, out: &mut Vec<DcfOutput<P>>) {
+    pub fn handle(&mut self, now: SimTime, input: MacInput<P>, out: &mut Vec<MacOutput<P>>) {
         match input {
-            DcfInput::Enqueue {
+            MacInput::Enqueue {
                 dst,
                 msdu_bytes,
                 payload,
             }
-            | DcfInput::ReplyInFloor {
+            | MacInput::ReplyInFloor {
                 dst,
                 msdu_bytes,
                 payload,
             } => self.on_enqueue(now, dst, msdu_bytes, payload),
-            DcfInput::MediumBusy => self.on_medium_busy(now, out),
-            DcfInput::MediumIdle => self.on_medium_idle(now, out),
-            DcfInput::Received(frame) => self.on_received(now, frame, out),
-            DcfInput::RxError => self.on_rx_error(now, out),
-            DcfInput::Timeout => {}
+            MacInput::MediumBusy => self.on_medium_busy(now, out),
+            MacInput::MediumIdle => self.on_medium_idle(now, out),
+            MacInput::Received(frame) => self.on_received(now, frame, out),
+            MacInput::RxError => self.on_rx_error(now, out),
+            MacInput::Timeout => {}
         }
         self.fire_due(now, out);
     }
@@ -467,7 +361,7 @@ impl<P: Clone> Dcf<P> {
         }
     }
 
-    fn on_medium_busy(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn on_medium_busy(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         // A counter expiring at this very instant has already committed to transmit.
         self.fire_due(now, out);
         if !self.is_busy(now) {
@@ -476,7 +370,7 @@ impl<P: Clone> Dcf<P> {
         self.phy_busy = true;
     }
 
-    fn on_medium_idle(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn on_medium_idle(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.phy_busy = false;
         self.phy_idle_since = now;
         if self.overdue {
@@ -484,7 +378,7 @@ impl<P: Clone> Dcf<P> {
         }
     }
 
-    fn on_rx_error(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn on_rx_error(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.use_eifs = true;
         self.counters.rx_errors += 1;
         if self.overdue {
@@ -501,10 +395,10 @@ impl<P: Clone> Dcf<P> {
         }
     }
 
-    fn on_received(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<DcfOutput<P>>) {
+    fn on_received(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         self.use_eifs = false;
         if frame.kind == FrameKind::Rts {
-            out.push(DcfOutput::Signal(MacSignal::Wait {
+            out.push(MacOutput::Signal(MacSignal::Wait {
                 sender: frame.ta,
                 duration: frame.duration,
             }));
@@ -567,7 +461,7 @@ impl<P: Clone> Dcf<P> {
         self.sifs_tx = Some((now + self.cfg.phy.sifs, data));
     }
 
-    fn on_ack(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn on_ack(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.overdue = false;
         let long = self.head_uses_rts();
         if long {
@@ -579,7 +473,7 @@ impl<P: Clone> Dcf<P> {
         self.finish_head(now, MacSignal::TxSuccess, out);
     }
 
-    fn on_data(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<DcfOutput<P>>) {
+    fn on_data(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         let ack = MacFrame {
             kind: FrameKind::Ack,
             ra: frame.ta,
@@ -601,7 +495,7 @@ impl<P: Clone> Dcf<P> {
             self.counters.duplicates += 1;
         } else if let Some(payload) = frame.payload {
             self.counters.delivered += 1;
-            out.push(DcfOutput::Deliver {
+            out.push(MacOutput::Deliver {
                 from: frame.ta,
                 msdu_bytes: frame.msdu_bytes,
                 payload,
@@ -632,7 +526,7 @@ impl<P: Clone> Dcf<P> {
         }
     }
 
-    fn fire_due(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn fire_due(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         if let Some((at, _)) = &self.sifs_tx {
             if *at <= now {
                 let (_, frame) = self.sifs_tx.take().expect("checked above");
@@ -662,7 +556,7 @@ impl<P: Clone> Dcf<P> {
         }
     }
 
-    fn transmit(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<DcfOutput<P>>) {
+    fn transmit(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         if !self.is_busy(now) {
             self.freeze(now);
         }
@@ -682,14 +576,14 @@ impl<P: Clone> Dcf<P> {
         } else {
             self.counters.control_frames_sent += 1;
         }
-        out.push(DcfOutput::StartTx { frame, airtime });
+        out.push(MacOutput::StartTx { frame, airtime });
     }
 
-    fn start_exchange(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn start_exchange(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.backoff = None;
         self.immediate = false;
         self.counters.attempts += 1;
-        out.push(DcfOutput::Signal(MacSignal::Trans));
+        out.push(MacOutput::Signal(MacSignal::Trans));
         let timeout = self.cfg.phy.ack_timeout();
         if self.head_uses_rts() {
             let head = self.queue.front().expect("access needs a frame");
@@ -721,7 +615,7 @@ impl<P: Clone> Dcf<P> {
     }
 
     /// No CTS / ACK: count the failure, then retry with a doubled CW or drop.
-    fn response_missing(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn response_missing(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.overdue = false;
         let (count, limit) = match self.phase {
             DcfPhase::AwaitCts { .. } => {
@@ -752,11 +646,11 @@ impl<P: Clone> Dcf<P> {
     }
 
     /// The head-of-line frame is done (acknowledged or dropped): CW = CWmin, post-backoff.
-    fn finish_head(&mut self, now: SimTime, signal: MacSignal, out: &mut Vec<DcfOutput<P>>) {
+    fn finish_head(&mut self, now: SimTime, signal: MacSignal, out: &mut Vec<MacOutput<P>>) {
         self.queue.pop_front();
         self.cw = self.cfg.cw_min;
         self.phase = DcfPhase::Contend;
         self.draw_backoff(now);
-        out.push(DcfOutput::Signal(signal));
+        out.push(MacOutput::Signal(signal));
     }
 }

@@ -1,68 +1,37 @@
 //! FAMA-NCS, floor acquisition multiple access with non-persistent carrier sensing
 //! (C. L. Fullmer and J. J. Garcia-Luna-Aceves, SIGCOMM '97; MONET 1999), for one station, as
-//! a pure state machine with the DCF's interface: `handle(now, input, out)` and
-//! `poll_timeout()`, the same `MacFrame` and the same outputs (`FamaOutput` = `DcfOutput`).
-//! It adds TULIP's MAC acceleration (Parsa & Garcia-Luna-Aceves, TULIP §3.3, Figure 4).
+//! a pure state machine with the common MAC interface (`mac/common.rs`), plus TULIP's MAC
+//! acceleration (Parsa & Garcia-Luna-Aceves, TULIP §3.3, Figure 4). Every rule, with the
+//! choices made where the papers are silent, is in `docs/models/fama.md` (protocol-notes
+//! §5.3); in brief:
+//! - **Non-persistent carrier sensing**: clear → RTS at once; busy (energy, a deferral, our
+//!   own transmission or pending response) → a backoff of 1 + U[0, cw] slots, then sense
+//!   again. A new deferral counts as sensing busy.
+//! - **RTS/CTS with CTS dominance**: CTS ≥ RTS + 2τ + ξ ([`FamaConfig::validate`]), one SIFS
+//!   after the RTS; the data one SIFS after the CTS; no CTS in time → double cw, back off,
+//!   drop after `retry_limit` RTSs.
+//! - **Deferral**: for the CTS after an overheard RTS or noise; for a maximum data frame
+//!   (plus the reply window) after a CTS; to the end of a data frame plus its announced reply
+//!   window once the data is heard.
+//! - **No MAC ACK**: `TxSuccess` = the data frame went out, `TxFailure` = no floor within the
+//!   retry limit. A backoff follows every exchange.
+//! - **MAC acceleration** (§3.3): a data frame holds the floor for a reply window; a reply
+//!   of at most `reply_in_floor_max_bytes` given at the `Deliver` instant
+//!   ([`MacInput::ReplyInFloor`]) goes SIFS after the data with no RTS/CTS and no signals
+//!   (Figure 4(a)); a larger one gets an immediate RTS (Figure 4(b)); without an open window
+//!   it is an ordinary `Enqueue`.
 //!
-//! What it follows (protocol-notes §5.3):
-//! - **Non-persistent carrier sensing.** With a frame to send, sense the channel: clear → send
-//!   an RTS at once; busy (energy, our own transmission, a deferral, a response of ours
-//!   pending) → draw a random backoff and sense again when it ends. A station never waits for
-//!   the end of a busy period: a backoff counts from the instant sensing failed, or from the
-//!   end of a known deferral, and sensing busy again simply draws a new one. A new deferral
-//!   (an overheard RTS or CTS, noise) counts as sensing busy: the pending backoff is drawn
-//!   again, to run from the deferral's end. The backoff is 1 + U[0, cw] slots of 20 µs; see
-//!   [`FamaConfig`] for every constant and why.
-//! - **RTS/CTS with CTS dominance.** The receiver of a correct RTS answers with a CTS one
-//!   turnaround (SIFS) later; the CTS lasts longer than the RTS by at least 2τ + ξ
-//!   ([`FamaConfig::validate`] checks it), so a hidden station whose RTS overlapped ours still
-//!   hears CTS energy when its own RTS ends.
-//! - **Deferral.** A station that overhears an RTS defers for the CTS (SIFS + CTS + 2τ); one
-//!   that hears a CTS, or noise where it expected one, defers for a maximum-length data packet
-//!   plus propagation (SIFS + 2τ + max data, plus the in-floor reply window with MAC
-//!   acceleration). Other noise is treated as a possible RTS and deferred for a CTS. Hearing
-//!   a data frame shows where the floor really ends: the deferral becomes the end of that
-//!   frame plus the reply window it announces in its Duration field (our choice; the papers
-//!   let the CTS deferral run its full length).
-//! - **Data on CTS.** The sender sends its data SIFS after the CTS ends. No CTS by
-//!   RTS end + SIFS + 2τ + CTS + ξ → the attempt failed: double the backoff window and sense
-//!   again after a random backoff; after `retry_limit` failed RTSs the frame is dropped.
-//! - **No MAC ACK.** `TxSuccess` means "the data frame went out" and is given when its
-//!   transmission ends; `TxFailure` means "gave up acquiring the floor" (retry limit).
-//!   Lost data is the link layer's or TCP's to recover.
-//! - After every exchange (sent or dropped) the sender draws a backoff before it senses again,
-//!   so a saturated station does not keep the floor (our choice, as 802.11's post-backoff).
+//! The MAC knows no link layer: the cell gives it the link layer's framing ([`LinkFraming`]).
+//! Frame lengths on the air come from [`FamaConfig::frame_bytes`] (the CTS is 21 bytes).
 //!
-//! **MAC acceleration (TULIP §3.3).** With `mac_acceleration`, a data frame announces in its
-//! Duration field a reply window (SIFS + 2τ + the airtime of the largest in-floor reply) and
-//! its sender holds the floor for it. When the receiver's MAC gives `Deliver`, the link layer
-//! may answer at the same instant with [`FamaInput::ReplyInFloor`]:
-//! - a reply of at most `reply_in_floor_max_bytes` (a LACK with a piggybacked packet of
-//!   ≤ 40 bytes, a TCP ACK) goes SIFS after the data, with no RTS/CTS, no sensing and no
-//!   signals (it is not an exchange of the link layer's sender side);
-//! - a larger one is put at the head of the queue and its RTS goes SIFS after the data, with
-//!   no backoff and no sensing: the floor is still reserved for this pair, so the channel is
-//!   handed over at once (Figure 4(b)). That exchange then runs and signals as any other;
-//! - a `ReplyInFloor` with no open reply window (acceleration off, a reply to a reply, a
-//!   later instant) is an ordinary `Enqueue`.
-//!
-//! Driving it: exactly as the DCF (`wireless/harness.rs`): `MediumBusy` / `MediumIdle` from
-//! the medium's carrier sense, `Received` / `RxError` at the end of each arrival (before the
-//! `MediumIdle` of the same instant), `Timeout` at `poll_timeout()`. Frame lengths for an
-//! error model come from [`FamaConfig::frame_bytes`] (the CTS is longer than 802.11's).
-//!
-//! Left out: hidden terminals are handled by the rules above but the medium model has none;
-//! the receiver that sent a CTS waits for the data as long as an overhearer would (the papers
-//! do not say when it may give up earlier); multiple-packet trains; power control.
+//! Left out: hidden terminals (the medium model has none), an early give-up of the receiver
+//! that sent a CTS, multiple-packet trains, power control.
 
 use std::collections::VecDeque;
 
+use super::common::{FrameKind, MacFrame, MacInput, MacOutput, MacSignal};
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::NodeId;
-use crate::wireless::link::tulip::{
-    TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
-};
-use crate::wireless::mac::dcf::{DcfOutput, FrameKind, MacFrame, MacSignal};
 use crate::wireless::phy::{PhyConfig, A_CW_MAX, A_CW_MIN, DOT11_SHORT_RETRY_LIMIT, RTS_BYTES};
 
 /// τ: the maximum one-way propagation delay in the cell. 1 µs (≈ 300 m), 802.11's
@@ -71,17 +40,25 @@ pub const TAU: SimDuration = SimDuration::from_micros(1);
 /// ξ: the transmit-to-receive turnaround of the radio in the CTS-dominance condition, 5 µs:
 /// the 802.11 DSSS aRxTxTurnaroundTime, TULIP's default t_TR.
 pub const XI_TURNAROUND: SimDuration = SimDuration::from_micros(5);
-/// The largest data MSDU the deferral after a CTS must cover: a 1500-byte IP datagram (the
-/// wired side's MTU; TULIP §5 sends 1400-byte packets) plus TULIP's header.
-pub const MAX_DATA_MSDU_BYTES: u32 = 1500 + TULIP_HEADER_BYTES;
-/// The largest reply sent inside the floor: a LACK for TULIP's default W = 8 (3 bytes) plus a
-/// piggybacked packet of at most 40 bytes (TULIP §3.3).
-pub fn default_reply_in_floor_max_bytes() -> u32 {
-    TulipConfig::default().lack_bytes + MAC_ACCEL_PIGGYBACK_MAX_BYTES
+/// The largest IP datagram the deferral after a CTS covers: 1500 bytes, the wired side's
+/// MTU (TULIP §5 sends 1400-byte packets).
+pub const MAX_IP_DATAGRAM_BYTES: u32 = 1500;
+
+/// What the link layer above puts on the air, by which FAMA-NCS sizes its floors. The cell
+/// passes it in (`wireless::cell_config::fama_config`); the MAC knows no link layer.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkFraming {
+    /// Bytes the link layer adds to each datagram: the CTS deferral covers a maximum
+    /// datagram plus these.
+    pub header_bytes: u32,
+    /// The largest reply the link layer sends inside the floor (MAC acceleration, TULIP
+    /// §3.3); 0 = none, acceleration off.
+    pub reply_in_floor_max_bytes: u32,
 }
 
-/// The station's configuration. `Default` is TULIP's set-up (§5): the 1 Mbps 802.11 DSSS PHY
-/// with long PLCP framing for every frame, MAC acceleration on.
+/// The station's configuration. `Default` is the 1 Mbps 802.11 DSSS PHY of TULIP's set-up
+/// (§5), long PLCP framing for every frame, with no link layer above: bare datagrams and no
+/// MAC acceleration until [`FamaConfig::with_link`] says otherwise.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FamaConfig {
     /// PLCP framing, rates, SIFS (the response turnaround) and the backoff slot.
@@ -104,11 +81,13 @@ pub struct FamaConfig {
     pub cw_max: u32,
     /// Failed RTSs before the frame is dropped (`TxFailure`): dot11ShortRetryLimit, 7.
     pub retry_limit: u32,
-    /// The data MSDU the CTS deferral covers ([`MAX_DATA_MSDU_BYTES`]).
+    /// The data MSDU the CTS deferral covers: [`MAX_IP_DATAGRAM_BYTES`] plus the link
+    /// layer's header.
     pub max_data_msdu_bytes: u32,
     /// TULIP's MAC acceleration (§3.3).
     pub mac_acceleration: bool,
-    /// The largest MSDU sent inside the floor ([`default_reply_in_floor_max_bytes`], 43).
+    /// The largest MSDU sent inside the floor (TULIP over FAMA: a 3-byte LACK plus a 40-byte
+    /// TCP ACK, 43).
     pub reply_in_floor_max_bytes: u32,
 }
 
@@ -139,9 +118,20 @@ impl FamaConfig {
             cw_min: A_CW_MIN,
             cw_max: A_CW_MAX,
             retry_limit: DOT11_SHORT_RETRY_LIMIT,
-            max_data_msdu_bytes: MAX_DATA_MSDU_BYTES,
-            mac_acceleration: true,
-            reply_in_floor_max_bytes: default_reply_in_floor_max_bytes(),
+            max_data_msdu_bytes: MAX_IP_DATAGRAM_BYTES,
+            mac_acceleration: false,
+            reply_in_floor_max_bytes: 0,
+        }
+    }
+
+    /// Sized for the link layer above: its header on every data frame, and MAC acceleration
+    /// with its in-floor reply when it has one.
+    pub fn with_link(self, link: LinkFraming) -> Self {
+        FamaConfig {
+            max_data_msdu_bytes: MAX_IP_DATAGRAM_BYTES + link.header_bytes,
+            mac_acceleration: link.reply_in_floor_max_bytes > 0,
+            reply_in_floor_max_bytes: link.reply_in_floor_max_bytes,
+            ..self
         }
     }
 
@@ -227,13 +217,6 @@ impl FamaConfig {
         }
     }
 }
-
-/// What can happen to a station: the common MAC input, whose `ReplyInFloor` only FAMA-NCS
-/// treats specially.
-pub type FamaInput<P> = super::dcf::DcfInput<P>;
-
-/// The effects of one `handle` call: the DCF's, so the engine drives either MAC alike.
-pub type FamaOutput<P> = DcfOutput<P>;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FamaCounters {
@@ -368,7 +351,7 @@ impl<P: Clone> Fama<P> {
         &self.counters
     }
     /// True when a data frame from `peer` delivered at `now` holds the floor for our reply:
-    /// a [`FamaInput::ReplyInFloor`] now goes inside it (or as an immediate RTS if large).
+    /// a [`MacInput::ReplyInFloor`] now goes inside it (or as an immediate RTS if large).
     pub fn is_reply_window_open(&self, now: SimTime, peer: NodeId) -> bool {
         self.reply_window == Some((peer, now))
             && self.turnaround_tx.is_none()
@@ -405,28 +388,28 @@ impl<P: Clone> Fama<P> {
         next
     }
 
-    pub fn handle(&mut self, now: SimTime, input: FamaInput<P>, out: &mut Vec<FamaOutput<P>>) {
+    pub fn handle(&mut self, now: SimTime, input: MacInput<P>, out: &mut Vec<MacOutput<P>>) {
         match input {
-            FamaInput::Enqueue {
+            MacInput::Enqueue {
                 dst,
                 msdu_bytes,
                 payload,
             } => self.on_enqueue(now, dst, msdu_bytes, payload),
-            FamaInput::ReplyInFloor {
+            MacInput::ReplyInFloor {
                 dst,
                 msdu_bytes,
                 payload,
             } => self.on_reply_in_floor(now, dst, msdu_bytes, payload),
-            FamaInput::MediumBusy => {
+            MacInput::MediumBusy => {
                 // A sense falling due at this very instant has already committed (carrier
                 // detection is not instantaneous), as in the DCF.
                 self.fire_due(now, out);
                 self.phy_busy = true;
             }
-            FamaInput::MediumIdle => self.phy_busy = false,
-            FamaInput::Received(frame) => self.on_received(now, frame, out),
-            FamaInput::RxError => self.on_noise(now),
-            FamaInput::Timeout => {}
+            MacInput::MediumIdle => self.phy_busy = false,
+            MacInput::Received(frame) => self.on_received(now, frame, out),
+            MacInput::RxError => self.on_noise(now),
+            MacInput::Timeout => {}
         }
         self.fire_due(now, out);
     }
@@ -532,9 +515,9 @@ impl<P: Clone> Fama<P> {
         }
     }
 
-    fn on_received(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<FamaOutput<P>>) {
+    fn on_received(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         if frame.kind == FrameKind::Rts {
-            out.push(DcfOutput::Signal(MacSignal::Wait {
+            out.push(MacOutput::Signal(MacSignal::Wait {
                 sender: frame.ta,
                 duration: frame.duration,
             }));
@@ -599,7 +582,7 @@ impl<P: Clone> Fama<P> {
         self.turnaround_tx = Some((now + self.cfg.phy.sifs, data, Role::Data));
     }
 
-    fn on_data(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<FamaOutput<P>>) {
+    fn on_data(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         // The data we made room for has arrived; our deferral for it is over.
         self.defer_until = self.defer_until.min(now);
         if self.cfg.mac_acceleration && !frame.duration.is_zero() {
@@ -607,7 +590,7 @@ impl<P: Clone> Fama<P> {
         }
         if let Some(payload) = frame.payload {
             self.counters.delivered += 1;
-            out.push(DcfOutput::Deliver {
+            out.push(MacOutput::Deliver {
                 from: frame.ta,
                 msdu_bytes: frame.msdu_bytes,
                 payload,
@@ -648,7 +631,7 @@ impl<P: Clone> Fama<P> {
         self.frame(FrameKind::Rts, dst, floor, 0)
     }
 
-    fn fire_due(&mut self, now: SimTime, out: &mut Vec<FamaOutput<P>>) {
+    fn fire_due(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         if self
             .turnaround_tx
             .as_ref()
@@ -660,7 +643,7 @@ impl<P: Clone> Fama<P> {
         match self.phase {
             FamaPhase::AwaitCts { deadline } if deadline <= now => self.cts_missing(now, out),
             FamaPhase::DataOnAir { until } if until <= now => {
-                out.push(DcfOutput::Signal(MacSignal::TxSuccess));
+                out.push(MacOutput::Signal(MacSignal::TxSuccess));
                 let peer = self.queue.pop_front().map_or(self.me, |h| h.dst);
                 self.cw = self.cfg.cw_min;
                 if self.cfg.mac_acceleration {
@@ -698,7 +681,7 @@ impl<P: Clone> Fama<P> {
         now: SimTime,
         frame: MacFrame<P>,
         role: Role,
-        out: &mut Vec<FamaOutput<P>>,
+        out: &mut Vec<MacOutput<P>>,
     ) {
         match role {
             Role::Cts => self.transmit(now, frame, out),
@@ -711,14 +694,14 @@ impl<P: Clone> Fama<P> {
                 self.send_rts(now, frame, out);
             }
             Role::Data => {
-                out.push(DcfOutput::Signal(MacSignal::Trans));
+                out.push(MacOutput::Signal(MacSignal::Trans));
                 self.transmit(now, frame, out);
                 self.phase = FamaPhase::DataOnAir { until: self.tx_end };
             }
         }
     }
 
-    fn send_rts(&mut self, now: SimTime, rts: MacFrame<P>, out: &mut Vec<FamaOutput<P>>) {
+    fn send_rts(&mut self, now: SimTime, rts: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         self.counters.attempts += 1;
         self.transmit(now, rts, out);
         self.phase = FamaPhase::AwaitCts {
@@ -726,7 +709,7 @@ impl<P: Clone> Fama<P> {
         };
     }
 
-    fn transmit(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<FamaOutput<P>>) {
+    fn transmit(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
         let airtime = match frame.kind {
             FrameKind::Data => {
                 self.counters.data_frames_sent += u64::from(self.phase == FamaPhase::SendData);
@@ -742,18 +725,18 @@ impl<P: Clone> Fama<P> {
             }
         };
         self.tx_end = now + airtime;
-        out.push(DcfOutput::StartTx { frame, airtime });
+        out.push(MacOutput::StartTx { frame, airtime });
     }
 
     /// No CTS: retry after a backoff from a doubled window, or drop at the retry limit.
-    fn cts_missing(&mut self, now: SimTime, out: &mut Vec<FamaOutput<P>>) {
+    fn cts_missing(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         self.counters.cts_timeouts += 1;
         self.retries += 1;
         if self.retries >= self.cfg.retry_limit {
             self.counters.drops += 1;
             self.queue.pop_front();
             self.cw = self.cfg.cw_min;
-            out.push(DcfOutput::Signal(MacSignal::TxFailure));
+            out.push(MacOutput::Signal(MacSignal::TxFailure));
             self.end_exchange(now);
         } else {
             self.counters.retries += 1;

@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::engine::EventQueue;
+use crate::wireless::link::tulip::{
+    TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
+};
 use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
 
 const A: NodeId = NodeId(0);
@@ -18,10 +21,18 @@ fn us(n: u64) -> SimTime {
 fn d(n: u64) -> SimDuration {
     SimDuration::from_micros(n)
 }
+/// TULIP's framing over FAMA-NCS (§3.3, §5): a 2-byte header on every data frame, and an
+/// in-floor reply of at most a 3-byte LACK (W = 8) plus a 40-byte TCP ACK.
+fn tulip_framing() -> LinkFraming {
+    LinkFraming {
+        header_bytes: TULIP_HEADER_BYTES,
+        reply_in_floor_max_bytes: TulipConfig::default().lack_bytes + MAC_ACCEL_PIGGYBACK_MAX_BYTES,
+    }
+}
 fn cfg(accel: bool) -> FamaConfig {
     FamaConfig {
         mac_acceleration: accel,
-        ..FamaConfig::default()
+        ..FamaConfig::default().with_link(tulip_framing())
     }
 }
 fn station(me: NodeId, accel: bool) -> Fama<u32> {
@@ -43,21 +54,21 @@ fn control(kind: FrameKind, ta: NodeId, ra: NodeId, duration: SimDuration) -> Ma
         payload: None,
     }
 }
-fn tx_kinds(out: &[FamaOutput<u32>]) -> Vec<FrameKind> {
+fn tx_kinds(out: &[MacOutput<u32>]) -> Vec<FrameKind> {
     out.iter()
         .filter_map(|o| match o {
-            DcfOutput::StartTx { frame, .. } => Some(frame.kind),
+            MacOutput::StartTx { frame, .. } => Some(frame.kind),
             _ => None,
         })
         .collect()
 }
-fn step(m: &mut Fama<u32>, now: SimTime, input: FamaInput<u32>) -> Vec<FamaOutput<u32>> {
+fn step(m: &mut Fama<u32>, now: SimTime, input: MacInput<u32>) -> Vec<MacOutput<u32>> {
     let mut out = Vec::new();
     m.handle(now, input, &mut out);
     out
 }
-fn enqueue(dst: NodeId, bytes: u32) -> FamaInput<u32> {
-    FamaInput::Enqueue {
+fn enqueue(dst: NodeId, bytes: u32) -> MacInput<u32> {
+    MacInput::Enqueue {
         dst,
         msdu_bytes: bytes,
         payload: bytes,
@@ -68,7 +79,7 @@ fn enqueue(dst: NodeId, bytes: u32) -> FamaInput<u32> {
 
 #[test]
 fn constants_at_1_mbps_give_a_dominant_cts() {
-    let c = FamaConfig::default();
+    let c = cfg(true);
     assert_eq!(c.validate(), Ok(()));
     assert_eq!(c.rts_airtime(), d(352)); // 192 + 20·8
     assert_eq!(c.cts_bytes, 21);
@@ -93,6 +104,18 @@ fn constants_at_1_mbps_give_a_dominant_cts() {
         ..PhyConfig::default()
     };
     assert_eq!(FamaConfig::with_phy(fast).cts_bytes, 30);
+}
+
+#[test]
+fn without_a_link_layer_floors_cover_a_bare_datagram_and_no_reply() {
+    let bare = FamaConfig::default();
+    assert_eq!(bare.max_data_msdu_bytes, 1500);
+    assert!(!bare.mac_acceleration);
+    assert_eq!(bare.reply_window(), SimDuration::ZERO);
+    let tulip = bare.with_link(tulip_framing());
+    assert_eq!(tulip.max_data_msdu_bytes, 1502);
+    assert!(tulip.mac_acceleration);
+    assert_eq!(tulip.reply_in_floor_max_bytes, 43);
 }
 
 // ---- a small cell driver over the medium ----
@@ -172,13 +195,13 @@ impl Cell {
                 Ev::Timeout(i) => {
                     if self.scheduled[i] == Some(now) {
                         self.scheduled[i] = None;
-                        self.dispatch(now, i, FamaInput::Timeout);
+                        self.dispatch(now, i, MacInput::Timeout);
                     }
                 }
                 Ev::ArrivalStart(i) => {
                     if !self.reported_busy[i] && self.medium.is_busy(NodeId(i as u32), now) {
                         self.reported_busy[i] = true;
-                        self.dispatch(now, i, FamaInput::MediumBusy);
+                        self.dispatch(now, i, MacInput::MediumBusy);
                     }
                 }
                 Ev::ArrivalEnd(tx, i) => self.on_arrival_end(now, tx, i),
@@ -201,17 +224,17 @@ impl Cell {
             self.data_collisions += 1;
         }
         match outcome {
-            RxOutcome::Intact => self.dispatch(now, i, FamaInput::Received(frame)),
-            RxOutcome::Collided | RxOutcome::Errored => self.dispatch(now, i, FamaInput::RxError),
+            RxOutcome::Intact => self.dispatch(now, i, MacInput::Received(frame)),
+            RxOutcome::Collided | RxOutcome::Errored => self.dispatch(now, i, MacInput::RxError),
             RxOutcome::Missed => {}
         }
         if self.reported_busy[i] && !self.medium.is_busy(node, now) {
             self.reported_busy[i] = false;
-            self.dispatch(now, i, FamaInput::MediumIdle);
+            self.dispatch(now, i, MacInput::MediumIdle);
         }
     }
 
-    fn dispatch(&mut self, now: SimTime, i: usize, input: FamaInput<u32>) {
+    fn dispatch(&mut self, now: SimTime, i: usize, input: MacInput<u32>) {
         let mut out = Vec::new();
         self.macs[i].handle(now, input, &mut out);
         let mut follow_ups = Vec::new();
@@ -236,11 +259,11 @@ impl Cell {
         &mut self,
         now: SimTime,
         i: usize,
-        effect: FamaOutput<u32>,
-        next: &mut Vec<FamaInput<u32>>,
+        effect: MacOutput<u32>,
+        next: &mut Vec<MacInput<u32>>,
     ) {
         match effect {
-            DcfOutput::StartTx { frame, airtime } => {
+            MacOutput::StartTx { frame, airtime } => {
                 let bits = 8 * u64::from(self.macs[i].config().frame_bytes(&frame));
                 let meta = FrameMeta {
                     bits,
@@ -266,7 +289,7 @@ impl Cell {
                         .expect("future");
                 }
             }
-            DcfOutput::Signal(s) => {
+            MacOutput::Signal(s) => {
                 self.signals.push((now, i, s));
                 if matches!(s, MacSignal::TxSuccess | MacSignal::TxFailure) {
                     if let Some((dst, bytes)) = self.saturate[i] {
@@ -274,12 +297,12 @@ impl Cell {
                     }
                 }
             }
-            DcfOutput::Deliver {
+            MacOutput::Deliver {
                 from, msdu_bytes, ..
             } => {
                 self.delivered.push((now, i, from, msdu_bytes));
                 if let Some(bytes) = self.reply_bytes[i] {
-                    next.push(FamaInput::ReplyInFloor {
+                    next.push(MacInput::ReplyInFloor {
                         dst: from,
                         msdu_bytes: bytes,
                         payload: bytes,
@@ -350,10 +373,10 @@ fn single_exchange_rts_cts_data_timeline() {
 fn overhearer_of_an_rts_defers_for_the_cts_then_backs_off() {
     let mut c = station(C, true);
     let rts = control(FrameKind::Rts, A, B, d(9999));
-    let out = step(&mut c, us(353), FamaInput::Received(rts));
+    let out = step(&mut c, us(353), MacInput::Received(rts));
     assert_eq!(
         out,
-        vec![DcfOutput::Signal(MacSignal::Wait {
+        vec![MacOutput::Signal(MacSignal::Wait {
             sender: A,
             duration: d(9999)
         })]
@@ -370,7 +393,7 @@ fn overhearer_of_an_rts_defers_for_the_cts_then_backs_off() {
     );
     assert_eq!((next - us(725)).as_nanos() % 20_000, 0);
     assert_eq!(
-        tx_kinds(&step(&mut c, next, FamaInput::Timeout)),
+        tx_kinds(&step(&mut c, next, MacInput::Timeout)),
         vec![FrameKind::Rts]
     );
 }
@@ -384,7 +407,7 @@ fn overhearer_of_a_cts_defers_for_a_maximum_data_packet() {
     let out = step(
         &mut c,
         us(724),
-        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+        MacInput::Received(control(FrameKind::Cts, B, A, d(1))),
     );
     assert!(out.is_empty());
     // SIFS + 2τ + max data (1502 B: 12496 µs) + reply window (836 µs).
@@ -393,14 +416,14 @@ fn overhearer_of_a_cts_defers_for_a_maximum_data_packet() {
     assert!(tx_kinds(&step(&mut c, us(800), enqueue(B, 100))).is_empty());
     let mut t = c.poll_timeout().unwrap();
     assert!(t > until);
-    let out = step(&mut c, t, FamaInput::Timeout);
+    let out = step(&mut c, t, MacInput::Timeout);
     assert_eq!(tx_kinds(&out), vec![FrameKind::Rts]);
     // Without MAC acceleration the deferral has no reply window.
     let mut c = station(C, false);
     step(
         &mut c,
         us(724),
-        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+        MacInput::Received(control(FrameKind::Cts, B, A, d(1))),
     );
     assert_eq!(c.state(us(724)).defer_until, us(724 + 10 + 2 + 12496));
     t = us(724 + 10 + 2 + 12496 - 1);
@@ -413,15 +436,15 @@ fn noise_where_a_cts_was_expected_defers_like_a_cts_other_noise_like_an_rts() {
     step(
         &mut c,
         us(353),
-        FamaInput::Received(control(FrameKind::Rts, A, B, d(1))),
+        MacInput::Received(control(FrameKind::Rts, A, B, d(1))),
     );
-    step(&mut c, us(724), FamaInput::RxError);
+    step(&mut c, us(724), MacInput::RxError);
     assert_eq!(
         c.state(us(724)).defer_until,
         us(724) + c.config().cts_deferral()
     );
     let mut c = station(C, true);
-    step(&mut c, us(5000), FamaInput::RxError);
+    step(&mut c, us(5000), MacInput::RxError);
     assert_eq!(c.state(us(5000)).defer_until, us(5000 + 372));
 }
 
@@ -431,14 +454,14 @@ fn overheard_data_frame_ends_the_cts_deferral_at_its_real_end_plus_reply_window(
     step(
         &mut c,
         us(724),
-        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+        MacInput::Received(control(FrameKind::Cts, B, A, d(1))),
     );
     let data = MacFrame {
         msdu_bytes: 1000,
         payload: Some(1),
         ..control(FrameKind::Data, A, B, d(836))
     };
-    step(&mut c, us(9215), FamaInput::Received(data));
+    step(&mut c, us(9215), MacInput::Received(data));
     assert_eq!(c.state(us(9215)).defer_until, us(9215 + 836));
 }
 
@@ -447,7 +470,7 @@ fn overheard_data_frame_ends_the_cts_deferral_at_its_real_end_plus_reply_window(
 #[test]
 fn busy_channel_draws_backoffs_and_never_transmits_while_busy() {
     let mut m = station(A, false);
-    step(&mut m, us(0), FamaInput::MediumBusy);
+    step(&mut m, us(0), MacInput::MediumBusy);
     assert!(tx_kinds(&step(&mut m, us(10), enqueue(B, 100))).is_empty());
     let mut senses = vec![];
     let idle_at = us(5000);
@@ -455,7 +478,7 @@ fn busy_channel_draws_backoffs_and_never_transmits_while_busy() {
     while t < idle_at {
         senses.push(t);
         assert!(
-            tx_kinds(&step(&mut m, t, FamaInput::Timeout)).is_empty(),
+            tx_kinds(&step(&mut m, t, MacInput::Timeout)).is_empty(),
             "sent while busy at {t:?}"
         );
         t = m.poll_timeout().unwrap();
@@ -469,10 +492,10 @@ fn busy_channel_draws_backoffs_and_never_transmits_while_busy() {
     }
     assert_eq!(m.counters().busy_senses, senses.len() as u64 + 1);
     // The medium goes idle; the RTS goes at the next sense instant, not at the idle instant.
-    assert!(tx_kinds(&step(&mut m, idle_at, FamaInput::MediumIdle)).is_empty());
+    assert!(tx_kinds(&step(&mut m, idle_at, MacInput::MediumIdle)).is_empty());
     assert!(t > idle_at);
     assert_eq!(
-        tx_kinds(&step(&mut m, t, FamaInput::Timeout)),
+        tx_kinds(&step(&mut m, t, MacInput::Timeout)),
         vec![FrameKind::Rts]
     );
 }
@@ -489,11 +512,11 @@ fn no_cts_backs_off_with_a_doubled_window_retries_and_gives_up_at_the_limit() {
         // No CTS by RTS end + SIFS + 2τ + CTS + ξ = 352 + 377 µs after the RTS starts.
         let deadline = rts_at + d(352 + 377);
         assert_eq!(m.poll_timeout(), Some(deadline));
-        let out = step(&mut m, deadline, FamaInput::Timeout);
+        let out = step(&mut m, deadline, MacInput::Timeout);
         failures += 1;
         assert_eq!(m.counters().cts_timeouts, failures);
         if failures == 7 {
-            assert_eq!(out, vec![DcfOutput::Signal(MacSignal::TxFailure)]);
+            assert_eq!(out, vec![MacOutput::Signal(MacSignal::TxFailure)]);
             break;
         }
         assert!(out.is_empty());
@@ -507,7 +530,7 @@ fn no_cts_backs_off_with_a_doubled_window_retries_and_gives_up_at_the_limit() {
             "{slots} slots, cw {cw}"
         );
         assert_eq!(
-            tx_kinds(&step(&mut m, next, FamaInput::Timeout)),
+            tx_kinds(&step(&mut m, next, MacInput::Timeout)),
             vec![FrameKind::Rts]
         );
         rts_at = next;
@@ -554,10 +577,10 @@ fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
     step(
         &mut a,
         us(724),
-        FamaInput::Received(control(FrameKind::Cts, B, A, d(1))),
+        MacInput::Received(control(FrameKind::Cts, B, A, d(1))),
     );
-    step(&mut a, us(734), FamaInput::Timeout);
-    step(&mut a, us(9214), FamaInput::Timeout);
+    step(&mut a, us(734), MacInput::Timeout);
+    step(&mut a, us(9214), MacInput::Timeout);
     let holding = FamaPhase::AwaitReply {
         until: us(10050),
         peer: B,
@@ -567,13 +590,13 @@ fn fig4a_lack_with_tcp_ack_returns_inside_the_floor_without_rts() {
     step(
         &mut a,
         us(9600),
-        FamaInput::Received(control(FrameKind::Rts, C, A, d(1))),
+        MacInput::Received(control(FrameKind::Rts, C, A, d(1))),
     );
     assert_eq!(a.poll_timeout(), Some(us(10050)));
-    assert!(tx_kinds(&step(&mut a, us(9610), FamaInput::Timeout)).is_empty());
+    assert!(tx_kinds(&step(&mut a, us(9610), MacInput::Timeout)).is_empty());
     assert_eq!(a.state(us(9610)).phase, holding);
     // ...and releases it at the end of the window, with a backoff before sensing again.
-    step(&mut a, us(10050), FamaInput::Timeout);
+    step(&mut a, us(10050), MacInput::Timeout);
     assert_eq!(a.state(us(10050)).phase, FamaPhase::Contend);
 }
 

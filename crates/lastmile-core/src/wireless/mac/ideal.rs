@@ -20,7 +20,7 @@ use crate::engine::{SimDuration, SimTime};
 use crate::ids::NodeId;
 use crate::wireless::phy::PhyConfig;
 
-use super::dcf::{DcfCounters, DcfInput, DcfOutput, FrameKind, MacFrame, MacSignal};
+use super::common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
 
 /// The ideal MAC's configuration: the PHY for airtimes and the station's place in the cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +63,7 @@ pub struct IdealMac<P> {
     own_end: SimTime,
     phy_busy: bool,
     idle_since: SimTime,
-    counters: DcfCounters,
+    counters: MacCounters,
 }
 
 impl<P: Clone> IdealMac<P> {
@@ -76,14 +76,14 @@ impl<P: Clone> IdealMac<P> {
             own_end: SimTime::ZERO,
             phy_busy: false,
             idle_since: SimTime::ZERO,
-            counters: DcfCounters::default(),
+            counters: MacCounters::default(),
         }
     }
 
     pub fn config(&self) -> &IdealConfig {
         &self.cfg
     }
-    pub fn counters(&self) -> &DcfCounters {
+    pub fn counters(&self) -> &MacCounters {
         &self.counters
     }
     pub fn queue_len(&self) -> usize {
@@ -111,14 +111,14 @@ impl<P: Clone> IdealMac<P> {
         self.tx_end.or_else(|| self.access_time())
     }
 
-    pub fn handle(&mut self, now: SimTime, input: DcfInput<P>, out: &mut Vec<DcfOutput<P>>) {
+    pub fn handle(&mut self, now: SimTime, input: MacInput<P>, out: &mut Vec<MacOutput<P>>) {
         match input {
-            DcfInput::Enqueue {
+            MacInput::Enqueue {
                 dst,
                 msdu_bytes,
                 payload,
             }
-            | DcfInput::ReplyInFloor {
+            | MacInput::ReplyInFloor {
                 dst,
                 msdu_bytes,
                 payload,
@@ -128,16 +128,16 @@ impl<P: Clone> IdealMac<P> {
                 payload,
             }),
             // Defer at once: an ideal MAC never starts into a busy medium.
-            DcfInput::MediumBusy => self.phy_busy = true,
-            DcfInput::MediumIdle => {
+            MacInput::MediumBusy => self.phy_busy = true,
+            MacInput::MediumIdle => {
                 self.phy_busy = false;
                 self.idle_since = now;
             }
-            DcfInput::Received(frame) => {
+            MacInput::Received(frame) => {
                 if frame.ra == self.me && frame.kind == FrameKind::Data {
                     if let Some(payload) = frame.payload {
                         self.counters.delivered += 1;
-                        out.push(DcfOutput::Deliver {
+                        out.push(MacOutput::Deliver {
                             from: frame.ta,
                             msdu_bytes: frame.msdu_bytes,
                             payload,
@@ -145,19 +145,19 @@ impl<P: Clone> IdealMac<P> {
                     }
                 }
             }
-            DcfInput::RxError => self.counters.rx_errors += 1,
-            DcfInput::Timeout => {}
+            MacInput::RxError => self.counters.rx_errors += 1,
+            MacInput::Timeout => {}
         }
         self.fire_due(now, out);
     }
 
-    fn fire_due(&mut self, now: SimTime, out: &mut Vec<DcfOutput<P>>) {
+    fn fire_due(&mut self, now: SimTime, out: &mut Vec<MacOutput<P>>) {
         if self.tx_end.is_some_and(|t| t <= now) {
             self.tx_end = None;
             self.own_end = now;
             self.queue.pop_front();
             self.counters.successes += 1;
-            out.push(DcfOutput::Signal(MacSignal::TxSuccess));
+            out.push(MacOutput::Signal(MacSignal::TxSuccess));
         }
         if self.access_time().is_some_and(|t| t <= now) {
             let head = self.queue.front().expect("access needs a frame");
@@ -175,8 +175,8 @@ impl<P: Clone> IdealMac<P> {
             self.tx_end = Some(now + airtime);
             self.counters.attempts += 1;
             self.counters.data_frames_sent += 1;
-            out.push(DcfOutput::Signal(MacSignal::Trans));
-            out.push(DcfOutput::StartTx { frame, airtime });
+            out.push(MacOutput::Signal(MacSignal::Trans));
+            out.push(MacOutput::StartTx { frame, airtime });
         }
     }
 }
@@ -197,10 +197,10 @@ mod tests {
         )
     }
 
-    fn enqueue(m: &mut IdealMac<u32>, now: SimTime, out: &mut Vec<DcfOutput<u32>>) {
+    fn enqueue(m: &mut IdealMac<u32>, now: SimTime, out: &mut Vec<MacOutput<u32>>) {
         m.handle(
             now,
-            DcfInput::Enqueue {
+            MacInput::Enqueue {
                 dst: NodeId(9),
                 msdu_bytes: 1040,
                 payload: 7,
@@ -215,8 +215,8 @@ mod tests {
         let mut out = Vec::new();
         // An idle medium and rank 0: the frame goes at once.
         enqueue(&mut m, SimTime::ZERO, &mut out);
-        assert_eq!(out[0], DcfOutput::Signal(MacSignal::Trans));
-        let DcfOutput::StartTx { airtime, .. } = &out[1] else {
+        assert_eq!(out[0], MacOutput::Signal(MacSignal::Trans));
+        let MacOutput::StartTx { airtime, .. } = &out[1] else {
             panic!("{out:?}")
         };
         // 1040-byte datagram: 1076 MAC bytes at 1 Mbps + 192 µs PLCP (protocol-notes §5.1).
@@ -224,8 +224,8 @@ mod tests {
         out.clear();
         let end = SimTime::ZERO + SimDuration::from_micros(8800);
         assert_eq!(m.poll_timeout(), Some(end));
-        m.handle(end, DcfInput::Timeout, &mut out);
-        assert_eq!(out, vec![DcfOutput::Signal(MacSignal::TxSuccess)]);
+        m.handle(end, MacInput::Timeout, &mut out);
+        assert_eq!(out, vec![MacOutput::Signal(MacSignal::TxSuccess)]);
         assert_eq!(m.poll_timeout(), None);
     }
 
@@ -233,11 +233,11 @@ mod tests {
     fn a_station_defers_while_busy_and_yields_after_its_own_frame() {
         let mut m = mac(1);
         let mut out = Vec::new();
-        m.handle(SimTime::ZERO, DcfInput::MediumBusy, &mut out);
+        m.handle(SimTime::ZERO, MacInput::MediumBusy, &mut out);
         enqueue(&mut m, SimTime::ZERO, &mut out);
         assert_eq!(m.poll_timeout(), None, "busy: no access");
         let t = SimTime::from_nanos(5_000);
-        m.handle(t, DcfInput::MediumIdle, &mut out);
+        m.handle(t, MacInput::MediumIdle, &mut out);
         // rank 1: one guard (2δ + 1 µs = 3 µs) after the idle indication.
         assert_eq!(m.poll_timeout(), Some(t + SimDuration::from_micros(3)));
     }

@@ -2,18 +2,21 @@
 //! (`handle(now, input, out)` + `poll_timeout()`) that talks to the link layer through
 //! TULIP's / LLE-TCP's signals (`Trans`, `Wait`, `TxSuccess`, `TxFailure`).
 //!
+//! - `common`: the vocabulary every MAC shares ([`MacInput`], [`MacOutput`], [`MacFrame`],
+//!   [`MacCounters`]).
 //! - `ideal`: serialization only, no contention, no MAC ACK.
 //! - `dcf`: IEEE 802.11 DCF (clause 9.2), basic access and RTS/CTS.
 //! - `fama`: FAMA-NCS floor acquisition with TULIP's MAC acceleration.
 //!
-//! [`AnyMac`] dispatches over them by enum. The DCF's input and output types are the common
-//! vocabulary ([`MacInput`], [`MacOutput`]): every MAC gets frames to send, carrier-sense
-//! indications, intact or corrupted receptions and timeouts, and answers with frames to put
-//! on the air, signals and deliveries. FAMA's one extra input, the in-floor reply of MAC
-//! acceleration, goes through [`AnyMac::reply_in_floor`]. Frame lengths on the air come from
-//! [`AnyMac::frame_bytes`]: FAMA's CTS is longer than 802.11's, so [`MacFrame::bytes`] (the
-//! 802.11 lengths) is not the whole story.
+//! [`AnyMac`] dispatches over them by enum. FAMA's one extra input, the in-floor reply of
+//! MAC acceleration, goes through [`AnyMac::reply_in_floor`]; frame lengths on the air come
+//! from [`AnyMac::frame_bytes`] (FAMA's CTS is longer than 802.11's, so [`MacFrame::bytes`]
+//! is not the whole story); [`AnyMac::reply_budget`] and [`AnyMac::piggyback_hold`] give
+//! the link layers' timers what this MAC takes to carry a reply. Adding a MAC: its module
+//! here, a variant and its arms in `AnyMac`, a `MacKind` in the scenario and its config in
+//! `wireless/cell_config.rs`.
 
+pub mod common;
 pub mod dcf;
 pub mod fama;
 pub mod ideal;
@@ -21,22 +24,13 @@ pub mod ideal;
 #[cfg(test)]
 mod tests;
 
-pub use dcf::{
-    Dcf, DcfConfig, DcfConfigError, DcfCounters, DcfInput, DcfOutput, DcfPhase, DcfState,
-    FrameKind, MacFrame, MacSignal,
-};
-pub use fama::{Fama, FamaConfig, FamaCounters, FamaInput};
+pub use common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
+pub use dcf::{Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
+pub use fama::{Fama, FamaConfig, FamaCounters};
 pub use ideal::{IdealConfig, IdealMac};
 
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
 use crate::ids::NodeId;
-
-/// What drives any MAC.
-pub type MacInput<P> = DcfInput<P>;
-/// What any MAC asks of the cell.
-pub type MacOutput<P> = DcfOutput<P>;
-/// Counters every MAC keeps (fields a MAC has no use for stay zero).
-pub type MacCounters = DcfCounters;
 
 /// One station's MAC, whichever it is.
 #[derive(Clone, Debug)]
@@ -94,7 +88,7 @@ impl<P: Clone> AnyMac<P> {
         } else {
             ReplyDisposition::HeadOfQueue
         };
-        let input = FamaInput::ReplyInFloor {
+        let input = MacInput::ReplyInFloor {
             dst,
             msdu_bytes,
             payload,
@@ -125,6 +119,59 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Dcf(m) => m.counters().clone(),
             AnyMac::Fama(m) => fama_counters(m.counters()),
         }
+    }
+
+    /// How long after the end of a data frame the peer's link-level reply of `reply_msdu`
+    /// bytes has been received over this MAC, uncontended: the link layers' ACK timeouts
+    /// (TULIP's t_ACK of eq. (1), stop-and-wait's) are built from it.
+    pub fn reply_budget(&self, reply_msdu: u32) -> SimDuration {
+        match self {
+            AnyMac::Ideal(m) => {
+                let c = m.config();
+                c.max_gap() + c.phy.data_airtime(reply_msdu) + c.propagation
+            }
+            AnyMac::Dcf(d) => {
+                let c = d.config();
+                let phy = &c.phy;
+                phy.sifs
+                    + phy.ack_airtime()
+                    + phy.difs()
+                    + phy.slot * u64::from(c.cw_min)
+                    + phy.data_airtime(reply_msdu)
+            }
+            // MAC acceleration: the reply goes SIFS after the data, inside the floor.
+            AnyMac::Fama(f) if f.config().mac_acceleration => {
+                let c = f.config();
+                c.phy.sifs + c.tau * 2 + c.data_airtime(reply_msdu)
+            }
+            // Otherwise the reply acquires a floor of its own: the sender's reply window is
+            // none, the longest backoff (1 + cw_min slots), RTS, CTS, the reply.
+            AnyMac::Fama(f) => {
+                let c = f.config();
+                c.phy.slot * u64::from(c.cw_min + 1)
+                    + c.rts_airtime()
+                    + c.cts_airtime()
+                    + c.phy.sifs * 2
+                    + c.tau * 4
+                    + c.data_airtime(reply_msdu)
+            }
+        }
+    }
+
+    /// How long a small unreliable packet (a TCP ACK) may wait for a link-level reply to
+    /// carry it under MAC acceleration: until the peer's next data frame has arrived,
+    /// uncontended (its reply window, its longest post-exchange backoff, the RTS/CTS
+    /// handshake and a maximum-length data frame). Zero for a MAC without floors.
+    pub fn piggyback_hold(&self) -> SimDuration {
+        let AnyMac::Fama(f) = self else {
+            return SimDuration::ZERO;
+        };
+        let c = f.config();
+        c.reply_window()
+            + c.phy.slot * u64::from(c.cw_min + 1)
+            + c.rts_airtime()
+            + c.rts_deferral()
+            + c.cts_deferral()
     }
 
     /// The name a scenario file uses.

@@ -33,15 +33,15 @@ impl Sta {
             mac: Dcf::new(ME, cfg, RngStream::derive(seed, "test/dcf")),
         }
     }
-    fn step(&mut self, now: SimTime, input: DcfInput<u32>) -> Vec<DcfOutput<u32>> {
+    fn step(&mut self, now: SimTime, input: MacInput<u32>) -> Vec<MacOutput<u32>> {
         let mut out = Vec::new();
         self.mac.handle(now, input, &mut out);
         out
     }
-    fn enqueue(&mut self, now: SimTime, payload: u32) -> Vec<DcfOutput<u32>> {
+    fn enqueue(&mut self, now: SimTime, payload: u32) -> Vec<MacOutput<u32>> {
         self.step(
             now,
-            DcfInput::Enqueue {
+            MacInput::Enqueue {
                 dst: PEER,
                 msdu_bytes: MSDU,
                 payload,
@@ -66,19 +66,19 @@ fn frame(kind: FrameKind, ra: NodeId, ta: NodeId, duration: SimDuration) -> MacF
     }
 }
 
-fn sent(out: &[DcfOutput<u32>]) -> Vec<(FrameKind, SimDuration)> {
+fn sent(out: &[MacOutput<u32>]) -> Vec<(FrameKind, SimDuration)> {
     out.iter()
         .filter_map(|o| match o {
-            DcfOutput::StartTx { frame, airtime } => Some((frame.kind, *airtime)),
+            MacOutput::StartTx { frame, airtime } => Some((frame.kind, *airtime)),
             _ => None,
         })
         .collect()
 }
 
-fn signals(out: &[DcfOutput<u32>]) -> Vec<MacSignal> {
+fn signals(out: &[MacOutput<u32>]) -> Vec<MacSignal> {
     out.iter()
         .filter_map(|o| match o {
-            DcfOutput::Signal(s) => Some(*s),
+            MacOutput::Signal(s) => Some(*s),
             _ => None,
         })
         .collect()
@@ -88,7 +88,7 @@ fn signals(out: &[DcfOutput<u32>]) -> Vec<MacSignal> {
 fn backed_off_station(min: u32) -> (Sta, u32) {
     for seed in 0..1000 {
         let mut s = Sta::new(cfg(), seed);
-        s.step(at(0), DcfInput::MediumBusy);
+        s.step(at(0), MacInput::MediumBusy);
         s.enqueue(at(0), 1);
         let k = s.slots(at(0)).expect("busy medium: a backoff is drawn");
         if k >= min {
@@ -103,11 +103,11 @@ fn backoff_freezes_while_another_station_transmits_and_resumes_after_difs() {
     let (mut s, k) = backed_off_station(5);
     assert!(k <= 31, "initial draw in [0, CWmin]");
     // The medium goes idle at 100 µs: the countdown starts after DIFS, at 150 µs.
-    s.step(at(100), DcfInput::MediumIdle);
+    s.step(at(100), MacInput::MediumIdle);
     assert_eq!(s.mac.poll_timeout(), Some(at(150) + us(20) * u64::from(k)));
     assert_eq!(s.slots(at(149)), Some(k), "nothing counts during DIFS");
     // Another station's frame arrives mid-slot 3: two idle slots were counted.
-    s.step(at(195), DcfInput::MediumBusy);
+    s.step(at(195), MacInput::MediumBusy);
     assert_eq!(s.slots(at(195)), Some(k - 2));
     assert_eq!(s.mac.poll_timeout(), None, "frozen: no access while busy");
     assert_eq!(
@@ -116,7 +116,7 @@ fn backoff_freezes_while_another_station_transmits_and_resumes_after_difs() {
         "still frozen during the other frame"
     );
     // The frame ends at 1000 µs; DIFS again, then the remaining k − 2 slots.
-    let out = s.step(at(1000), DcfInput::MediumIdle);
+    let out = s.step(at(1000), MacInput::MediumIdle);
     assert!(sent(&out).is_empty());
     assert_eq!(
         s.slots(at(1049)),
@@ -126,7 +126,7 @@ fn backoff_freezes_while_another_station_transmits_and_resumes_after_difs() {
     assert_eq!(s.slots(at(1050 + 20)), Some(k - 3));
     let go = at(1050) + us(20) * u64::from(k - 2);
     assert_eq!(s.mac.poll_timeout(), Some(go));
-    let out = s.step(go, DcfInput::Timeout);
+    let out = s.step(go, MacInput::Timeout);
     assert_eq!(signals(&out), vec![MacSignal::Trans]);
     assert_eq!(sent(&out).len(), 1);
     assert_eq!(sent(&out)[0].0, FrameKind::Data);
@@ -141,21 +141,21 @@ fn frame_on_a_medium_idle_for_difs_goes_at_once_then_post_backoff() {
     let (kind, airtime) = data[0];
     assert_eq!(kind, FrameKind::Data);
     assert_eq!(airtime, cfg().phy.data_airtime(MSDU));
-    if let Some(DcfOutput::StartTx { frame, .. }) =
-        out.iter().find(|o| matches!(o, DcfOutput::StartTx { .. }))
+    if let Some(MacOutput::StartTx { frame, .. }) =
+        out.iter().find(|o| matches!(o, MacOutput::StartTx { .. }))
     {
         assert_eq!(frame.duration, us(10 + 304), "DATA Duration = SIFS + ACK");
         assert!(!frame.retry);
     }
     let end = at(1000) + airtime;
     let ack_at = end + us(10 + 304);
-    s.step(end + us(10), DcfInput::MediumBusy);
+    s.step(end + us(10), MacInput::MediumBusy);
     let out = s.step(
         ack_at,
-        DcfInput::Received(frame(FrameKind::Ack, ME, PEER, us(0))),
+        MacInput::Received(frame(FrameKind::Ack, ME, PEER, us(0))),
     );
     assert_eq!(signals(&out), vec![MacSignal::TxSuccess]);
-    s.step(ack_at, DcfInput::MediumIdle);
+    s.step(ack_at, MacInput::MediumIdle);
     let st = s.mac.state(ack_at);
     assert_eq!(st.cw, 31);
     assert!(
@@ -168,11 +168,11 @@ fn frame_on_a_medium_idle_for_difs_goes_at_once_then_post_backoff() {
 #[test]
 fn frame_on_a_medium_idle_less_than_difs_waits_out_the_difs() {
     let mut s = Sta::new(cfg(), 1);
-    s.step(at(0), DcfInput::MediumBusy);
-    s.step(at(500), DcfInput::MediumIdle);
+    s.step(at(0), MacInput::MediumBusy);
+    s.step(at(500), MacInput::MediumIdle);
     assert!(sent(&s.enqueue(at(520), 1)).is_empty());
     assert_eq!(s.mac.poll_timeout(), Some(at(550)));
-    assert_eq!(sent(&s.step(at(550), DcfInput::Timeout)).len(), 1);
+    assert_eq!(sent(&s.step(at(550), MacInput::Timeout)).len(), 1);
 }
 
 /// Drives a station whose data frames are never acknowledged until it gives up; returns the
@@ -185,17 +185,17 @@ fn never_acked(mut s: Sta, answer_rts: bool) -> (Vec<u32>, Vec<MacFrame<u32>>, V
         let Some(t) = s.mac.poll_timeout() else { break };
         let failures = |m: &Dcf<u32>| m.counters().ack_timeouts + m.counters().cts_timeouts;
         let before = failures(&s.mac);
-        let out = s.step(t, DcfInput::Timeout);
+        let out = s.step(t, MacInput::Timeout);
         sigs.extend(signals(&out));
         for o in &out {
-            if let DcfOutput::StartTx { frame: f, airtime } = o {
+            if let MacOutput::StartTx { frame: f, airtime } = o {
                 frames.push(f.clone());
                 if f.kind == FrameKind::Rts && answer_rts {
                     let cts_end = t + *airtime + us(10 + 304);
                     let cts = frame(FrameKind::Cts, ME, PEER, us(0));
-                    s.step(t + *airtime + us(10), DcfInput::MediumBusy);
-                    let out = s.step(cts_end, DcfInput::Received(cts));
-                    s.step(cts_end, DcfInput::MediumIdle);
+                    s.step(t + *airtime + us(10), MacInput::MediumBusy);
+                    let out = s.step(cts_end, MacInput::Received(cts));
+                    s.step(cts_end, MacInput::MediumIdle);
                     assert!(out.is_empty());
                 }
             }
@@ -266,7 +266,7 @@ fn overheard_rts_sets_the_nav_signals_wait_and_defers_access() {
     let (mut s, k) = backed_off_station(0);
     let reservation = us(3 * 10 + 304 + 1309 + 304);
     let rts = frame(FrameKind::Rts, PEER, OTHER, reservation);
-    let out = s.step(at(352), DcfInput::Received(rts));
+    let out = s.step(at(352), MacInput::Received(rts));
     assert_eq!(
         signals(&out),
         vec![MacSignal::Wait {
@@ -274,13 +274,13 @@ fn overheard_rts_sets_the_nav_signals_wait_and_defers_access() {
             duration: reservation
         }]
     );
-    s.step(at(352), DcfInput::MediumIdle);
+    s.step(at(352), MacInput::MediumIdle);
     let nav_end = at(352) + reservation;
     assert_eq!(s.mac.state(at(400)).nav_until, nav_end);
     assert!(s.mac.state(at(400)).medium_busy, "virtual carrier sense");
     // Physically idle from 352 µs, but no slot counts until NAV end + DIFS.
     assert_eq!(s.slots(nav_end), Some(k));
-    assert!(sent(&s.step(at(1000), DcfInput::Timeout)).is_empty());
+    assert!(sent(&s.step(at(1000), MacInput::Timeout)).is_empty());
     assert_eq!(
         s.mac.poll_timeout(),
         Some(nav_end + us(50) + us(20) * u64::from(k))
@@ -295,14 +295,14 @@ fn cts_only_when_the_nav_is_zero() {
     // With no NAV: CTS SIFS after the RTS, Duration = RTS's − SIFS − CTS.
     s.step(
         at(352),
-        DcfInput::Received(frame(FrameKind::Rts, ME, PEER, d)),
+        MacInput::Received(frame(FrameKind::Rts, ME, PEER, d)),
     );
     assert_eq!(s.mac.poll_timeout(), Some(at(362)));
-    let out = s.step(at(362), DcfInput::Timeout);
+    let out = s.step(at(362), MacInput::Timeout);
     let cts = out
         .iter()
         .find_map(|o| match o {
-            DcfOutput::StartTx { frame, .. } => Some(frame.clone()),
+            MacOutput::StartTx { frame, .. } => Some(frame.clone()),
             _ => None,
         })
         .expect("CTS sent");
@@ -313,14 +313,14 @@ fn cts_only_when_the_nav_is_zero() {
     let mut s = Sta::new(cfg(), 1);
     s.step(
         at(0),
-        DcfInput::Received(frame(FrameKind::Rts, PEER, OTHER, d)),
+        MacInput::Received(frame(FrameKind::Rts, PEER, OTHER, d)),
     );
     s.step(
         at(500),
-        DcfInput::Received(frame(FrameKind::Rts, ME, OTHER, d)),
+        MacInput::Received(frame(FrameKind::Rts, ME, OTHER, d)),
     );
     assert_eq!(s.mac.poll_timeout(), None);
-    assert!(sent(&s.step(at(510), DcfInput::Timeout)).is_empty());
+    assert!(sent(&s.step(at(510), MacInput::Timeout)).is_empty());
 }
 
 #[test]
@@ -330,44 +330,44 @@ fn data_is_acked_after_sifs_even_on_a_busy_medium_and_duplicates_are_not_deliver
     data.seq = 42;
     data.msdu_bytes = MSDU;
     data.payload = Some(7);
-    let out = s.step(at(1000), DcfInput::Received(data.clone()));
-    assert!(out.contains(&DcfOutput::Deliver {
+    let out = s.step(at(1000), MacInput::Received(data.clone()));
+    assert!(out.contains(&MacOutput::Deliver {
         from: PEER,
         msdu_bytes: MSDU,
         payload: 7
     }));
-    s.step(at(1005), DcfInput::MediumBusy); // someone else starts: the ACK goes anyway
-    let out = s.step(at(1010), DcfInput::Timeout);
+    s.step(at(1005), MacInput::MediumBusy); // someone else starts: the ACK goes anyway
+    let out = s.step(at(1010), MacInput::Timeout);
     assert_eq!(sent(&out), vec![(FrameKind::Ack, us(304))]);
-    s.step(at(1400), DcfInput::MediumIdle);
+    s.step(at(1400), MacInput::MediumIdle);
     // Our ACK was lost: the retransmission (retry bit, same seq) is ACKed, not delivered.
     data.retry = true;
-    let out = s.step(at(3000), DcfInput::Received(data.clone()));
-    assert!(!out.iter().any(|o| matches!(o, DcfOutput::Deliver { .. })));
-    assert_eq!(sent(&s.step(at(3010), DcfInput::Timeout)).len(), 1);
+    let out = s.step(at(3000), MacInput::Received(data.clone()));
+    assert!(!out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })));
+    assert_eq!(sent(&s.step(at(3010), MacInput::Timeout)).len(), 1);
     assert_eq!(s.mac.counters().duplicates, 1);
     assert_eq!(s.mac.counters().delivered, 1);
     // A new sequence number is delivered even with the retry bit.
     data.seq = 43;
-    let out = s.step(at(5000), DcfInput::Received(data));
-    assert!(out.iter().any(|o| matches!(o, DcfOutput::Deliver { .. })));
+    let out = s.step(at(5000), MacInput::Received(data));
+    assert!(out.iter().any(|o| matches!(o, MacOutput::Deliver { .. })));
 }
 
 #[test]
 fn corrupted_reception_defers_eifs_and_a_good_one_returns_to_difs() {
     let (mut s, k) = backed_off_station(0);
-    s.step(at(500), DcfInput::RxError);
-    s.step(at(500), DcfInput::MediumIdle);
+    s.step(at(500), MacInput::RxError);
+    s.step(at(500), MacInput::MediumIdle);
     assert_eq!(
         s.mac.poll_timeout(),
         Some(at(500 + 364) + us(20) * u64::from(k))
     );
-    s.step(at(600), DcfInput::MediumBusy);
+    s.step(at(600), MacInput::MediumBusy);
     s.step(
         at(900),
-        DcfInput::Received(frame(FrameKind::Ack, OTHER, PEER, us(0))),
+        MacInput::Received(frame(FrameKind::Ack, OTHER, PEER, us(0))),
     );
-    s.step(at(900), DcfInput::MediumIdle);
+    s.step(at(900), MacInput::MediumIdle);
     assert_eq!(s.mac.poll_timeout(), Some(at(950) + us(20) * u64::from(k)));
 }
 
@@ -378,15 +378,15 @@ fn ack_that_starts_before_the_timeout_is_awaited_to_its_end() {
     let (_, airtime) = sent(&out)[0];
     let end = at(1000) + airtime;
     // ACKTimeout = SIFS + slot + PLCP = 222 µs; the 304-µs ACK starts at +11 µs.
-    s.step(end + us(11), DcfInput::MediumBusy);
-    let out = s.step(end + us(222), DcfInput::Timeout);
+    s.step(end + us(11), MacInput::MediumBusy);
+    let out = s.step(end + us(222), MacInput::Timeout);
     assert!(
         signals(&out).is_empty(),
         "reception under way: keep waiting"
     );
     let out = s.step(
         end + us(315),
-        DcfInput::Received(frame(FrameKind::Ack, ME, PEER, us(0))),
+        MacInput::Received(frame(FrameKind::Ack, ME, PEER, us(0))),
     );
     assert_eq!(signals(&out), vec![MacSignal::TxSuccess]);
     assert_eq!(s.mac.counters().ack_timeouts, 0);
@@ -397,9 +397,9 @@ fn backoff_expiring_as_the_medium_turns_busy_still_transmits() {
     // aCCATime: a busy indication at the slot boundary where our counter hits 0 comes too
     // late to stop us; both stations collide, as in Bianchi's slotted model.
     let (mut s, k) = backed_off_station(1);
-    s.step(at(100), DcfInput::MediumIdle);
+    s.step(at(100), MacInput::MediumIdle);
     let go = at(150) + us(20) * u64::from(k);
-    let out = s.step(go, DcfInput::MediumBusy);
+    let out = s.step(go, MacInput::MediumBusy);
     assert_eq!(sent(&out).len(), 1);
 }
 

@@ -1,0 +1,127 @@
+//! The congestion controls against the rules of their documents, driven through
+//! `CongestionControl` with hand-made ACK samples (no connection involved).
+
+use super::*;
+use crate::tcp::delivery::RateSample;
+
+const SMSS: u64 = 1000;
+
+fn at_ms(ms: u64) -> SimTime {
+    SimTime::ZERO + SimDuration::from_millis(ms)
+}
+
+/// An ACK of `acked` new bytes that recovery lets grow the window.
+fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
+    AckSample {
+        now: at_ms(0),
+        acked_bytes: acked,
+        duplicate: acked == 0,
+        may_grow: acked > 0,
+        rtt: None,
+        srtt: srtt_ms.map(SimDuration::from_millis),
+        prior_in_flight: in_flight + acked,
+        in_flight,
+        snd_una: 0,
+        snd_max: in_flight,
+        mss: SMSS,
+        rate: RateSample::default(),
+    }
+}
+
+fn reno(pacing: bool) -> AnyCongestionControl {
+    AnyCongestionControl::new(CcKind::Reno, CcSettings { pacing })
+}
+
+fn window(cwnd: u64, ssthresh: u64) -> CongestionWindow {
+    CongestionWindow { cwnd, ssthresh }
+}
+
+#[test]
+fn rfc5681_slow_start_adds_min_of_acked_and_smss() {
+    let mut cc = reno(false);
+    let mut w = window(2 * SMSS, u64::MAX);
+    cc.on_ack(&mut w, &ack(500, 0, None));
+    assert_eq!(w.cwnd, 2500, "cwnd += min(N, SMSS): N = 500");
+    cc.on_ack(&mut w, &ack(3000, 0, None));
+    assert_eq!(w.cwnd, 3500, "a stretch ACK still adds one SMSS");
+}
+
+#[test]
+fn rfc5681_congestion_avoidance_adds_smss_squared_over_cwnd() {
+    let mut cc = reno(false);
+    let mut w = window(4 * SMSS, 4 * SMSS);
+    cc.on_ack(&mut w, &ack(SMSS, 0, None));
+    assert_eq!(w.cwnd, 4000 + 250);
+}
+
+#[test]
+fn no_growth_on_a_duplicate_or_when_recovery_forbids_it() {
+    let mut cc = reno(false);
+    let mut w = window(4 * SMSS, u64::MAX);
+    cc.on_ack(&mut w, &ack(0, 4000, None));
+    let mut in_recovery = ack(SMSS, 3000, None);
+    in_recovery.may_grow = false;
+    cc.on_ack(&mut w, &in_recovery);
+    assert_eq!(w.cwnd, 4 * SMSS);
+}
+
+#[test]
+fn rfc5681_loss_sets_ssthresh_to_half_the_flight_at_least_two_smss() {
+    let mut cc = reno(false);
+    let w = window(20 * SMSS, u64::MAX);
+    assert_eq!(cc.ssthresh_on_loss(at_ms(0), &w, 10 * SMSS, SMSS), 5 * SMSS);
+    assert_eq!(cc.ssthresh_on_loss(at_ms(0), &w, 3 * SMSS, SMSS), 2 * SMSS);
+}
+
+#[test]
+fn rfc5681_timeout_sets_the_loss_window_and_a_repeated_one_keeps_ssthresh() {
+    let mut cc = reno(false);
+    let mut w = window(20 * SMSS, u64::MAX);
+    cc.on_rto(at_ms(0), &mut w, 16 * SMSS, SMSS, true);
+    assert_eq!((w.cwnd, w.ssthresh), (SMSS, 8 * SMSS));
+    // The retransmission times out too: FlightSize is now one segment, ssthresh stays.
+    cc.on_rto(at_ms(1000), &mut w, SMSS, SMSS, false);
+    assert_eq!((w.cwnd, w.ssthresh), (SMSS, 8 * SMSS));
+}
+
+#[test]
+fn rfc3168_ecn_echo_halves_the_window_like_a_loss() {
+    let mut cc = reno(false);
+    let mut w = window(12 * SMSS, u64::MAX);
+    cc.on_ecn_echo(at_ms(0), &mut w, 12 * SMSS, SMSS);
+    assert_eq!((w.cwnd, w.ssthresh), (6 * SMSS, 6 * SMSS));
+}
+
+#[test]
+fn linux_pacing_is_twice_cwnd_per_srtt_in_early_slow_start_then_six_fifths() {
+    let mut cc = reno(true);
+    // No RTT sample yet: no rate (Linux divides by SRTT only once it has one).
+    let mut w = window(10 * SMSS, u64::MAX);
+    cc.on_ack(&mut w, &ack(0, 10 * SMSS, None));
+    assert_eq!(cc.pacing_rate(), None);
+    // cwnd < ssthresh/2: 200 % of cwnd/SRTT = 2 x 10,000 B / 100 ms.
+    cc.on_ack(&mut w, &ack(0, 10 * SMSS, Some(100)));
+    assert_eq!(cc.pacing_rate(), Some(200_000));
+    // cwnd >= ssthresh/2: 120 %; and the flight counts when it exceeds cwnd.
+    let mut w = window(10 * SMSS, 16 * SMSS);
+    cc.on_ack(&mut w, &ack(0, 15 * SMSS, Some(100)));
+    assert_eq!(cc.pacing_rate(), Some(180_000));
+    assert_eq!(
+        cc.metrics(&w),
+        CcMetrics {
+            cwnd_bytes: 10 * SMSS,
+            ssthresh_bytes: 16 * SMSS,
+            pacing_rate_bytes_per_s: Some(180_000),
+        }
+    );
+}
+
+#[test]
+fn reno_without_pacing_gives_no_rate_and_asks_no_rate_samples() {
+    let mut cc = reno(false);
+    let mut w = window(10 * SMSS, u64::MAX);
+    cc.on_ack(&mut w, &ack(SMSS, 10 * SMSS, Some(100)));
+    assert_eq!(cc.pacing_rate(), None);
+    assert!(!cc.wants_rate_samples());
+    assert_eq!(cc.name(), "reno");
+}

@@ -1,0 +1,383 @@
+//! Loss recovery: when a run of duplicate ACKs means a loss, what to retransmit, and when
+//! recovery ends. The congestion control (`cc/`) supplies ssthresh and the normal growth;
+//! the variants here only set cwnd while they are recovering.
+//!
+//! [`LossRecovery`] holds what every variant shares (the duplicate-ACK count and `recover`,
+//! the hole it has named for retransmission, the [`Scoreboard`] of what the receiver holds)
+//! and the variant's own state in [`AnyRecovery`]. The sender asks it, before sending new
+//! data, for the next segment to retransmit ([`LossRecovery::next_retransmission`], RFC 6675's
+//! `NextSeg` for holes); the [`Reaction`] of each ACK says what else the sender must do
+//! (restart the timer, go back N, let the window grow).
+//!
+//! * **Tahoe** (4.3BSD Tahoe, ns-2 `Agent/TCP`, protocol-notes §2.3): on the DupThresh-th
+//!   duplicate ACK, ssthresh from the congestion control, cwnd = 1 SMSS, go back N from SND.UNA
+//!   (the ACK clock then slow-starts through the window again).
+//! * **Reno** (RFC 5681 §3.2): on the DupThresh-th duplicate ACK retransmit SND.UNA,
+//!   cwnd = ssthresh + DupThresh·SMSS (step 3; DupThresh = 3 gives the RFC's 3·SMSS), one
+//!   SMSS more per further duplicate (step 4, inflation), and the next ACK of new data,
+//!   partial or not, sets cwnd = ssthresh and ends recovery (step 6, deflation). The
+//!   deflating ACK does not also grow cwnd (RFC 5681; 4.4BSD and ns-2 do add one increase).
+//! * **NewReno** (RFC 6582 §3.2): entry as Reno with `recover` = the highest sequence sent.
+//!   A partial ACK retransmits the next hole, deflates cwnd by the bytes acked and adds
+//!   back one SMSS if at least one SMSS was acked (step 5), and resets the retransmission
+//!   timer only on the first partial ACK (the "Impatient" variant, RFC 6582 §4). A full ACK
+//!   sets cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), option (1) of step 3, since
+//!   this sender has no burst limit that option (2) would need.
+//!
+//! Common to all three: a fast retransmit is only allowed once the cumulative ACK has
+//! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too), and
+//! a retransmission timeout sets `recover` = the highest sequence sent (RFC 6582 §4,
+//! ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
+//! retransmit. `recover` is stored as an exclusive stream offset (SND.MAX at entry), so
+//! "the ACK covers more than recover" reads `ack >= recover`.
+//!
+//! Left out: limited transmit (RFC 3042), the RFC 6582 §4 ACK heuristics, SACK-based
+//! recovery (the scoreboard is empty without SACK blocks).
+
+mod scoreboard;
+
+pub use scoreboard::Scoreboard;
+
+use super::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
+use super::spec::RecoveryKind;
+use crate::engine::SimTime;
+
+/// The sender's sequence state when recovery is consulted, as stream offsets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Flight {
+    pub snd_una: u64,
+    /// Highest sequence sent, plus one.
+    pub snd_max: u64,
+    pub mss: u64,
+}
+
+impl Flight {
+    /// RFC 5681 FlightSize: sent but not cumulatively acknowledged.
+    pub fn size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+}
+
+/// What the sender must do after recovery has looked at an ACK, beyond sending the hole
+/// recovery named (`LossRecovery::next_retransmission`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reaction {
+    /// SND.NXT = SND.UNA: resend everything outstanding as the window allows.
+    pub go_back_n: bool,
+    /// (Re)start the retransmission timer from now.
+    pub restart_rto: bool,
+    /// Let the congestion control grow the window on this ACK.
+    pub grow_window: bool,
+    /// A fast retransmit happened (for statistics).
+    pub fast_retransmit: bool,
+}
+
+/// Duplicate-ACK counting and the `recover` guard shared by every variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DupAcks {
+    pub count: u32,
+    pub threshold: u32,
+    /// Exclusive end of the data outstanding when recovery last started.
+    pub recover: u64,
+}
+
+impl DupAcks {
+    fn new(threshold: u32) -> Self {
+        DupAcks {
+            count: 0,
+            threshold: threshold.max(1),
+            recover: 0,
+        }
+    }
+    /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
+    fn reaches_threshold(&mut self, f: &Flight) -> bool {
+        self.count += 1;
+        self.count == self.threshold && f.snd_una >= self.recover
+    }
+}
+
+/// The closed set of loss-recovery variants, each with its own state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyRecovery {
+    /// 4.3BSD Tahoe.
+    Tahoe,
+    /// RFC 5681 §3.2 fast retransmit / fast recovery.
+    Reno { in_recovery: bool },
+    /// RFC 6582 NewReno; `partial_acks` seen in this recovery (the timer is reset on the
+    /// first only).
+    NewReno {
+        in_recovery: bool,
+        partial_acks: u32,
+    },
+}
+
+/// Loss recovery: the variant's rules and what every variant shares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LossRecovery {
+    pub dupacks: DupAcks,
+    /// The offset recovery has named for retransmission ahead of new data.
+    hole: Option<u64>,
+    scoreboard: Scoreboard,
+    pub variant: AnyRecovery,
+}
+
+impl LossRecovery {
+    pub fn new(kind: RecoveryKind, dupack_threshold: u32) -> Self {
+        let variant = match kind {
+            RecoveryKind::Tahoe => AnyRecovery::Tahoe,
+            RecoveryKind::Reno => AnyRecovery::Reno { in_recovery: false },
+            RecoveryKind::Newreno => AnyRecovery::NewReno {
+                in_recovery: false,
+                partial_acks: 0,
+            },
+        };
+        LossRecovery {
+            dupacks: DupAcks::new(dupack_threshold),
+            hole: None,
+            scoreboard: Scoreboard::default(),
+            variant,
+        }
+    }
+
+    /// True while in Reno / NewReno fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        match self.variant {
+            AnyRecovery::Tahoe => false,
+            AnyRecovery::Reno { in_recovery } | AnyRecovery::NewReno { in_recovery, .. } => {
+                in_recovery
+            }
+        }
+    }
+
+    /// What the receiver holds beyond SND.UNA (empty without SACK).
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+
+    /// The segment to retransmit before any new data, regardless of the window (RFC 5681
+    /// §3.2 step 3, RFC 6582 step 5, RFC 6298 (5.4)): its first offset.
+    /// Only data below `snd_max` (SND.MAX) can be retransmitted.
+    #[inline]
+    pub fn next_retransmission(&self, snd_max: u64) -> Option<u64> {
+        self.hole.filter(|&o| o < snd_max)
+    }
+
+    /// The segment at `offset` named by `next_retransmission` was sent.
+    #[inline]
+    pub fn on_retransmitted(&mut self, offset: u64) {
+        if self.hole == Some(offset) {
+            self.hole = None;
+        }
+    }
+
+    /// An RFC 5681 duplicate ACK arrived (`f` as before it).
+    pub fn on_dupack(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+    ) -> Reaction {
+        match &mut self.variant {
+            AnyRecovery::Tahoe => tahoe_dupack(&mut self.dupacks, &mut self.hole, now, w, cc, f),
+            AnyRecovery::Reno { in_recovery } => {
+                let mut s = RenoState {
+                    dupacks: &mut self.dupacks,
+                    hole: &mut self.hole,
+                    in_recovery,
+                };
+                s.on_dupack(now, w, cc, f)
+            }
+            AnyRecovery::NewReno {
+                in_recovery,
+                partial_acks,
+            } => {
+                let was = *in_recovery;
+                let mut s = RenoState {
+                    dupacks: &mut self.dupacks,
+                    hole: &mut self.hole,
+                    in_recovery,
+                };
+                let reaction = s.on_dupack(now, w, cc, f);
+                if *in_recovery && !was {
+                    *partial_acks = 0;
+                }
+                reaction
+            }
+        }
+    }
+
+    /// An ACK of `acked` new bytes arrived (`f` as after it).
+    #[inline]
+    pub fn on_new_ack(&mut self, w: &mut CongestionWindow, f: &Flight, acked: u64) -> Reaction {
+        if self.hole.is_some_and(|o| o < f.snd_una) {
+            self.hole = None;
+        }
+        self.scoreboard.on_cumulative_ack(f.snd_una);
+        match &mut self.variant {
+            AnyRecovery::Tahoe => {
+                self.dupacks.count = 0;
+                normal_ack()
+            }
+            AnyRecovery::Reno { in_recovery } => reno_new_ack(&mut self.dupacks, in_recovery, w),
+            AnyRecovery::NewReno {
+                in_recovery,
+                partial_acks,
+            } => {
+                let mut s = RenoState {
+                    dupacks: &mut self.dupacks,
+                    hole: &mut self.hole,
+                    in_recovery,
+                };
+                s.newreno_new_ack(partial_acks, w, f, acked)
+            }
+        }
+    }
+
+    /// An ACK at SND.UNA that is not a duplicate (window change, data): start counting anew.
+    pub fn break_dupack_run(&mut self) {
+        self.dupacks.count = 0;
+    }
+
+    /// The retransmission timer expired: leave fast recovery, set `recover` to SND.MAX and
+    /// name SND.UNA for retransmission.
+    pub fn on_timeout(&mut self, f: &Flight) {
+        self.dupacks.count = 0;
+        self.dupacks.recover = f.snd_max;
+        self.hole = Some(f.snd_una);
+        match &mut self.variant {
+            AnyRecovery::Tahoe => {}
+            AnyRecovery::Reno { in_recovery } | AnyRecovery::NewReno { in_recovery, .. } => {
+                *in_recovery = false
+            }
+        }
+    }
+}
+
+/// A new ACK outside recovery: grow the window, restart the timer (RFC 6298 (5.3)).
+fn normal_ack() -> Reaction {
+    Reaction {
+        restart_rto: true,
+        grow_window: true,
+        ..Reaction::default()
+    }
+}
+
+/// Tahoe on a duplicate ACK: at the DupThresh-th, slow start from SND.UNA again.
+fn tahoe_dupack(
+    dupacks: &mut DupAcks,
+    hole: &mut Option<u64>,
+    now: SimTime,
+    w: &mut CongestionWindow,
+    cc: &mut AnyCongestionControl,
+    f: &Flight,
+) -> Reaction {
+    if !dupacks.reaches_threshold(f) {
+        return Reaction::default();
+    }
+    w.ssthresh = cc.ssthresh_on_loss(now, w, f.size(), f.mss);
+    w.cwnd = f.mss;
+    dupacks.recover = f.snd_max;
+    *hole = Some(f.snd_una);
+    Reaction {
+        go_back_n: true,
+        restart_rto: true,
+        fast_retransmit: true,
+        ..Reaction::default()
+    }
+}
+
+/// Reno's and NewReno's shared state, borrowed for one ACK.
+struct RenoState<'a> {
+    dupacks: &'a mut DupAcks,
+    hole: &'a mut Option<u64>,
+    in_recovery: &'a mut bool,
+}
+
+impl RenoState<'_> {
+    /// RFC 5681 §3.2 steps 2–4, shared by Reno and NewReno.
+    fn on_dupack(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+    ) -> Reaction {
+        if *self.in_recovery {
+            // Step 4: each further duplicate means a segment has left the network.
+            w.cwnd += f.mss;
+            return Reaction::default();
+        }
+        if !self.dupacks.reaches_threshold(f) {
+            return Reaction::default();
+        }
+        // Steps 2 and 3.
+        w.ssthresh = cc.ssthresh_on_loss(now, w, f.size(), f.mss);
+        w.cwnd = w.ssthresh + u64::from(self.dupacks.threshold) * f.mss;
+        self.dupacks.recover = f.snd_max;
+        *self.in_recovery = true;
+        *self.hole = Some(f.snd_una);
+        Reaction {
+            restart_rto: true,
+            fast_retransmit: true,
+            ..Reaction::default()
+        }
+    }
+
+    /// RFC 6582 §3.2 steps 3 and 5.
+    fn newreno_new_ack(
+        &mut self,
+        partial_acks: &mut u32,
+        w: &mut CongestionWindow,
+        f: &Flight,
+        acked: u64,
+    ) -> Reaction {
+        if !*self.in_recovery {
+            self.dupacks.count = 0;
+            return normal_ack();
+        }
+        if f.snd_una >= self.dupacks.recover {
+            // Step 3, full acknowledgment, option (1).
+            *self.in_recovery = false;
+            self.dupacks.count = 0;
+            w.cwnd = w.ssthresh.min(f.size().max(f.mss) + f.mss);
+            return Reaction {
+                restart_rto: true,
+                ..Reaction::default()
+            };
+        }
+        // Step 5, partial acknowledgment: stay in recovery and retransmit the next hole.
+        w.cwnd = w.cwnd.saturating_sub(acked);
+        if acked >= f.mss {
+            w.cwnd += f.mss;
+        }
+        *partial_acks += 1;
+        *self.hole = Some(f.snd_una);
+        Reaction {
+            restart_rto: *partial_acks == 1,
+            ..Reaction::default()
+        }
+    }
+}
+
+/// RFC 5681 §3.2 step 6 for Reno: the next ACK of new data, partial or not, deflates cwnd
+/// to ssthresh and ends recovery.
+fn reno_new_ack(
+    dupacks: &mut DupAcks,
+    in_recovery: &mut bool,
+    w: &mut CongestionWindow,
+) -> Reaction {
+    dupacks.count = 0;
+    if !*in_recovery {
+        return normal_ack();
+    }
+    *in_recovery = false;
+    w.cwnd = w.ssthresh;
+    Reaction {
+        restart_rto: true,
+        ..Reaction::default()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+//! Loss recovery driven directly: which hole it names, and when it forgets it.
+
+use super::*;
+use crate::tcp::cc::CcSettings;
+use crate::tcp::spec::CcKind;
+
+const SMSS: u64 = 1000;
+
+fn flight(snd_una: u64, snd_max: u64) -> Flight {
+    Flight {
+        snd_una,
+        snd_max,
+        mss: SMSS,
+    }
+}
+
+fn reno_cc() -> AnyCongestionControl {
+    AnyCongestionControl::new(CcKind::Reno, CcSettings::default())
+}
+
+/// Ten segments outstanding, three duplicate ACKs for offset 0.
+fn in_fast_recovery(kind: RecoveryKind) -> (LossRecovery, CongestionWindow) {
+    let mut r = LossRecovery::new(kind, 3);
+    let mut w = CongestionWindow {
+        cwnd: 10 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    let f = flight(0, 10 * SMSS);
+    let reactions: Vec<Reaction> = (0..3)
+        .map(|_| r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f))
+        .collect();
+    assert!(reactions[2].fast_retransmit);
+    (r, w)
+}
+
+#[test]
+fn rfc5681_third_dupack_names_snd_una_and_sending_it_clears_the_name() {
+    let (mut r, _) = in_fast_recovery(RecoveryKind::Reno);
+    assert_eq!(r.next_retransmission(10 * SMSS), Some(0));
+    r.on_retransmitted(0);
+    assert_eq!(r.next_retransmission(10 * SMSS), None);
+    assert!(
+        r.scoreboard().is_empty(),
+        "no SACK: nothing is known beyond SND.UNA"
+    );
+}
+
+#[test]
+fn rfc6582_partial_ack_names_the_next_hole_and_a_full_ack_ends_recovery() {
+    let (mut r, mut w) = in_fast_recovery(RecoveryKind::Newreno);
+    r.on_retransmitted(0);
+    // A partial ACK up to segment 4: the hole at 4000 is named, recovery goes on.
+    let reaction = r.on_new_ack(&mut w, &flight(4 * SMSS, 10 * SMSS), 4 * SMSS);
+    assert!(
+        reaction.restart_rto,
+        "the first partial ACK resets the timer"
+    );
+    assert!(!reaction.grow_window);
+    assert_eq!(r.next_retransmission(10 * SMSS), Some(4 * SMSS));
+    assert!(r.in_recovery());
+    // The ACK that covers `recover` (10,000) ends recovery and forgets the hole.
+    let reaction = r.on_new_ack(&mut w, &flight(10 * SMSS, 10 * SMSS), 6 * SMSS);
+    assert!(!r.in_recovery());
+    assert!(
+        !reaction.grow_window,
+        "the full ACK does not grow the window"
+    );
+    assert_eq!(r.next_retransmission(10 * SMSS), None);
+}
+
+#[test]
+fn rfc6298_timeout_names_snd_una_and_leaves_fast_recovery() {
+    let (mut r, _) = in_fast_recovery(RecoveryKind::Reno);
+    r.on_retransmitted(0);
+    r.on_timeout(&flight(2 * SMSS, 12 * SMSS));
+    assert!(!r.in_recovery());
+    assert_eq!(r.next_retransmission(12 * SMSS), Some(2 * SMSS));
+    assert_eq!(r.dupacks.recover, 12 * SMSS);
+}
+
+#[test]
+fn tahoe_third_dupack_goes_back_n_from_snd_una() {
+    let mut r = LossRecovery::new(RecoveryKind::Tahoe, 3);
+    let mut w = CongestionWindow {
+        cwnd: 8 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    let f = flight(SMSS, 9 * SMSS);
+    r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f);
+    r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f);
+    let reaction = r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f);
+    assert!(reaction.go_back_n && reaction.fast_retransmit);
+    assert_eq!((w.cwnd, w.ssthresh), (SMSS, 4 * SMSS));
+    assert_eq!(r.next_retransmission(9 * SMSS), Some(SMSS));
+}

@@ -1,0 +1,325 @@
+//! TCP's settings as a scenario file writes them (`[flow.tcp]`, I-TCP's
+//! `[base_station.itcp.tcp]`): the loss recovery (`recovery`), the congestion control
+//! (`cc`), the classic `variant` shorthand that names both, the receiver's ACK policy and the
+//! RFC 5681 / RFC 6298 / RFC 7323 knobs. Serde reads them (unknown keys refused), schemars
+//! exports them, `TcpConfig::from_spec` turns them into an endpoint's configuration.
+//!
+//! `variant = "tahoe" | "reno" | "newreno"` is the name the seeds use for a TCP: it sets
+//! `recovery` to the same name and `cc` to `reno` (every classic TCP grows its window by
+//! RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
+//! with it; [`TcpSpec::check_names`] refuses a contradiction.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::cc::CcSettings;
+use crate::units::{ByteSize, Duration};
+
+/// The classic TCP names: each sets `recovery` and `cc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    /// Tahoe loss recovery with the RFC 5681 window rule.
+    Tahoe,
+    /// Reno fast recovery (RFC 5681 §3.2) with the RFC 5681 window rule.
+    Reno,
+    /// NewReno (RFC 6582) with the RFC 5681 window rule.
+    Newreno,
+}
+
+impl TcpVariant {
+    /// The loss recovery this name stands for.
+    pub fn recovery(self) -> RecoveryKind {
+        match self {
+            TcpVariant::Tahoe => RecoveryKind::Tahoe,
+            TcpVariant::Reno => RecoveryKind::Reno,
+            TcpVariant::Newreno => RecoveryKind::Newreno,
+        }
+    }
+    /// The congestion control this name stands for.
+    pub fn cc(self) -> CcKind {
+        CcKind::Reno
+    }
+}
+
+/// Loss recovery: when duplicate ACKs mean a loss, what to retransmit, when recovery ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryKind {
+    /// Go back to slow start on the DupThresh-th duplicate ACK (4.3BSD Tahoe).
+    Tahoe,
+    /// Fast retransmit and fast recovery, RFC 5681 §3.2.
+    Reno,
+    /// Reno with partial-ACK handling, RFC 6582.
+    #[default]
+    Newreno,
+}
+
+impl RecoveryKind {
+    /// The name as written in scenario files (and in the summary's `variant`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryKind::Tahoe => "tahoe",
+            RecoveryKind::Reno => "reno",
+            RecoveryKind::Newreno => "newreno",
+        }
+    }
+}
+
+/// Congestion control: how cwnd grows on ACKs, where ssthresh goes after a loss, and the
+/// pacing rate if any.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
+    #[default]
+    Reno,
+}
+
+impl CcKind {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+        }
+    }
+}
+
+/// The receiver's acknowledgment policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// An ACK for every segment (ns-2's TCPSink, as the seeds ran it).
+    #[default]
+    Every,
+    /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
+    /// out-of-order and gap-filling segments at once.
+    Delayed,
+}
+
+/// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
+/// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// The classic name: "tahoe", "reno" or "newreno" sets `recovery` to it and `cc` to
+    /// "reno". Default: none (then `recovery` and `cc` apply, "newreno" and "reno").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<TcpVariant>,
+    /// Loss recovery. Default: `variant`'s, else "newreno".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryKind>,
+    /// Congestion control. Default: `variant`'s, else "reno".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcKind>,
+    /// Pace window-based congestion control as Linux does (net/ipv4/tcp_input.c,
+    /// `tcp_update_pacing_rate`): segments leave at 200 % of cwnd/SRTT while cwnd <
+    /// ssthresh/2 and 120 % after (the `tcp_pacing_ss_ratio` / `tcp_pacing_ca_ratio`
+    /// defaults), from the first RTT sample on. Default false (the seeds' TCPs send in bursts).
+    #[serde(default)]
+    pub pacing: bool,
+    /// Maximum segment size (payload bytes). Default "1460B" (a 1500-byte Ethernet MTU less
+    /// 40 bytes of IP and TCP headers).
+    #[serde(default = "default_mss")]
+    pub mss: ByteSize,
+    /// The receiver's window (buffer). Default "64KiB" (about the largest window TCP can
+    /// advertise without window scaling, 65,535 bytes: RFC 7323 §2).
+    #[serde(default = "default_rwnd")]
+    pub rwnd: ByteSize,
+    /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
+    #[serde(default = "default_initial_window")]
+    pub initial_window: u32,
+    /// Initial slow-start threshold. Default: unlimited (RFC 5681 §3.1: "arbitrarily high").
+    pub initial_ssthresh: Option<ByteSize>,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
+    #[serde(default = "default_dupack_threshold")]
+    pub dupack_threshold: u32,
+    /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
+    /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
+    /// modern clock; the seeds' experiments set their own).
+    #[serde(default = "default_granularity")]
+    pub timer_granularity: Duration,
+    /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
+    #[serde(default = "default_initial_rto")]
+    pub initial_rto: Duration,
+    /// Lower bound of the RTO. Default "1s" (RFC 6298 §2.4).
+    #[serde(default = "default_min_rto")]
+    pub min_rto: Duration,
+    /// Upper bound of the RTO. Default "60s" (RFC 6298 §2.5).
+    #[serde(default = "default_max_rto")]
+    pub max_rto: Duration,
+    /// Use the timestamps option (RFC 7323) and take an RTT sample from every ACK.
+    /// Default false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// Acknowledgment policy. Default "every".
+    #[serde(default)]
+    pub ack: AckPolicy,
+    /// The delayed-ACK timer. Default "200ms" (RFC 1122 §4.2.3.2 allows up to 500 ms).
+    #[serde(default = "default_delack_timeout")]
+    pub delack_timeout: Duration,
+    /// Initial sequence number. Default: drawn from the flow's random stream.
+    pub isn: Option<u32>,
+}
+
+fn default_mss() -> ByteSize {
+    ByteSize(1460)
+}
+fn default_rwnd() -> ByteSize {
+    ByteSize(65_536)
+}
+fn default_initial_window() -> u32 {
+    1
+}
+fn default_dupack_threshold() -> u32 {
+    3
+}
+fn default_granularity() -> Duration {
+    Duration::from_millis(1)
+}
+fn default_initial_rto() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_min_rto() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_max_rto() -> Duration {
+    Duration::from_secs(60)
+}
+fn default_delack_timeout() -> Duration {
+    Duration::from_millis(200)
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            variant: None,
+            recovery: None,
+            cc: None,
+            pacing: false,
+            mss: default_mss(),
+            rwnd: default_rwnd(),
+            initial_window: default_initial_window(),
+            initial_ssthresh: None,
+            dupack_threshold: default_dupack_threshold(),
+            timer_granularity: default_granularity(),
+            initial_rto: default_initial_rto(),
+            min_rto: default_min_rto(),
+            max_rto: default_max_rto(),
+            timestamps: false,
+            ack: AckPolicy::default(),
+            delack_timeout: default_delack_timeout(),
+            isn: None,
+        }
+    }
+}
+
+/// `variant` and `recovery` / `cc` name different algorithms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameConflict {
+    /// The key that contradicts `variant`: "recovery" or "cc".
+    pub field: &'static str,
+    /// Its value as written, quoted.
+    pub value: String,
+    /// What would agree with `variant`, and the fix.
+    pub expected: String,
+}
+
+impl TcpSpec {
+    /// The same settings under a classic name (e.g. I-TCP's Tahoe default).
+    pub fn with_variant(variant: TcpVariant) -> Self {
+        TcpSpec {
+            variant: Some(variant),
+            ..TcpSpec::default()
+        }
+    }
+
+    /// The loss recovery in force: `recovery`, else `variant`'s, else NewReno.
+    pub fn recovery_kind(&self) -> RecoveryKind {
+        self.recovery
+            .or(self.variant.map(TcpVariant::recovery))
+            .unwrap_or_default()
+    }
+
+    /// The congestion control in force: `cc`, else `variant`'s, else Reno.
+    pub fn cc_kind(&self) -> CcKind {
+        self.cc
+            .or(self.variant.map(TcpVariant::cc))
+            .unwrap_or_default()
+    }
+
+    /// What the congestion control reads from these settings.
+    pub fn cc_settings(&self) -> CcSettings {
+        CcSettings {
+            pacing: self.pacing,
+        }
+    }
+
+    /// Refuses `recovery` or `cc` contradicting `variant`.
+    pub fn check_names(&self) -> Result<(), NameConflict> {
+        let Some(v) = self.variant else {
+            return Ok(());
+        };
+        let variant = v.recovery().name();
+        let conflict = |field, value: &str, agreeing: &str| NameConflict {
+            field,
+            value: format!("\"{value}\""),
+            expected: format!(
+                "\"{agreeing}\" as `variant = \"{variant}\"` implies (give either `variant` \
+                 or `recovery` and `cc`)"
+            ),
+        };
+        if let Some(r) = self.recovery.filter(|&r| r != v.recovery()) {
+            return Err(conflict("recovery", r.name(), v.recovery().name()));
+        }
+        if let Some(c) = self.cc.filter(|&c| c != v.cc()) {
+            return Err(conflict("cc", c.name(), v.cc().name()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(variant: Option<TcpVariant>, recovery: Option<RecoveryKind>) -> TcpSpec {
+        TcpSpec {
+            variant,
+            recovery,
+            ..TcpSpec::default()
+        }
+    }
+
+    #[test]
+    fn variant_sets_recovery_and_reno_window_rule() {
+        let s = spec(Some(TcpVariant::Tahoe), None);
+        assert_eq!(s.recovery_kind(), RecoveryKind::Tahoe);
+        assert_eq!(s.cc_kind(), CcKind::Reno);
+        assert_eq!(s.check_names(), Ok(()));
+    }
+
+    #[test]
+    fn defaults_are_newreno_recovery_and_reno_window_rule() {
+        let s = TcpSpec::default();
+        assert_eq!(s.recovery_kind(), RecoveryKind::Newreno);
+        assert_eq!(s.cc_kind(), CcKind::Reno);
+    }
+
+    #[test]
+    fn recovery_agreeing_with_variant_is_accepted() {
+        let s = spec(Some(TcpVariant::Reno), Some(RecoveryKind::Reno));
+        assert_eq!(s.check_names(), Ok(()));
+        assert_eq!(s.recovery_kind(), RecoveryKind::Reno);
+    }
+
+    #[test]
+    fn recovery_contradicting_variant_is_refused_with_the_fix() {
+        let e = spec(Some(TcpVariant::Reno), Some(RecoveryKind::Tahoe))
+            .check_names()
+            .unwrap_err();
+        assert_eq!(e.field, "recovery");
+        assert_eq!(e.value, "\"tahoe\"");
+        assert!(e.expected.starts_with("\"reno\" as `variant = \"reno\"`"));
+    }
+}
