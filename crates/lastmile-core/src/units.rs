@@ -181,7 +181,8 @@ impl QueueLimit {
         let expected = "a queue limit in packets (\"100pkt\") or bytes (\"64KB\")";
         let (v, unit) = split_number(s).ok_or_else(|| expected.to_string())?;
         if unit == "pkt" || unit == "pkts" || unit == "packets" {
-            if !(1.0..=QUEUE_PACKETS_MAX as f64).contains(&v) || libm::fabs(v - libm::round(v)) > 0.0
+            if !(1.0..=QUEUE_PACKETS_MAX as f64).contains(&v)
+                || libm::fabs(v - libm::round(v)) > 0.0
             {
                 return Err(
                     "a whole number of packets from 1 to 1000000000 (e.g. \"100pkt\")".into(),
@@ -390,11 +391,17 @@ mod tests {
             "the bound itself is allowed"
         );
         for huge in ["1e400MB", "1e16B", "1000001GB"] {
-            assert!(ByteSize::parse(huge).unwrap_err().contains("1 PB"), "{huge}");
+            assert!(
+                ByteSize::parse(huge).unwrap_err().contains("1 PB"),
+                "{huge}"
+            );
         }
         assert_eq!(ByteSize::parse("1000000GB"), Ok(SIZE_MAX));
         for bad in ["1e400Mbps", "1001Gbps", "0.4bps"] {
-            assert!(Rate::parse(bad).unwrap_err().contains("1bps to 1000Gbps"), "{bad}");
+            assert!(
+                Rate::parse(bad).unwrap_err().contains("1bps to 1000Gbps"),
+                "{bad}"
+            );
         }
         assert_eq!(Rate::parse("1000Gbps"), Ok(RATE_MAX));
         assert_eq!(Rate::parse("0.5bps"), Ok(RATE_MIN));

@@ -219,7 +219,10 @@ mod tests {
             .in_file("t.toml");
         let line = e.to_string();
         assert!(line.len() < 200, "{} chars", line.len());
-        assert!(line.contains(&format!("got \"{}…\"", "x".repeat(79))), "{line}");
+        assert!(
+            line.contains(&format!("got \"{}…\"", "x".repeat(79))),
+            "{line}"
+        );
         let e = ScenarioError::bad_value("flow[0].name", "\"a\nb\u{0}\"".into(), "one line")
             .in_file("t.toml");
         assert_eq!(
