@@ -97,7 +97,7 @@ impl fmt::Display for ScenarioError {
 
 /// `s` on one line (control characters escaped as `\n`, `\t`, `\u{..}`) and at most `max`
 /// characters, the last of them "…" when it was cut.
-pub(crate) fn clip(s: &str, max: usize) -> String {
+pub fn clip(s: &str, max: usize) -> String {
     let escaped = |c: char| match c {
         '\n' => "\\n".to_string(),
         '\r' => "\\r".to_string(),
@@ -176,6 +176,11 @@ pub(crate) fn did_you_mean<'a>(
         }
     }
     best.map(|(_, c)| format!("did you mean \"{c}\"?"))
+}
+
+/// `a, b, c` from a list of names; after a dozen, `… (N more)`.
+pub fn join_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    join(names)
 }
 
 /// `a, b, c` from a list of names; after `LIST_MAX` names, `… (N more)`.
