@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lastmile._errors import LastmileError
+
 __all__ = ["BASE_VARIANT", "Point", "SweepError", "SweepSpec", "canonical_json", "load_sweep"]
 
 #: The variant name of every point when the sweep file defines no ``[variants]``.
@@ -69,7 +71,7 @@ _RESERVED_AXES = frozenset(
 )
 
 
-class SweepError(ValueError):
+class SweepError(LastmileError, ValueError):
     """A sweep file (or sweep dict) is wrong; raised before anything runs.
 
     ``file`` is the sweep file (or "<dict>"), ``axis`` the offending axis, variant or key

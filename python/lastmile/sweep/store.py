@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lastmile._errors import StoreError
+
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
@@ -75,10 +77,6 @@ CREATE TABLE IF NOT EXISTS campaigns (
 
 #: Column types in widening order.
 _WIDTH = {"BOOLEAN": 0, "BIGINT": 1, "DOUBLE": 2, "VARCHAR": 3}
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened or does not hold what was asked for."""
 
 
 def quote(name: str) -> str:

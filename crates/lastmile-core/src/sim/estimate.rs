@@ -11,7 +11,8 @@
 //! - a frame costs 2 events per point-to-point hop (transmission done, arrival) and
 //!   `4 + 2·members` per cell hop (carrier sense at every member, the MAC's timers);
 //! - a stalled connection still wakes at least once per `max_rto` (its backed-off
-//!   retransmission timer) for as long as it lasts.
+//!   retransmission timer) for as long as it lasts; a route longer than IP's TTL never
+//!   delivers, so such a flow only retransmits its SYN, once per `max_rto`.
 //!
 //! Losses, retransmissions and agents' timers are left out: on the reference runs the
 //! estimate is within 10 % of the events counted (see the tests), and it only has to tell
@@ -19,6 +20,7 @@
 
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
+use crate::packet::DEFAULT_TTL;
 use crate::scenario::{AppSpec, ResolvedTopology, Scenario};
 
 /// Events per second assumed to turn events into a wall-time estimate: a conservative
@@ -36,20 +38,27 @@ pub struct Estimate {
     pub wall_s: f64,
 }
 
-/// Per frame, the events of every hop from `src` to `dst`, and the slowest rate on the way;
-/// None when no route joins them.
-fn path_cost(
-    topo: &ResolvedTopology,
-    routes: &RoutingTable,
-    src: usize,
-    dst: usize,
-) -> Option<(f64, f64)> {
+/// A route from one node to another, as far as a packet gets.
+struct Path {
+    /// Events per frame over the hops it crosses.
+    events_per_frame: f64,
+    /// The slowest rate on the way.
+    slowest_bps: f64,
+    /// False when the route is longer than IP's TTL: packets die on the way.
+    arrives: bool,
+}
+
+/// The path from `src` to `dst`; None when no route joins them.
+fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) -> Option<Path> {
     let (mut events, mut slowest) = (0.0, f64::INFINITY);
     let mut at = NodeId(src as u32);
-    // A route visits each node once; the bound only guards against a corrupt table.
-    for _ in 0..topo.nodes.len() {
-        if at.index() == dst {
-            return Some((events, slowest));
+    for hops in 0..=usize::from(DEFAULT_TTL) {
+        if at.index() == dst || hops == usize::from(DEFAULT_TTL) {
+            return Some(Path {
+                events_per_frame: events,
+                slowest_bps: slowest,
+                arrives: at.index() == dst,
+            });
         }
         match routes.next_hop(at, NodeId(dst as u32))? {
             Hop::Link { link, dir } => {
@@ -77,10 +86,18 @@ pub fn estimate(scenario: &Scenario, topo: &ResolvedTopology, routes: &RoutingTa
         let (Some(src), Some(dst)) = (topo.node_index(&f.src), topo.node_index(&f.dst)) else {
             continue;
         };
-        let Some((per_frame, bottleneck_bps)) = path_cost(topo, routes, src, dst) else {
+        let Some(route) = path(topo, routes, src, dst) else {
             continue;
         };
+        let (per_frame, bottleneck_bps) = (route.events_per_frame, route.slowest_bps);
         let start_s = f.start.sim().as_secs_f64();
+        let max_rto_s = f.tcp.max_rto.sim().as_secs_f64().max(1e-9);
+        if !route.arrives {
+            let lasts_s = (stop_s - start_s).max(0.0);
+            events += (lasts_s / max_rto_s + 1.0) * per_frame;
+            end_s = end_s.max(start_s + lasts_s);
+            continue;
+        }
         let mss = f.tcp.mss.bytes().max(1) as f64;
         // (frames the whole transfer needs, seconds it needs, frames carry ACKs back?)
         let (frames, needs_s, acked) = match &f.app {
@@ -115,7 +132,7 @@ pub fn estimate(scenario: &Scenario, topo: &ResolvedTopology, routes: &RoutingTa
         };
         let directions = if acked { 2.0 } else { 1.0 };
         events += frames * share * per_frame * directions;
-        events += lasts_s / f.tcp.max_rto.sim().as_secs_f64().max(1e-9);
+        events += lasts_s / max_rto_s;
         end_s = end_s.max(start_s + lasts_s);
     }
     let events = events.max(1.0);
