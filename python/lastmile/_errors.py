@@ -45,9 +45,8 @@ QUOTE_MAX = 80
 
 
 def clip(value: object, limit: int = QUOTE_MAX) -> str:
-    """`value`'s repr on one line, at most `limit` characters (then "…")."""
-    text = value if isinstance(value, str) else repr(value)
-    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    """`value`'s repr (strings quoted) on one line, at most `limit` characters (then "…")."""
+    text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

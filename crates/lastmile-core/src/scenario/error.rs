@@ -141,7 +141,9 @@ pub(crate) enum Seg {
     Index(usize),
 }
 
-/// Formats a path as the file writes it: `flow[0].tcp.rwnd`.
+/// Formats a path as the file writes it: `flow[0].tcp.rwnd`. A key that is not a bare
+/// TOML key (ASCII letters, digits, `-`, `_`) is quoted, as TOML quotes it:
+/// `flow[0].tcp."rw:nd"`, so the path stays readable whatever the key holds.
 pub(crate) fn path_string(path: &[Seg]) -> String {
     let mut out = String::new();
     for seg in path {
@@ -150,7 +152,14 @@ pub(crate) fn path_string(path: &[Seg]) -> String {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                out.push_str(k);
+                let bare = !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if bare {
+                    out.push_str(k);
+                } else {
+                    out.push_str(&format!("{k:?}"));
+                }
             }
             Seg::Index(i) => out.push_str(&format!("[{i}]")),
         }
@@ -261,6 +270,10 @@ mod tests {
                 Seg::Key("tcp".into())
             ]),
             "flow[0].tcp"
+        );
+        assert_eq!(
+            path_string(&[Seg::Key("a:b".into()), Seg::Key("".into())]),
+            "\"a:b\".\"\""
         );
     }
 }
