@@ -71,7 +71,9 @@ def toml_value(v: Any) -> str | None:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return "nan" if v != v else ("inf" if v > 0 else "-inf") if abs(v) == float("inf") else repr(v)
+        return (
+            "nan" if v != v else ("inf" if v > 0 else "-inf") if abs(v) == float("inf") else repr(v)
+        )
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list):

@@ -71,9 +71,7 @@ values = st.recursive(
 )
 keys = st.one_of(st.sampled_from(KEYS), st.text(max_size=20))
 
-FAST = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def one_line(error: BaseException) -> str:
@@ -113,11 +111,8 @@ def test_overrides_of_any_shape(overrides: Any) -> None:
     )
 )
 def test_any_seed_runs_or_is_an_argument_error(seed: Any) -> None:
-    valid = (
-        seed is None
-        or isinstance(seed, int)
-        and not isinstance(seed, bool)
-        and 0 <= seed <= 2**64 - 1
+    valid = seed is None or (
+        isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= 2**64 - 1
     )
     try:
         result = lastmile.validate(TULIP, seed=seed)

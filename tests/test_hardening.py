@@ -13,7 +13,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,10 +154,15 @@ def test_a_damaged_store_is_a_one_line_error(
 
 
 def test_api_errors_are_lastmile_errors_naming_the_value() -> None:
-    cases: list[tuple[object, type[Exception], type[Exception], str]] = [
+    # Values of the wrong type, as an untyped caller would pass them.
+    seven: Any = "7"
+    nothing: Any = None
+    forty_two: Any = 42
+    ini: Any = "ini"
+    cases: list[tuple[Callable[[], object], type[Exception], type[Exception], str]] = [
         (lambda: lastmile.run(TULIP, seed=-1), lastmile.ArgumentError, ValueError, "-1"),
         (lambda: lastmile.run(TULIP, seed=2**64), lastmile.ArgumentError, ValueError, "2**64"),
-        (lambda: lastmile.run(TULIP, seed="7"), lastmile.ArgumentTypeError, TypeError, "'7'"),
+        (lambda: lastmile.run(TULIP, seed=seven), lastmile.ArgumentTypeError, TypeError, "'7'"),
         (
             lambda: lastmile.load(TULIP, {"seed": object()}),
             lastmile.ArgumentTypeError,
@@ -168,10 +175,10 @@ def test_api_errors_are_lastmile_errors_naming_the_value() -> None:
             TypeError,
             "b'reno'",
         ),
-        (lambda: lastmile.load(None), lastmile.ArgumentTypeError, TypeError, "None"),
-        (lambda: lastmile.load(TULIP, 42), lastmile.ArgumentTypeError, TypeError, "42"),
+        (lambda: lastmile.load(nothing), lastmile.ArgumentTypeError, TypeError, "None"),
+        (lambda: lastmile.load(TULIP, forty_two), lastmile.ArgumentTypeError, TypeError, "42"),
         (
-            lambda: lastmile.Scenario.from_text("", "ini"),
+            lambda: lastmile.Scenario.from_text("", ini),
             lastmile.ArgumentError,
             ValueError,
             "'ini'",
@@ -186,7 +193,7 @@ def test_api_errors_are_lastmile_errors_naming_the_value() -> None:
     ]
     for call, kind, builtin, named in cases:
         with pytest.raises(kind) as info:
-            call()  # type: ignore[operator]
+            call()
         assert isinstance(info.value, lastmile.LastmileError) and isinstance(info.value, builtin)
         message = str(info.value)
         assert named in message and "\n" not in message, message
@@ -382,7 +389,8 @@ def test_a_huge_topology_validates_in_linear_time(tmp_path: Path) -> None:
     n = 40_000
     nodes = ", ".join(f'"n{i}"' for i in range(n))
     links = "".join(
-        f'[[topology.links]]\nfrom = "n{i}"\nto = "n{i + 1}"\nrate = "1Gbps"\n' for i in range(n - 1)
+        f'[[topology.links]]\nfrom = "n{i}"\nto = "n{i + 1}"\nrate = "1Gbps"\n'
+        for i in range(n - 1)
     )
     text = (
         f'name = "big"\n[topology]\nnodes = [{nodes}]\n{links}'

@@ -19,6 +19,9 @@ derives from `LastmileError` (`ScenarioError`, `SimulationError`, `ArgumentError
 
 from __future__ import annotations
 
+from lastmile._core import schema as _schema_json
+from lastmile._core import trace_names as _trace_names
+from lastmile._core import version as _version
 from lastmile._errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -29,10 +32,6 @@ from lastmile._errors import (
     StoreError,
     UnknownNameError,
 )
-
-from lastmile._core import schema as _schema_json
-from lastmile._core import trace_names as _trace_names
-from lastmile._core import version as _version
 from lastmile._examples import Example, example_path, examples
 from lastmile._run import (
     FLOW_COLUMNS,

@@ -220,7 +220,7 @@ def _seed(seed: object) -> int | None:
     if seed is None:
         return None
     try:
-        value = operator.index(seed)  # type: ignore[call-overload]
+        value = operator.index(seed)  # type: ignore[arg-type]
     except TypeError:
         raise ArgumentTypeError(
             f"seed = {clip(seed)}: expected a whole number from 0 to 2**64-1",
@@ -370,9 +370,7 @@ def validate(
     """
     arguments = _core_arguments(scenario, seed, overrides, traces, pcap, out_dir)
     found = _core.check(**arguments)
-    estimate = Estimate(
-        float(found["events"]), float(found["sim_time_s"]), float(found["wall_s"])
-    )
+    estimate = Estimate(float(found["events"]), float(found["sim_time_s"]), float(found["wall_s"]))
     return Validation(
         str(found["name"]), int(found["nodes"]), int(found["links"]), int(found["flows"]), estimate
     )

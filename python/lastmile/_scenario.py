@@ -113,7 +113,7 @@ class Scenario:
     are the resolved topology's node and link names.
     """
 
-    __slots__ = ("_data", "_json", "links", "nodes", "path")
+    __slots__ = ("_data", "_json", "_origin", "links", "nodes", "path")
 
     def __init__(
         self,
@@ -121,8 +121,10 @@ class Scenario:
         nodes: Sequence[str],
         links: Sequence[str],
         path: Path | None = None,
+        origin: str | None = None,
     ) -> None:
         self._json = normalised_json
+        self._origin = origin
         self._data: dict[str, Any] = json.loads(normalised_json)
         #: The resolved topology's node names (a preset expanded).
         self.nodes: tuple[str, ...] = tuple(nodes)
@@ -158,7 +160,7 @@ class Scenario:
                 f"origin = {clip(origin)}: expected a string", argument="origin", value=origin
             )
         loaded = _core.load_text(text, format, origin, normalise_overrides(overrides))
-        return cls(*loaded)
+        return cls(*loaded, origin=origin)
 
     @property
     def name(self) -> str:
@@ -185,8 +187,13 @@ class Scenario:
 
     @property
     def origin(self) -> str:
-        """How error messages name this scenario: its file, else its name."""
-        return str(self.path) if self.path is not None else self.name
+        """How error messages name this scenario: its file, else the `origin` it was read
+        with (``Scenario.from_text``), else its name."""
+        if self.path is not None:
+            return str(self.path)
+        if self._origin is not None and self._origin != "<string>":
+            return self._origin
+        return self.name
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path is not None else ""

@@ -20,9 +20,10 @@ at most that much work.
 - `execute_pool`: `concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
   (the same on every platform, and safe with DuckDB's threads in the parent). Workers
   ignore SIGINT and die with the parent (`runner.init_worker`): a SIGKILLed sweep leaves
-  no worker, and so no resource tracker, behind. When a worker process dies (a crash in a run, the OOM killer), the pool
-  is rebuilt and the runs that were in flight are retried one by one: the run that kills
-  its worker again is recorded as failed, the others complete.
+  no worker, and so no resource tracker, behind. When a worker process dies (a crash in
+  a run, the OOM killer), the pool is rebuilt and the runs that were in flight are
+  retried one by one: the run that kills its worker again is recorded as failed, the
+  others complete.
 - `execute_dask`: futures on a `distributed.Client`. Dask itself re-runs the tasks of a
   lost worker; a chunk Dask gives up on (`KilledWorker`) is recorded as failed.
 
