@@ -132,7 +132,7 @@ impl ByteSize {
             return Err("a size of zero or more (e.g. \"1400B\")".into());
         }
         let bytes = v * scale;
-        if !(bytes <= SIZE_MAX.0 as f64) {
+        if !(0.0..=SIZE_MAX.0 as f64).contains(&bytes) {
             return Err("a size from 0B to 1000000GB (1 PB)".into());
         }
         if libm::fabs(bytes - libm::round(bytes)) > 1e-6 {
@@ -160,7 +160,7 @@ impl Duration {
             return Err("a time of zero or more (e.g. \"500ms\")".into());
         }
         let nanos = libm::round(v * nanos_per);
-        if !(nanos <= DURATION_MAX.as_nanos() as f64) {
+        if !(0.0..=DURATION_MAX.as_nanos() as f64).contains(&nanos) {
             return Err("a time from 0s to 100000000s (about 3 years)".into());
         }
         Ok(Duration(SimDuration::from_nanos(nanos as u64)))

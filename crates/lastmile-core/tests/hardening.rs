@@ -238,9 +238,9 @@ fn long_chain(n: usize) -> String {
             i + 1
         ));
     }
-    text.push_str(&format!(
-        "[[flow]]\nsrc = \"n0\"\ndst = \"n50\"\napp = {{ kind = \"bulk\", bytes = \"3KB\" }}\n"
-    ));
+    text.push_str(
+        "[[flow]]\nsrc = \"n0\"\ndst = \"n50\"\napp = { kind = \"bulk\", bytes = \"3KB\" }\n",
+    );
     text
 }
 
