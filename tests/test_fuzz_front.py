@@ -152,6 +152,7 @@ def test_any_path(path: Any) -> None:
 @settings(
     max_examples=60,
     deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(sets=st.lists(st.text(max_size=40), min_size=1, max_size=2))
