@@ -9,33 +9,63 @@ hands back the results::
     print(result.flows[["name", "throughput_bps", "tcp_timeouts"]])
     cwnd = result.trace("cwnd")  # only when run with traces=["cwnd"]
 
-Public surface: `load`, `Scenario`, `run`, `RunResult`, `examples`, `schema`,
-`trace_names`, `sweep` and `results` (parameter campaigns, see `lastmile.sweep`), and the
-exceptions `ScenarioError` and `SimulationError`.
+Public surface: `load`, `Scenario`, `validate` (every check of a run's start, and the
+run's `Estimate`), `run`, `RunResult`, `examples`, `schema`, `trace_names`, `sweep` and
+`results` (parameter campaigns, see `lastmile.sweep`), and the exceptions: every one
+derives from `LastmileError` (`ScenarioError`, `SimulationError`, `ArgumentError`,
+`ArgumentTypeError`, `UnknownNameError`, `StoreError`, `SweepError`), besides
+`RunInterrupted`, the KeyboardInterrupt of a run stopped by Ctrl-C.
 """
 
 from __future__ import annotations
 
-from lastmile._core import ScenarioError, SimulationError
 from lastmile._core import schema as _schema_json
 from lastmile._core import trace_names as _trace_names
 from lastmile._core import version as _version
+from lastmile._errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    LastmileError,
+    RunInterrupted,
+    ScenarioError,
+    SimulationError,
+    StoreError,
+    UnknownNameError,
+)
 from lastmile._examples import Example, example_path, examples
-from lastmile._run import FLOW_COLUMNS, LINK_COLUMNS, RunResult, run
+from lastmile._run import (
+    FLOW_COLUMNS,
+    LINK_COLUMNS,
+    Estimate,
+    RunResult,
+    Validation,
+    run,
+    validate,
+)
 from lastmile._scenario import Overrides, Scenario, load
 from lastmile.sweep import results, sweep
+from lastmile.sweep.spec import SweepError
 
 __version__: str = _version()
 
 __all__ = [
     "FLOW_COLUMNS",
     "LINK_COLUMNS",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "Estimate",
     "Example",
+    "LastmileError",
     "Overrides",
+    "RunInterrupted",
     "RunResult",
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "StoreError",
+    "SweepError",
+    "UnknownNameError",
+    "Validation",
     "__version__",
     "example_path",
     "examples",
@@ -45,6 +75,7 @@ __all__ = [
     "schema",
     "sweep",
     "trace_names",
+    "validate",
 ]
 
 

@@ -4,13 +4,19 @@ Checked against the compiled module by ``python -m mypy.stubtest lastmile._core`
 public API in ``lastmile`` instead of calling these directly.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from os import PathLike
+from typing import Any
+
+from lastmile._errors import ScenarioError as ScenarioError
+from lastmile._errors import SimulationError as SimulationError
 
 __all__ = [
+    "PROGRESS_EVERY",
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "check",
     "load",
     "load_text",
     "run",
@@ -20,24 +26,21 @@ __all__ = [
 ]
 
 __version__: str
+PROGRESS_EVERY: int
 
-class ScenarioError(ValueError):
-    """A scenario file or override is wrong; ``message`` is the whole one-line text."""
-
-    file: str
-    path: str
-    value: str | None
-    expected: str
-    hint: str | None
-    message: str
-
-class SimulationError(RuntimeError):
-    """A run could not be carried out or broke an invariant.
-
-    ``kind`` is "invalid", "invariant", "past_event", "io" or "internal".
-    """
-
-    kind: str
+def check(
+    *,
+    path: str | PathLike[str] | None = None,
+    text: str | None = None,
+    format: str | None = None,
+    origin: str | None = None,
+    overrides: Sequence[str] = ...,
+    seed: int | None = None,
+    traces: Sequence[str] = ...,
+    pcap: Sequence[str] = ...,
+    out_dir: str | PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Everything ``run`` does before the first event; return name, counts and estimate."""
 
 def load(
     path: str | PathLike[str], overrides: Sequence[str] = ...
@@ -60,6 +63,7 @@ def run(
     traces: Sequence[str] = ...,
     pcap: Sequence[str] = ...,
     out_dir: str | PathLike[str] | None = None,
+    progress: Callable[[dict[str, Any]], object] | None = None,
 ) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes, bytes | None]]]]]:
     """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes, validity)])])."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from lastmile._errors import UnknownNameError, clip
+
 __all__ = ["EXAMPLES_DIR", "Example", "example_path", "examples"]
 
 #: Where the example files live inside the installed package.
@@ -42,9 +44,13 @@ def examples() -> dict[str, Example]:
 
 
 def example_path(name: str) -> Path:
-    """The file of the built-in example `name`; KeyError listing the known ones otherwise."""
-    path = EXAMPLES_DIR / f"{name}.toml"
-    if path.is_file() and "/" not in name and "\\" not in name:
-        return path
-    known = ", ".join(examples())
-    raise KeyError(f"unknown example {name!r} (known: {known})")
+    """The file of the built-in example `name`.
+
+    Raises `lastmile.UnknownNameError` (a KeyError) listing the known ones otherwise.
+    """
+    known = examples()
+    if isinstance(name, str) and name in known:
+        return known[name].path
+    raise UnknownNameError(
+        f"unknown example {clip(name)} (known: {', '.join(known)})", argument="name", value=name
+    )

@@ -4,24 +4,55 @@ The core returns the run summary as JSON and each recorded trace as little-endia
 buffers. `RunResult.trace` wraps those buffers as Arrow arrays (`pyarrow.Array.from_buffers`)
 and converts the table to pandas: no Python loop ever touches a row. pandas and pyarrow are
 imported only when a DataFrame or Arrow table is asked for, so `import lastmile` stays light.
+
+`validate` does everything `run` does before the first event, without running, and returns
+the run's estimated size (`Estimate`); `event_budget` is the size above which the CLI
+warns. A run can report its progress (a callable) and is stopped cleanly by Ctrl-C: the
+partial result comes with `lastmile.RunInterrupted`.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lastmile import _core
-from lastmile._scenario import Overrides, Scenario, normalise_overrides
+from lastmile._errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    RunInterrupted,
+    UnknownNameError,
+    clip,
+)
+from lastmile._scenario import Overrides, Scenario, check_path, normalise_overrides
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
     from matplotlib.figure import Figure
 
-__all__ = ["FLOW_COLUMNS", "RunResult", "run", "trace_frame"]
+__all__ = [
+    "DEFAULT_EVENT_BUDGET",
+    "FLOW_COLUMNS",
+    "Estimate",
+    "RunResult",
+    "Validation",
+    "event_budget",
+    "run",
+    "trace_frame",
+    "validate",
+]
+
+#: Seeds are unsigned 64-bit integers.
+SEED_MAX = 2**64 - 1
+
+#: The estimated events above which ``lastmile run`` and ``validate`` warn (about a minute
+#: at the nominal 5 M events/s); ``LASTMILE_EVENT_BUDGET`` replaces it.
+DEFAULT_EVENT_BUDGET = 3e8
 
 #: The columns of `RunResult.flows`, in order, with their dtypes ("str" columns hold text).
 FLOW_COLUMNS: dict[str, str] = {
@@ -187,9 +218,11 @@ class RunResult:
         if name not in self._traces:
             recorded = ", ".join(self._traces) or "none"
             known = ", ".join(_core.trace_names())
-            raise KeyError(
-                f"trace {name!r} was not recorded (recorded: {recorded}; "
-                f"pass traces=[...] to lastmile.run, from: {known})"
+            raise UnknownNameError(
+                f"trace {clip(name)} was not recorded (recorded: {recorded}; "
+                f"pass traces=[...] to lastmile.run, from: {known})",
+                argument="name",
+                value=name,
             )
         table = self._tables.get(name)
         if table is None:
@@ -202,7 +235,8 @@ class RunResult:
         ``wireless_tx``'s ``offset`` for a frame without stream data) are ``UInt64`` with
         ``<NA>``.
 
-        Raises KeyError naming the traces that were recorded when `name` was not.
+        Raises `lastmile.UnknownNameError` (a KeyError) naming the traces that were
+        recorded when `name` was not.
         """
         return trace_frame(self.arrow(name))
 
@@ -252,6 +286,166 @@ class RunResult:
         return f"RunResult(name={self.name!r}, seed={self.seed}, flows={flows})"
 
 
+def _seed(seed: object) -> int | None:
+    if seed is None:
+        return None
+    try:
+        value = operator.index(seed)  # type: ignore[arg-type]
+    except TypeError:
+        raise ArgumentTypeError(
+            f"seed = {clip(seed)}: expected a whole number from 0 to 2**64-1",
+            argument="seed",
+            value=seed,
+        ) from None
+    if isinstance(seed, bool) or not 0 <= value <= SEED_MAX:
+        raise ArgumentError(
+            f"seed = {clip(seed)}: expected a whole number from 0 to 2**64-1 "
+            "(18446744073709551615)",
+            argument="seed",
+            value=seed,
+        )
+    return int(value)
+
+
+def _names(values: Sequence[str] | str, argument: str) -> list[str]:
+    items = [values] if isinstance(values, str) else values
+    if not isinstance(items, Sequence) or not all(isinstance(v, str) for v in items):
+        raise ArgumentTypeError(
+            f"{argument} = {clip(values)}: expected a list of names",
+            argument=argument,
+            value=values,
+        )
+    return list(items)
+
+
+def _core_arguments(
+    scenario: object,
+    seed: object,
+    overrides: Overrides | None,
+    traces: Sequence[str] | str,
+    pcap: Sequence[str] | str,
+    out_dir: object,
+) -> dict[str, Any]:
+    """The keyword arguments of `_core.run` / `_core.check`, every one checked."""
+    names = _names(traces, "traces")
+    known = _core.trace_names()
+    for name in names:
+        if name not in known:
+            raise UnknownNameError(
+                f"unknown trace {clip(name)}: expected one of {', '.join(known)}",
+                argument="traces",
+                value=name,
+            )
+    common: dict[str, Any] = {
+        "overrides": normalise_overrides(overrides),
+        "seed": _seed(seed),
+        "traces": names,
+        "pcap": _names(pcap, "pcap"),
+        "out_dir": None if out_dir is None else check_path(out_dir, "out_dir"),
+    }
+    if isinstance(scenario, Scenario):
+        return {
+            "text": scenario.to_json(),
+            "format": "json",
+            "origin": scenario.origin,
+            **common,
+        }
+    return {"path": check_path(scenario, "scenario"), **common}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run is expected to cost, from the scenario's own numbers (an order of
+    magnitude: losses and agents' timers are left out)."""
+
+    #: Events the engine will process.
+    events: float
+    #: Simulated seconds the run will cover (at most ``stop_time``).
+    sim_time_s: float
+    #: Wall seconds at the nominal 5 M events/s.
+    wall_s: float
+
+    def over(self, budget: float) -> bool:
+        """True when the run is expected to process more than `budget` events."""
+        return self.events > budget
+
+    def describe(self) -> str:
+        """E.g. ``about 2.1e+10 events (~1.2 h at 5 M events/s) over 1e+08 s simulated``."""
+        wall = self.wall_s
+        if wall >= 3600:
+            span = f"{wall / 3600:.1f} h"
+        elif wall >= 60:
+            span = f"{wall / 60:.1f} min"
+        else:
+            span = f"{wall:.1f} s"
+        return (
+            f"about {self.events:.2g} events (~{span} at 5 M events/s) over "
+            f"{self.sim_time_s:.3g} s simulated"
+        )
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What `validate` found: the scenario's name and size, and the run's estimate."""
+
+    name: str
+    #: Nodes and point-to-point links of the resolved topology, and flows.
+    nodes: int
+    links: int
+    flows: int
+    estimate: Estimate
+
+    def describe(self) -> str:
+        """``<name>: N nodes, L links, F flows`` (what ``lastmile validate`` prints)."""
+        return f"{self.name}: {self.nodes} nodes, {self.links} links, {self.flows} flows"
+
+
+def event_budget() -> float:
+    """The event budget: ``LASTMILE_EVENT_BUDGET`` if set (a number), else 3e8."""
+    text = os.environ.get("LASTMILE_EVENT_BUDGET", "").strip()
+    if not text:
+        return DEFAULT_EVENT_BUDGET
+    try:
+        value = float(text)
+    except ValueError:
+        raise ArgumentError(
+            f"LASTMILE_EVENT_BUDGET = {clip(text)}: expected a number of events, e.g. 1e9",
+            argument="LASTMILE_EVENT_BUDGET",
+            value=text,
+        ) from None
+    if not value > 0:
+        raise ArgumentError(
+            f"LASTMILE_EVENT_BUDGET = {clip(text)}: expected a positive number of events",
+            argument="LASTMILE_EVENT_BUDGET",
+            value=text,
+        )
+    return value
+
+
+def validate(
+    scenario: Scenario | str | os.PathLike[str],
+    overrides: Overrides | None = None,
+    *,
+    seed: int | None = None,
+    traces: Sequence[str] = (),
+    pcap: Sequence[str] = (),
+    out_dir: str | os.PathLike[str] | None = None,
+) -> Validation:
+    """Everything `run` does before the first event, without running.
+
+    Loads and checks the scenario with `overrides`, checks the trace and capture names,
+    and builds the world (nodes, links, cells, agents, flows, routes): a scenario that
+    passes here is not refused when `run` starts. Raises as `run` does. Returns the
+    scenario's size and the run's `Estimate`.
+    """
+    arguments = _core_arguments(scenario, seed, overrides, traces, pcap, out_dir)
+    found = _core.check(**arguments)
+    estimate = Estimate(float(found["events"]), float(found["sim_time_s"]), float(found["wall_s"]))
+    return Validation(
+        str(found["name"]), int(found["nodes"]), int(found["links"]), int(found["flows"]), estimate
+    )
+
+
 def run(
     scenario: Scenario | str | os.PathLike[str],
     seed: int | None = None,
@@ -260,32 +454,33 @@ def run(
     *,
     pcap: Sequence[str] = (),
     out_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[dict[str, Any]], object] | None = None,
 ) -> RunResult:
     """Run `scenario` (a `Scenario` or a path to a scenario file) to the end.
 
-    `seed` replaces the scenario's seed; `overrides` change fields as ``--set`` does;
-    `traces` names the traces to record (see `lastmile.trace_names()`); `pcap` names links
-    to capture into ``<out_dir>/<link>.pcap`` (the core creates the directory). The GIL is
-    released while the core runs.
+    `seed` replaces the scenario's seed (0 to 2**64-1); `overrides` change fields as
+    ``--set`` does; `traces` names the traces to record (see `lastmile.trace_names()`);
+    `pcap` names links to capture into ``<out_dir>/<link>.pcap`` (the core creates the
+    directory). The GIL is released while the core runs.
 
-    Raises `lastmile.ScenarioError` for a bad scenario and `lastmile.SimulationError` when
-    the run fails.
+    `progress`, if given, is called with a dict: first ``{"phase": "start",
+    "estimated_events", "estimated_sim_time_s", "estimated_wall_s"}``, then every
+    ``_core.PROGRESS_EVERY`` events ``{"phase": "running", "events", "sim_time_s",
+    "stop_time_s"}``. Ctrl-C stops the run cleanly and raises `lastmile.RunInterrupted`
+    (a KeyboardInterrupt) whose ``result`` is the run so far.
+
+    Raises `lastmile.ScenarioError` for a bad scenario, `lastmile.ArgumentError` for a bad
+    argument and `lastmile.SimulationError` when the run fails.
     """
-    if isinstance(traces, str):
-        traces = [traces]
-    if isinstance(pcap, str):
-        pcap = [pcap]
-    common: dict[str, Any] = {
-        "overrides": normalise_overrides(overrides),
-        "seed": seed,
-        "traces": list(traces),
-        "pcap": list(pcap),
-        "out_dir": out_dir,
-    }
-    if isinstance(scenario, Scenario):
-        summary, tables = _core.run(
-            text=scenario.to_json(), format="json", origin=scenario.origin, **common
+    if progress is not None and not callable(progress):
+        raise ArgumentTypeError(
+            f"progress = {clip(progress)}: expected a callable or None",
+            argument="progress",
+            value=progress,
         )
-    else:
-        summary, tables = _core.run(path=scenario, **common)
-    return RunResult(summary, tables)
+    arguments = _core_arguments(scenario, seed, overrides, traces, pcap, out_dir)
+    summary, tables = _core.run(**arguments, progress=progress)
+    result = RunResult(summary, tables)
+    if result.engine.get("stop_reason") == "interrupted":
+        raise RunInterrupted(result)
+    return result

@@ -2,7 +2,9 @@
 
 Parsing, unit handling, overrides and every check happen in the Rust core
 (`lastmile_core::scenario`); this module only wraps the normalised result. The schema is
-defined once, in Rust: `lastmile.schema()` exports it.
+defined once, in Rust: `lastmile.schema()` exports it. Arguments of the wrong kind (a
+path that is not a path, an override value with no scenario form, an unknown format) are
+refused here with `lastmile.ArgumentError` naming the argument and the value.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lastmile import _core
+from lastmile._errors import ArgumentError, ArgumentTypeError, clip
 
-__all__ = ["Overrides", "Scenario", "load", "normalise_overrides"]
+__all__ = ["FORMATS", "Overrides", "Scenario", "check_path", "load", "normalise_overrides"]
 
 #: Overrides as a mapping ``{"flow.0.tcp.variant": "newreno"}`` or as ``"key=value"``
 #: strings (the CLI's ``--set``).
@@ -24,8 +27,11 @@ Overrides = Mapping[str, object] | Sequence[str]
 
 Format = Literal["toml", "yaml", "json"]
 
+#: The scenario formats `Scenario.from_text` reads (case does not matter).
+FORMATS = ("toml", "yaml", "yml", "json")
 
-def _literal(value: object) -> str:
+
+def _literal(value: object, key: str) -> str:
     """`value` as a TOML literal, the syntax the core reads override values in."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -34,22 +40,69 @@ def _literal(value: object) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, Mapping):
-        items = ", ".join(f"{json.dumps(str(k))} = {_literal(v)}" for k, v in value.items())
+        items = ", ".join(
+            f"{json.dumps(str(k))} = {_literal(v, f'{key}.{k}')}" for k, v in value.items()
+        )
         return "{ " + items + " }"
-    if isinstance(value, Sequence):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    raise TypeError(f"cannot use {value!r} as an override value")
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return "[" + ", ".join(_literal(v, key) for v in value) + "]"
+    raise ArgumentTypeError(
+        f"override {clip(key, 60)}: cannot use {clip(value)} ({type(value).__name__}) as a "
+        "scenario value; expected a string, number, bool, list or mapping",
+        argument="overrides",
+        value=value,
+    )
 
 
 def normalise_overrides(overrides: Overrides | None) -> list[str]:
-    """Turn a mapping or a sequence of ``"key=value"`` strings into ``"key=value"`` strings."""
+    """Turn a mapping or a sequence of ``"key=value"`` strings into ``"key=value"`` strings.
+
+    Raises `lastmile.ArgumentError` for a key or value that has no scenario form.
+    """
     if overrides is None:
         return []
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, Mapping):
-        return [f"{key}={_literal(value)}" for key, value in overrides.items()]
-    return [str(item) for item in overrides]
+        out = []
+        for key, value in overrides.items():
+            if not isinstance(key, str):
+                raise ArgumentTypeError(
+                    f"override key {clip(key)}: expected a dotted path string such as "
+                    "'flow.0.tcp.variant'",
+                    argument="overrides",
+                    value=key,
+                )
+            out.append(f"{key}={_literal(value, key)}")
+        return out
+    if not isinstance(overrides, Sequence):
+        raise ArgumentTypeError(
+            f"overrides = {clip(overrides)}: expected a mapping {{'key.path': value}} or "
+            "a list of 'key.path=value' strings",
+            argument="overrides",
+            value=overrides,
+        )
+    for item in overrides:
+        if not isinstance(item, str):
+            raise ArgumentTypeError(
+                f"override {clip(item)}: expected a 'key.path=value' string",
+                argument="overrides",
+                value=item,
+            )
+    return list(overrides)
+
+
+def check_path(path: object, argument: str = "path") -> str | os.PathLike[str]:
+    """`path` if it is a file path (``str`` or ``os.PathLike``), else `ArgumentTypeError`."""
+    if isinstance(path, str) or (
+        isinstance(path, os.PathLike) and isinstance(os.fspath(path), str)
+    ):
+        return path
+    raise ArgumentTypeError(
+        f"{argument} = {clip(path)}: expected a path to a .toml, .yaml or .json file",
+        argument=argument,
+        value=path,
+    )
 
 
 class Scenario:
@@ -60,7 +113,7 @@ class Scenario:
     are the resolved topology's node and link names.
     """
 
-    __slots__ = ("_data", "_json", "links", "nodes", "path")
+    __slots__ = ("_data", "_json", "_origin", "links", "nodes", "path")
 
     def __init__(
         self,
@@ -68,8 +121,10 @@ class Scenario:
         nodes: Sequence[str],
         links: Sequence[str],
         path: Path | None = None,
+        origin: str | None = None,
     ) -> None:
         self._json = normalised_json
+        self._origin = origin
         self._data: dict[str, Any] = json.loads(normalised_json)
         #: The resolved topology's node names (a preset expanded).
         self.nodes: tuple[str, ...] = tuple(nodes)
@@ -88,8 +143,24 @@ class Scenario:
         overrides: Overrides | None = None,
     ) -> Scenario:
         """Read and check scenario `text` written in `format` ("toml", "yaml", "json")."""
+        if not isinstance(text, str):
+            raise ArgumentTypeError(
+                f"text = {clip(text)}: expected the scenario as a string",
+                argument="text",
+                value=text,
+            )
+        if not isinstance(format, str) or format.lower() not in FORMATS:
+            raise ArgumentError(
+                f"format = {clip(format)}: expected 'toml', 'yaml' or 'json'",
+                argument="format",
+                value=format,
+            )
+        if not isinstance(origin, str):
+            raise ArgumentTypeError(
+                f"origin = {clip(origin)}: expected a string", argument="origin", value=origin
+            )
         loaded = _core.load_text(text, format, origin, normalise_overrides(overrides))
-        return cls(*loaded)
+        return cls(*loaded, origin=origin)
 
     @property
     def name(self) -> str:
@@ -116,8 +187,13 @@ class Scenario:
 
     @property
     def origin(self) -> str:
-        """How error messages name this scenario: its file, else its name."""
-        return str(self.path) if self.path is not None else self.name
+        """How error messages name this scenario: its file, else the `origin` it was read
+        with (``Scenario.from_text``), else its name."""
+        if self.path is not None:
+            return str(self.path)
+        if self._origin is not None and self._origin != "<string>":
+            return self._origin
+        return self.name
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path is not None else ""
@@ -132,7 +208,9 @@ def load(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Sc
 
     `overrides` change fields before the checks, as the CLI's ``--set`` does:
     ``{"flow.0.tcp.variant": "tahoe"}`` or ``["flow.0.tcp.variant=tahoe"]``.
-    Raises `lastmile.ScenarioError` naming the file, field path, value and expectation.
+    Raises `lastmile.ScenarioError` naming the file, field path, value and expectation,
+    and `lastmile.ArgumentError` for an argument of the wrong kind.
     """
+    check_path(path)
     loaded = _core.load(path, normalise_overrides(overrides))
     return Scenario(*loaded, path=Path(path))

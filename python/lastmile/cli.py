@@ -2,8 +2,11 @@
 reproduce.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
-path, the bad value and what was expected, and exits with status 2. A run that fails inside
-the simulator exits with status 1.
+path, the bad value and what was expected, and exits with status 2 (any `LastmileError`:
+a bad scenario, argument, store or sweep). A run that fails inside the simulator exits with
+status 1. ``run`` warns when the scenario implies a huge run, shows its progress after a few
+seconds, and on Ctrl-C prints the summary of the run so far and exits with status 130;
+``validate`` makes every check ``run`` makes before the first event.
 
 The module imports only the standard library and the native core at start-up; pyarrow is
 imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a whole
@@ -19,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
+from lastmile._errors import LastmileError, RunInterrupted, SimulationError
 from lastmile._examples import example_path, examples
-from lastmile._run import run
+from lastmile._progress import RunProgress, budget_warning
+from lastmile._run import RunResult, event_budget, run, validate
 from lastmile._scenario import Scenario, load
 
 __all__ = ["main"]
@@ -28,6 +33,7 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 #: A CLI-level input problem (unknown example, conflicting arguments): exit status 2.
@@ -239,30 +245,49 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _print_result(result: RunResult, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        sys.stdout.write(format_summary(result.summary) + "\n")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     path = _scenario_file(args)
     scenario: Scenario | Path = path
     out_dir: Path | None = args.out
     wants_files = bool(args.trace or args.pcap)
     if wants_files and out_dir is None:
+        # The name is an identifier (the core refuses separators and leading dots), so
+        # this stays inside ./out.
         scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
         out_dir = Path("out") / scenario.name
-    result = _explained(
-        args.overrides,
-        path,
-        lambda: run(
-            scenario,
-            seed=args.seed,
-            overrides=None if isinstance(scenario, Scenario) else args.overrides,
-            traces=args.trace,
-            pcap=args.pcap,
-            out_dir=out_dir if wants_files else None,
-        ),
-    )
-    if args.json:
-        sys.stdout.write(result.to_json() + "\n")
-    else:
-        sys.stdout.write(format_summary(result.summary) + "\n")
+    progress = RunProgress(sys.stderr, budget=event_budget())
+    try:
+        result = _explained(
+            args.overrides,
+            path,
+            lambda: run(
+                scenario,
+                seed=args.seed,
+                overrides=None if isinstance(scenario, Scenario) else args.overrides,
+                traces=args.trace,
+                pcap=args.pcap,
+                out_dir=out_dir if wants_files else None,
+                progress=progress,
+            ),
+        )
+    except RunInterrupted as stopped:
+        progress.close()
+        _print_result(stopped.result, args.json)
+        print(
+            "lastmile: interrupted: the summary covers the run so far "
+            f"({stopped.result.engine.get('sim_time_s', 0):.4g} s simulated)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    progress.close()
+    _print_result(result, args.json)
     for f in result.summary.get("flows", []):
         if f.get("stalled"):
             print(
@@ -291,11 +316,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     instead = cli_hints.example_instead_of_file(args.file)
     if instead is not None:
         raise _BadInput(instead)
-    scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
-    print(
-        f"ok: {scenario.name}: {len(scenario.nodes)} nodes, {len(scenario.links)} links, "
-        f"{scenario.flow_count} flows"
-    )
+    # Everything `run` does before the first event: builds the world, runs nothing.
+    found = _explained(args.overrides, path, lambda: validate(path, args.overrides))
+    print(f"ok: {found.describe()}")
+    warning = budget_warning(found.estimate, event_budget())
+    if warning is not None:
+        print(warning, file=sys.stderr)
     return EXIT_OK
 
 
@@ -340,9 +366,16 @@ _COMMANDS = {
 }
 
 
+#: The longest error line printed (the core bounds its own; this guards the rest).
+_ERROR_MAX = 2000
+
+
 def _error(message: str) -> None:
     # One line, whatever the message holds.
-    print(f"lastmile: error: {' '.join(message.split())}", file=sys.stderr)
+    line = " ".join(message.split())
+    if len(line) > _ERROR_MAX:
+        line = line[: _ERROR_MAX - 1] + "…"
+    print(f"lastmile: error: {line}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -350,18 +383,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
-    except (_core.ScenarioError, _BadInput) as e:
-        _error(str(e))
-        return EXIT_BAD_INPUT
-    except _core.SimulationError as e:
+    except SimulationError as e:
         _error(str(e))
         invalid = getattr(e, "kind", "") == "invalid"
         return EXIT_BAD_INPUT if invalid else EXIT_RUN_FAILED
+    except (LastmileError, _BadInput) as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
     except OSError as e:
         _error(f"{e.filename or ''}: {e.strerror or e}" if e.filename else str(e))
         return EXIT_RUN_FAILED
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def entry() -> None:

@@ -4,6 +4,22 @@
 //! Prefixes are SI (k = 10^3, M = 10^6, G = 10^9) for rates and sizes; binary sizes take
 //! `KiB`, `MiB`, `GiB`. A bare number is refused for anything with a unit, so that
 //! "10" never silently means 10 bps when 10 Mbps was meant.
+//!
+//! Every quantity has a documented range, checked where the text is parsed, so that a value
+//! like `"1e308s"` is refused as typed instead of saturating to `u64::MAX` nanoseconds:
+//!
+//! | quantity  | range                                   | why the bound                     |
+//! |-----------|-----------------------------------------|-----------------------------------|
+//! | time      | 0 to `DURATION_MAX` = 10^8 s (≈ 3.2 y)  | see below                          |
+//! | rate      | `RATE_MIN` = 1 bps to `RATE_MAX` = 1 Tbps | a frame still takes ≥ 1 ns        |
+//! | size      | 0 to `SIZE_MAX` = 10^15 B (1 PB)        | byte counters stay exact in f64    |
+//! | queue     | 1 to `QUEUE_PACKETS_MAX` = 10^9 packets, or a size | fits every counter     |
+//!
+//! Simulated time is a `u64` of nanoseconds, which ends after 1.8·10^10 s. With every time
+//! of a scenario at most 10^8 s, the engine's sums (the current time, itself at most
+//! `stop_time`, plus a delay, a timeout, a backed-off RTO or TULIP's equation (1), which
+//! adds nine such terms) stay more than a hundred times below that end; the per-field
+//! checks in `scenario/validate.rs` bound the factors that multiply a time.
 
 use std::fmt;
 
@@ -14,6 +30,17 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::engine::SimDuration;
+
+/// The longest time a scenario may give (any duration, `stop_time` included): 10^8 s.
+pub const DURATION_MAX: SimDuration = SimDuration::from_secs(100_000_000);
+/// The slowest rate: 1 bps (a rate that rounds to zero is refused, not taken as "off").
+pub const RATE_MIN: Rate = Rate(1);
+/// The fastest rate: 1 Tbps.
+pub const RATE_MAX: Rate = Rate(1_000_000_000_000);
+/// The largest size: 10^15 bytes (1 PB).
+pub const SIZE_MAX: ByteSize = ByteSize(1_000_000_000_000_000);
+/// The longest queue in packets: 10^9.
+pub const QUEUE_PACKETS_MAX: u64 = 1_000_000_000;
 
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
@@ -72,7 +99,11 @@ impl Rate {
         if v.is_nan() || v <= 0.0 {
             return Err("a positive rate (e.g. \"10Mbps\")".into());
         }
-        Ok(Rate(libm::round(v * scale) as u64))
+        let bps = libm::round(v * scale);
+        if !(RATE_MIN.0 as f64..=RATE_MAX.0 as f64).contains(&bps) {
+            return Err("a rate from 1bps to 1000Gbps".into());
+        }
+        Ok(Rate(bps as u64))
     }
     pub fn bps(self) -> u64 {
         self.0
@@ -101,6 +132,9 @@ impl ByteSize {
             return Err("a size of zero or more (e.g. \"1400B\")".into());
         }
         let bytes = v * scale;
+        if !(0.0..=SIZE_MAX.0 as f64).contains(&bytes) {
+            return Err("a size from 0B to 1000000GB (1 PB)".into());
+        }
         if libm::fabs(bytes - libm::round(bytes)) > 1e-6 {
             return Err("a whole number of bytes".into());
         }
@@ -125,9 +159,11 @@ impl Duration {
         if v.is_nan() || v < 0.0 {
             return Err("a time of zero or more (e.g. \"500ms\")".into());
         }
-        Ok(Duration(SimDuration::from_nanos(
-            libm::round(v * nanos_per) as u64,
-        )))
+        let nanos = libm::round(v * nanos_per);
+        if !(0.0..=DURATION_MAX.as_nanos() as f64).contains(&nanos) {
+            return Err("a time from 0s to 100000000s (about 3 years)".into());
+        }
+        Ok(Duration(SimDuration::from_nanos(nanos as u64)))
     }
     pub fn sim(self) -> SimDuration {
         self.0
@@ -145,14 +181,19 @@ impl QueueLimit {
         let expected = "a queue limit in packets (\"100pkt\") or bytes (\"64KB\")";
         let (v, unit) = split_number(s).ok_or_else(|| expected.to_string())?;
         if unit == "pkt" || unit == "pkts" || unit == "packets" {
-            if v < 1.0 || libm::fabs(v - libm::round(v)) > 0.0 {
-                return Err("a whole number of packets, at least 1 (e.g. \"100pkt\")".into());
+            if !(1.0..=QUEUE_PACKETS_MAX as f64).contains(&v)
+                || libm::fabs(v - libm::round(v)) > 0.0
+            {
+                return Err(
+                    "a whole number of packets from 1 to 1000000000 (e.g. \"100pkt\")".into(),
+                );
             }
             return Ok(QueueLimit::Packets(v as u64));
         }
-        ByteSize::parse(s)
-            .map(|b| QueueLimit::Bytes(b.0))
-            .map_err(|_| expected.to_string())
+        if ByteSize::parse(&format!("1{unit}")).is_err() {
+            return Err(expected.to_string());
+        }
+        ByteSize::parse(s).map(|b| QueueLimit::Bytes(b.0))
     }
 }
 
@@ -335,6 +376,41 @@ mod tests {
         assert_eq!(Duration::parse("1e-3s"), Ok(Duration::from_millis(1)));
         assert_eq!(QueueLimit::parse("100pkt"), Ok(QueueLimit::Packets(100)));
         assert_eq!(QueueLimit::parse("64KB"), Ok(QueueLimit::Bytes(64_000)));
+    }
+
+    #[test]
+    fn units_out_of_range_are_refused_not_saturated() {
+        // The values: each used to saturate to u64::MAX.
+        for huge in ["1e308s", "2e10s", "1e400s", "100000001s", "1e9min"] {
+            let e = Duration::parse(huge).unwrap_err();
+            assert!(e.contains("100000000s"), "{huge}: {e}");
+        }
+        assert_eq!(
+            Duration::parse("100000000s"),
+            Ok(Duration(DURATION_MAX)),
+            "the bound itself is allowed"
+        );
+        for huge in ["1e400MB", "1e16B", "1000001GB"] {
+            assert!(
+                ByteSize::parse(huge).unwrap_err().contains("1 PB"),
+                "{huge}"
+            );
+        }
+        assert_eq!(ByteSize::parse("1000000GB"), Ok(SIZE_MAX));
+        for bad in ["1e400Mbps", "1001Gbps", "0.4bps"] {
+            assert!(
+                Rate::parse(bad).unwrap_err().contains("1bps to 1000Gbps"),
+                "{bad}"
+            );
+        }
+        assert_eq!(Rate::parse("1000Gbps"), Ok(RATE_MAX));
+        assert_eq!(Rate::parse("0.5bps"), Ok(RATE_MIN));
+        assert!(QueueLimit::parse("1e400pkt").is_err());
+        assert!(QueueLimit::parse("1e400MB").unwrap_err().contains("1 PB"));
+        assert_eq!(
+            QueueLimit::parse("1000000000pkt"),
+            Ok(QueueLimit::Packets(QUEUE_PACKETS_MAX))
+        );
     }
 
     #[test]

@@ -5,41 +5,77 @@
 //! boundary as JSON text, run summaries as JSON text, and traces as little-endian column
 //! buffers that Python wraps as Arrow arrays without touching individual rows.
 //!
-//! Errors: a `lastmile_core::scenario::ScenarioError` becomes `ScenarioError` (a
-//! `ValueError`) carrying `file`, `path`, `value`, `expected`, `hint` and `message`; a
-//! `SimError` becomes `SimulationError` (a `RuntimeError`) with a `kind`. Every call into
-//! the core runs under `catch_unwind`, so a Rust panic surfaces as
-//! `SimulationError("internal error: ...")` instead of aborting the interpreter. `run`
-//! releases the GIL while the simulation runs.
+//! Errors: the exception classes are the Python package's own (`lastmile._errors`, one
+//! hierarchy under `lastmile.LastmileError`), looked up once and re-exported here. A
+//! `lastmile_core::scenario::ScenarioError` becomes `ScenarioError` (a `ValueError`)
+//! carrying `file`, `path`, `value`, `expected`, `hint` and `message`; a `SimError`
+//! becomes `SimulationError` (a `RuntimeError`) with a `kind`; a bad argument
+//! `ArgumentError`. Every call into the core runs under `catch_unwind`, so a Rust panic
+//! surfaces as `SimulationError("internal error: ...", kind="internal")` instead of
+//! aborting the interpreter, and a panic hook keeps the panic's own report off stderr (its
+//! location goes into the message instead): a CLI error stays one line.
+//!
+//! `run` releases the GIL while the simulation runs and takes it back every
+//! `PROGRESS_EVERY` events, to call the optional `progress` callable and to let Python's
+//! signal handlers run: Ctrl-C stops the run cleanly, and the summary of the run so far
+//! comes back with `stop_reason` "interrupted". `check` does everything `run` does before
+//! the first event and returns the run's estimated size.
 //!
 //! The typed signatures live in `python/lastmile/_core.pyi`, checked by `mypy.stubtest`.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use lastmile_core::metrics::TraceTable;
 use lastmile_core::scenario::{self, Format, Scenario};
-use lastmile_core::sim::{self, RunOptions, SimError};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use lastmile_core::sim::{self, Control, Estimate, Progress, RunObserver, RunOptions, SimError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBytes, PyDict, PyType};
 
-create_exception!(
-    lastmile,
-    ScenarioError,
-    PyValueError,
-    "A scenario file or override is wrong: `file`, field `path`, bad `value`, what was \
-     `expected`, an optional `hint`; `message` is the whole one-line explanation."
-);
-create_exception!(
-    lastmile,
-    SimulationError,
-    PyRuntimeError,
-    "A run could not be carried out or broke an invariant; `kind` is one of \"invalid\", \
-     \"invariant\", \"past_event\", \"io\" or \"internal\"."
-);
+/// The package's exception classes, looked up once.
+static ERRORS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
+
+fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    let module = ERRORS.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import_bound("lastmile._errors")?.unbind())
+    })?;
+    Ok(module.bind(py).getattr(name)?.downcast_into::<PyType>()?)
+}
+
+/// A new exception of the package's class `name`, with keyword attributes.
+fn new_error(py: Python<'_>, name: &str, message: String, kwargs: &[(&str, PyObject)]) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let class = error_class(py, name)?;
+        let kw = PyDict::new_bound(py);
+        for (k, v) in kwargs {
+            kw.set_item(k, v)?;
+        }
+        let instance = class.call((message.clone(),), Some(&kw))?;
+        Ok(PyErr::from_value_bound(instance))
+    };
+    // Only a broken install lacks `lastmile._errors`; that error is then the one to see.
+    build().unwrap_or_else(|e| e)
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, for the internal error's message.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keeps panics' own reports off stderr (they are caught and re-raised as
+/// `SimulationError`, whose message then says where the panic was).
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
+    }));
+}
 
 /// One trace column as it crosses into Python: (name, dtype, little-endian bytes, Arrow
 /// validity bitmap or None when the column has no nulls).
@@ -60,11 +96,21 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 fn simulation_error(py: Python<'_>, kind: &str, message: String) -> PyErr {
-    let err = SimulationError::new_err(message);
-    // Setting an attribute on a fresh exception instance cannot fail in practice; if it
-    // did, the error itself is still the right one to raise.
-    let _ = err.value_bound(py).setattr("kind", kind);
-    err
+    new_error(
+        py,
+        "SimulationError",
+        message,
+        &[("kind", kind.to_object(py))],
+    )
+}
+
+fn argument_error(py: Python<'_>, argument: &str, message: String) -> PyErr {
+    new_error(
+        py,
+        "ArgumentError",
+        message,
+        &[("argument", argument.to_object(py))],
+    )
 }
 
 fn internal(py: Python<'_>, what: &str) -> PyErr {
@@ -72,25 +118,28 @@ fn internal(py: Python<'_>, what: &str) -> PyErr {
 }
 
 fn internal_error(py: Python<'_>, payload: &(dyn Any + Send)) -> PyErr {
-    internal(py, &panic_message(payload))
+    let at = LAST_PANIC
+        .with(|p| p.borrow_mut().take())
+        .unwrap_or_default();
+    internal(
+        py,
+        &format!("{}{at} (please report this bug)", panic_message(payload)),
+    )
 }
 
 fn scenario_error(py: Python<'_>, e: &scenario::ScenarioError) -> PyErr {
-    let message = e.to_string();
-    let err = ScenarioError::new_err(message.clone());
-    let value = err.value_bound(py);
-    let attrs: [(&str, PyObject); 6] = [
-        ("file", e.file.to_object(py)),
-        ("path", e.path.to_object(py)),
-        ("value", e.value.to_object(py)),
-        ("expected", e.expected.to_object(py)),
-        ("hint", e.hint.to_object(py)),
-        ("message", message.to_object(py)),
-    ];
-    for (name, v) in attrs {
-        let _ = value.setattr(name, v);
-    }
-    err
+    new_error(
+        py,
+        "ScenarioError",
+        e.to_string(),
+        &[
+            ("file", e.file.to_object(py)),
+            ("path", e.path.to_object(py)),
+            ("value", e.value.to_object(py)),
+            ("expected", e.expected.to_object(py)),
+            ("hint", e.hint.to_object(py)),
+        ],
+    )
 }
 
 fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
@@ -103,14 +152,19 @@ fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
     simulation_error(py, kind, e.to_string())
 }
 
-fn parse_format(format: &str) -> PyResult<Format> {
+fn parse_format(py: Python<'_>, format: &str) -> PyResult<Format> {
     match format.to_ascii_lowercase().as_str() {
         "toml" => Ok(Format::Toml),
         "yaml" | "yml" => Ok(Format::Yaml),
         "json" => Ok(Format::Json),
-        other => Err(PyValueError::new_err(format!(
-            "unknown scenario format {other:?}: expected \"toml\", \"yaml\" or \"json\""
-        ))),
+        _ => Err(argument_error(
+            py,
+            "format",
+            format!(
+                "unknown scenario format \"{}\": expected \"toml\", \"yaml\" or \"json\"",
+                scenario::clip(format, scenario::QUOTE_MAX)
+            ),
+        )),
     }
 }
 
@@ -182,10 +236,151 @@ fn load_text(
 ) -> PyResult<Loaded> {
     let source = Source::Text {
         text,
-        format: parse_format(format)?,
+        format: parse_format(py, format)?,
         origin,
     };
     loaded(py, &source, &overrides)
+}
+
+/// `path` or `text` (in `format`, named `origin`) as a `Source`.
+fn source_of(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    format: Option<&str>,
+    origin: Option<String>,
+) -> PyResult<Source> {
+    match (path, text) {
+        (Some(p), None) => Ok(Source::Path(p)),
+        (None, Some(text)) => Ok(Source::Text {
+            text,
+            format: parse_format(py, format.unwrap_or("json"))?,
+            origin: origin.unwrap_or_else(|| "<string>".to_string()),
+        }),
+        _ => Err(argument_error(
+            py,
+            "path",
+            "give exactly one of `path` and `text`".into(),
+        )),
+    }
+}
+
+/// Everything `run` does before the first event, without running: loads and checks the
+/// scenario, checks the trace and capture names, builds the world. Returns a dict:
+/// `name`, `nodes`, `links`, `flows` (counts) and the run's estimate, `events`,
+/// `sim_time_s` and `wall_s` (at the nominal speed).
+#[pyfunction]
+#[pyo3(signature = (
+    *,
+    path = None,
+    text = None,
+    format = None,
+    origin = None,
+    overrides = Vec::new(),
+    seed = None,
+    traces = Vec::new(),
+    pcap = Vec::new(),
+    out_dir = None,
+))]
+#[allow(clippy::too_many_arguments)]
+fn check<'py>(
+    py: Python<'py>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    format: Option<&str>,
+    origin: Option<String>,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    traces: Vec<String>,
+    pcap: Vec<String>,
+    out_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let source = source_of(py, path, text, format, origin)?;
+    let scenario = load_source(py, &source, &overrides)?;
+    let options = RunOptions {
+        seed,
+        traces,
+        pcap,
+        out_dir,
+    };
+    let checked = catch_unwind(AssertUnwindSafe(|| {
+        let estimate = sim::check(&scenario, &options)?;
+        let topo =
+            scenario::resolve_topology(&scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
+        Ok::<_, SimError>((estimate, topo.nodes.len(), topo.links.len()))
+    }));
+    let (e, nodes, links) = match checked {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return Err(sim_error(py, &e)),
+        Err(payload) => return Err(internal_error(py, payload.as_ref())),
+    };
+    let d = PyDict::new_bound(py);
+    d.set_item("name", &scenario.name)?;
+    d.set_item("nodes", nodes)?;
+    d.set_item("links", links)?;
+    d.set_item("flows", scenario.flows.len())?;
+    d.set_item("events", e.events)?;
+    d.set_item("sim_time_s", e.sim_time_s)?;
+    d.set_item("wall_s", e.wall_s)?;
+    Ok(d)
+}
+
+/// Calls Python while a run goes on (GIL taken back for the call): the `progress`
+/// callable, then the signal handlers. A Ctrl-C or an exception from the callable stops
+/// the run; the exception is kept to be raised once the run has returned.
+struct PyObserver {
+    progress: Option<PyObject>,
+    error: Option<PyErr>,
+}
+
+impl PyObserver {
+    fn call(&mut self, make: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyDict>>) -> Control {
+        Python::with_gil(|py| {
+            let outcome = (|| {
+                if let Some(f) = &self.progress {
+                    f.call1(py, (make(py)?,))?;
+                }
+                py.check_signals()
+            })();
+            match outcome {
+                Ok(()) => Control::Continue,
+                Err(e) => {
+                    self.error = Some(e);
+                    Control::Stop
+                }
+            }
+        })
+    }
+}
+
+impl RunObserver for PyObserver {
+    fn on_start(&mut self, e: &Estimate) {
+        // A Ctrl-C (or an error) here stops the run at its first progress call.
+        if self.progress.is_some() {
+            let _ = self.call(|py| {
+                let d = PyDict::new_bound(py);
+                d.set_item("phase", "start")?;
+                d.set_item("estimated_events", e.events)?;
+                d.set_item("estimated_sim_time_s", e.sim_time_s)?;
+                d.set_item("estimated_wall_s", e.wall_s)?;
+                Ok(d)
+            });
+        }
+    }
+
+    fn on_progress(&mut self, p: &Progress) -> Control {
+        if self.error.is_some() {
+            return Control::Stop;
+        }
+        self.call(|py| {
+            let d = PyDict::new_bound(py);
+            d.set_item("phase", "running")?;
+            d.set_item("events", p.events)?;
+            d.set_item("sim_time_s", p.sim_time.as_secs_f64())?;
+            d.set_item("stop_time_s", p.stop_time.as_secs_f64())?;
+            Ok(d)
+        })
+    }
 }
 
 fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
@@ -205,7 +400,12 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
 
 /// Loads a scenario (from `path`, or from `text` in `format`) and runs it to the end with
 /// the GIL released. Returns (summary JSON, traces), each trace a list of
-/// (column name, dtype, little-endian bytes, validity bitmap or None).
+/// (column name, dtype, little-endian bytes, validity bitmap or None). `progress`, if given,
+/// is called with a dict:
+/// once with the estimate (`phase` "start"), then every `PROGRESS_EVERY` events (`phase`
+/// "running": `events`, `sim_time_s`, `stop_time_s`). Ctrl-C ends the run as
+/// "interrupted" and returns its summary so far; an exception from `progress` stops the run
+/// and is raised.
 #[pyfunction]
 #[pyo3(signature = (
     *,
@@ -218,6 +418,7 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
     traces = Vec::new(),
     pcap = Vec::new(),
     out_dir = None,
+    progress = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -231,20 +432,9 @@ fn run(
     traces: Vec<String>,
     pcap: Vec<String>,
     out_dir: Option<PathBuf>,
+    progress: Option<PyObject>,
 ) -> PyResult<(String, Vec<PyTrace>)> {
-    let source = match (path, text) {
-        (Some(p), None) => Source::Path(p),
-        (None, Some(text)) => Source::Text {
-            text,
-            format: parse_format(format.unwrap_or("json"))?,
-            origin: origin.unwrap_or_else(|| "<string>".to_string()),
-        },
-        _ => {
-            return Err(PyValueError::new_err(
-                "give exactly one of `path` and `text`",
-            ))
-        }
-    };
+    let source = source_of(py, path, text, format, origin)?;
     let scenario = load_source(py, &source, &overrides)?;
     let options = RunOptions {
         seed,
@@ -252,14 +442,25 @@ fn run(
         pcap,
         out_dir,
     };
+    let mut observer = PyObserver {
+        progress,
+        error: None,
+    };
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let out = sim::run(&scenario, &options)?;
+            let out = sim::run_observed(&scenario, &options, &mut observer)?;
             let summary = serde_json::to_string(&out.summary)
                 .map_err(|e| SimError::Invariant(format!("summary not serialisable: {e}")))?;
             Ok::<_, SimError>((summary, out.traces))
         }))
     });
+    // Ctrl-C is reported by the summary ("interrupted"); any other exception the
+    // observer met is raised.
+    if let Some(e) = observer.error.take() {
+        if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            return Err(e);
+        }
+    }
     match outcome {
         Ok(Ok((summary, tables))) => {
             let traces = tables.iter().map(|t| trace_to_py(py, t)).collect();
@@ -295,9 +496,12 @@ fn trace_names() -> Vec<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("ScenarioError", py.get_type_bound::<ScenarioError>())?;
-    m.add("SimulationError", py.get_type_bound::<SimulationError>())?;
+    quiet_panics();
+    m.add("ScenarioError", error_class(py, "ScenarioError")?)?;
+    m.add("SimulationError", error_class(py, "SimulationError")?)?;
     m.add("__version__", version())?;
+    m.add("PROGRESS_EVERY", sim::PROGRESS_EVERY)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

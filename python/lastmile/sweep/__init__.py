@@ -112,7 +112,7 @@ def sweep(
     """
     from lastmile.sweep.campaign import run_campaign
     from lastmile.sweep.executors import connect_dask
-    from lastmile.sweep.store import Store
+    from lastmile.sweep.store import Store, store_errors
 
     with ExitStack() as stack:
         if isinstance(client, str):
@@ -130,7 +130,7 @@ def sweep(
         )
     if outcome.interrupted:
         raise KeyboardInterrupt
-    with Store(outcome.store, read_only=True) as st:
+    with Store(outcome.store, read_only=True) as st, store_errors(outcome.store):
         return st.runs(
             [outcome.campaign],
             code_version=outcome.code_version,
@@ -155,15 +155,17 @@ def results(
     tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
     row per run instead. `code_version` keeps only that code version's runs (by default
     all are used, and several versions are grouped apart). Raises `StoreError` for an
-    unknown store, campaign, column or metric.
+    unknown store, campaign, column or metric, or a damaged store.
     """
     from lastmile.sweep.analysis import results as summarise
+    from lastmile.sweep.store import store_errors
 
-    return summarise(
-        store,
-        campaign=campaign,
-        group_by=group_by,
-        metrics=metrics,
-        runs=runs,
-        code_version=code_version,
-    )
+    with store_errors(store):
+        return summarise(
+            store,
+            campaign=campaign,
+            group_by=group_by,
+            metrics=metrics,
+            runs=runs,
+            code_version=code_version,
+        )

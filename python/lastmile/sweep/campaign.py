@@ -36,7 +36,7 @@ from lastmile.sweep.runner import (
     validate_lastmile,
 )
 from lastmile.sweep.spec import Point, SweepError, SweepSpec, canonical_json, load_sweep
-from lastmile.sweep.store import Store
+from lastmile.sweep.store import Store, store_errors
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -188,7 +188,7 @@ def run_campaign(
         return outcome
     import pyarrow as pa
 
-    with Store(path, read_only=dry_run) as st:
+    with Store(path, read_only=dry_run) as st, store_errors(path):
         keys = [p.key for p in points for _ in spec.seeds]
         todo = pa.table(
             {"i": range(len(keys)), "point_key": keys, "seed": list(spec.seeds) * len(points)}

@@ -19,9 +19,11 @@ at most that much work.
 - `execute_serial`: in this process (``jobs=1``), no pickling.
 - `execute_pool`: `concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
   (the same on every platform, and safe with DuckDB's threads in the parent). Workers
-  ignore SIGINT. When a worker process dies (a crash in a run, the OOM killer), the pool
-  is rebuilt and the runs that were in flight are retried one by one: the run that kills
-  its worker again is recorded as failed, the others complete.
+  ignore SIGINT and die with the parent (`runner.init_worker`): a SIGKILLed sweep leaves
+  no worker, and so no resource tracker, behind. When a worker process dies (a crash in
+  a run, the OOM killer), the pool is rebuilt and the runs that were in flight are
+  retried one by one: the run that kills its worker again is recorded as failed, the
+  others complete.
 - `execute_dask`: futures on a `distributed.Client`. Dask itself re-runs the tasks of a
   lost worker; a chunk Dask gives up on (`KilledWorker`) is recorded as failed.
 
@@ -38,12 +40,13 @@ from collections.abc import Generator, Iterator, Sequence
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
+from lastmile._errors import LastmileError
 from lastmile.sweep.runner import (
     Columns,
     Runner,
     RunTask,
     failed_rows,
-    ignore_sigint,
+    init_worker,
     run_chunk,
     to_table,
 )
@@ -133,7 +136,7 @@ def execute_serial(runner: Runner, chunker: Chunker) -> Iterator[pa.Table]:
         yield to_table([run_chunk(runner, chunk)])
 
 
-class ExecutorError(RuntimeError):
+class ExecutorError(LastmileError, RuntimeError):
     """The workers themselves cannot run (not one run's failure): the sweep stops."""
 
 
@@ -148,7 +151,7 @@ def _new_pool(jobs: int) -> ProcessPoolExecutor:
     from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=ignore_sigint)
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=init_worker)
     try:
         pool.submit(int).result()
     except BrokenProcessPool:

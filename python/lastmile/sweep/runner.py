@@ -42,6 +42,7 @@ __all__ = [
     "failed_rows",
     "flatten_summary",
     "ignore_sigint",
+    "init_worker",
     "run_chunk",
     "run_lastmile",
     "to_table",
@@ -195,10 +196,42 @@ def failed_rows(tasks: list[RunTask], error: str) -> Columns:
 
 
 def ignore_sigint() -> None:
-    """Pool-worker initializer: Ctrl-C is the parent's to handle (it stops the sweep)."""
+    """Ctrl-C is the parent's to handle (it stops the sweep)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _exit_when_parent_dies(sentinel: Any) -> None:
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    # The parent is gone (killed, crashed): nobody will read this worker's results.
+    os._exit(1)
+
+
+def init_worker() -> None:
+    """Pool-worker initializer: ignore Ctrl-C, and die with the parent process.
+
+    A spawned worker holds the read end of a pipe whose write end only its parent holds
+    (multiprocessing's parent sentinel, on every platform): when the parent dies, even by
+    SIGKILL, the pipe reads end-of-file, and a daemon thread waiting on it ends the worker.
+    Without this, workers of a killed sweep lived on, re-parented to init, and kept the
+    multiprocessing resource tracker alive with them.
+    """
+    import multiprocessing
+    import threading
+
+    ignore_sigint()
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+    threading.Thread(
+        target=_exit_when_parent_dies,
+        args=(parent.sentinel,),
+        name="lastmile-parent-watch",
+        daemon=True,
+    ).start()
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lastmile._errors import LastmileError
+
 __all__ = ["BASE_VARIANT", "Point", "SweepError", "SweepSpec", "canonical_json", "load_sweep"]
 
 #: The variant name of every point when the sweep file defines no ``[variants]``.
@@ -69,12 +71,16 @@ _RESERVED_AXES = frozenset(
 )
 
 
-class SweepError(ValueError):
+class SweepError(LastmileError, ValueError):
     """A sweep file (or sweep dict) is wrong; raised before anything runs.
+
+    Exported as ``lastmile.SweepError``.
 
     ``file`` is the sweep file (or "<dict>"), ``axis`` the offending axis, variant or key
     when one is to blame, ``value`` the offending value, if any.
     """
+
+    __module__ = "lastmile"
 
     def __init__(
         self, message: str, *, file: str = "<dict>", axis: str | None = None, value: Any = None
@@ -364,15 +370,27 @@ def _scenario(value: Any, file: Path | None, fail: Fail) -> Path | dict[str, Any
     return path
 
 
+#: The most seeds a campaign may count (``seeds = N``).
+SEEDS_MAX = 1_000_000
+#: Seeds are unsigned 64-bit integers.
+SEED_MAX = 2**64 - 1
+
+
 def _seeds(value: Any, fail: Fail) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise fail(f"seeds = {value}: expected a count ≥ 1 or a list of seeds", "seeds", value)
+        if not 1 <= value <= SEEDS_MAX:
+            raise fail(
+                f"seeds = {value}: expected a count from 1 to {SEEDS_MAX:,} or a list of seeds",
+                "seeds",
+                value,
+            )
         return tuple(range(1, value + 1))
     if isinstance(value, list) and value:
         for seed in value:
-            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-                raise fail(f"seeds: {seed!r} is not a non-negative integer", "seeds", seed)
+            if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
+                raise fail(
+                    f"seeds: {seed!r} is not a whole number from 0 to 2**64-1", "seeds", seed
+                )
         if len(set(value)) != len(value):
             raise fail("seeds: a seed is listed twice", "seeds", value)
         return tuple(value)

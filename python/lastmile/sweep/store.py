@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lastmile._errors import StoreError
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["FIXED_COLUMNS", "Store", "StoreError", "quote"]
+__all__ = ["FIXED_COLUMNS", "Store", "StoreError", "quote", "store_errors"]
 
 #: The columns every ``runs`` row has, in display order.
 FIXED_COLUMNS = (
@@ -77,8 +80,25 @@ CREATE TABLE IF NOT EXISTS campaigns (
 _WIDTH = {"BOOLEAN": 0, "BIGINT": 1, "DOUBLE": 2, "VARCHAR": 3}
 
 
-class StoreError(RuntimeError):
-    """The store cannot be opened or does not hold what was asked for."""
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+@contextmanager
+def store_errors(path: str | os.PathLike[str]) -> Iterator[None]:
+    """DuckDB's own errors on the store at `path` (a truncated or corrupt file, a full
+    disk) as `StoreError`; a constraint violation (the insert's own retry) passes."""
+    import duckdb
+
+    try:
+        yield
+    except duckdb.ConstraintException:
+        raise
+    except duckdb.Error as e:
+        raise StoreError(
+            f"{path}: cannot read or write the results store ({_one_line(e)}); the file may "
+            "be truncated or damaged: move it aside and run the sweep again to rebuild it"
+        ) from e
 
 
 def quote(name: str) -> str:
@@ -114,13 +134,17 @@ class Store:
                 str(self.path), read_only=read_only
             )
         except duckdb.Error as e:
-            raise StoreError(
-                f"{self.path}: cannot open the results store ({' '.join(str(e).split())}); "
+            text = _one_line(e)
+            why = (
                 "is a sweep writing to it?"
-            ) from None
-        if not read_only:
-            self.con.execute(_SCHEMA)
-        self._types = self._column_types()
+                if "lock" in text.lower()
+                else "it is not a results store, or it is damaged"
+            )
+            raise StoreError(f"{self.path}: cannot open the results store ({text}); {why}") from e
+        with store_errors(self.path):
+            if not read_only:
+                self.con.execute(_SCHEMA)
+            self._types = self._column_types()
 
     def close(self) -> None:
         """Close the file (a checkpoint folds the write-ahead log into it)."""

@@ -29,14 +29,52 @@ const PROBE: &str = "\u{1}";
 pub(crate) fn deserialize(doc: &Value) -> Result<Scenario, ScenarioError> {
     let scenario = attempt(doc).map_err(|f| explain(doc, f))?;
     // Serde ignores `deny_unknown_fields` for the unit variants of a tagged enum
-    // (`{ model = "none", ber = 1 }`): every key of the document must survive a round trip.
-    if let Ok(written) = serde_json::to_value(&scenario) {
-        let mut path = Vec::new();
-        if let Some(e) = unused_key(doc, &written, &mut path) {
+    // (`{ model = "none", ber = 1 }`): every key of those tables must survive a round
+    // trip. Only the tagged tables (error models, applications) are serialized back, so
+    // the check costs little next to parsing, whatever the topology's size.
+    for (mut path, written) in tagged_tables(&scenario) {
+        let Some(node) = get(doc, &path) else {
+            continue;
+        };
+        if let Some(e) = unused_key(node, &written, &mut path) {
             return Err(e);
         }
     }
     Ok(scenario)
+}
+
+/// Every internally tagged table of `s` (`errors`, `reverse_errors`, `app`) with its path,
+/// serialized back.
+fn tagged_tables(s: &Scenario) -> Vec<(Vec<Seg>, Value)> {
+    let key = |k: &str| Seg::Key(k.to_string());
+    let mut out = Vec::new();
+    let mut link = |at: Vec<Seg>, spec: &super::model::LinkSpec| {
+        for (name, model) in [
+            ("errors", &spec.errors),
+            ("reverse_errors", &spec.reverse_errors),
+        ] {
+            if let Ok(v) = serde_json::to_value(model) {
+                let mut path = at.clone();
+                path.push(key(name));
+                out.push((path, v));
+            }
+        }
+    };
+    let t = &s.topology;
+    for (name, spec) in [("wired", &t.wired), ("wireless", &t.wireless)] {
+        if let Some(spec) = spec {
+            link(vec![key("topology"), key(name)], spec);
+        }
+    }
+    for (i, spec) in t.links.iter().enumerate() {
+        link(vec![key("topology"), key("links"), Seg::Index(i)], spec);
+    }
+    for (i, f) in s.flows.iter().enumerate() {
+        if let Ok(v) = serde_json::to_value(&f.app) {
+            out.push((vec![key("flow"), Seg::Index(i), key("app")], v));
+        }
+    }
+    out
 }
 
 /// The first key of `doc` that the deserialized value, serialized again (`back`), lacks.

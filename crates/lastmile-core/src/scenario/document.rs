@@ -28,7 +28,19 @@ pub(crate) fn parse(text: &str, format: Format) -> Result<Value, ScenarioError> 
     if is_empty {
         return Err(ScenarioError::problem("", EMPTY));
     }
-    Ok(doc)
+    let holds = match &doc {
+        Value::Object(_) => return Ok(doc),
+        Value::Array(_) => "a list".to_string(),
+        Value::String(s) => format!("the string \"{}\"", super::error::clip(s, 40)),
+        other => format!("the value {}", super::error::clip(&other.to_string(), 40)),
+    };
+    Err(ScenarioError::problem(
+        "",
+        format!(
+            "the file holds {holds}, expected a table of keys: `name`, `topology` and \
+             `[[flow]]` at least"
+        ),
+    ))
 }
 
 fn syntax_error(lang: &str, line: usize, column: usize, message: &str) -> ScenarioError {
@@ -210,5 +222,12 @@ mod tests {
         );
         let e = parse("  \n", Format::Json).unwrap_err();
         assert!(e.expected.starts_with("the file is empty"), "{e}");
+        let e = parse("\"\"", Format::Json).unwrap_err();
+        assert!(
+            e.expected.starts_with("the file holds the string \"\""),
+            "{e}"
+        );
+        let e = parse("- a\n- b\n", Format::Yaml).unwrap_err();
+        assert!(e.expected.starts_with("the file holds a list"), "{e}");
     }
 }

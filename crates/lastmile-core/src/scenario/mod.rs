@@ -20,7 +20,7 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use error::ScenarioError;
+pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;
 pub use schema::json_schema;

@@ -285,10 +285,11 @@ pub struct FamaSpec {
     pub slot: Option<Duration>,
     /// The initial backoff window in slots, 2^k - 1. Default 31 (802.11 aCWmin).
     pub cw_min: Option<u32>,
-    /// The largest backoff window in slots, 2^k - 1. Default 1023 (802.11 aCWmax).
+    /// The largest backoff window in slots, 2^k - 1, at most 65535. Default 1023 (802.11
+    /// aCWmax).
     pub cw_max: Option<u32>,
-    /// The CTS length in bytes; it must last at least the RTS plus 2τ + ξ (CTS dominance).
-    /// Default: the shortest that does (21 bytes at 1 Mbps).
+    /// The CTS length in bytes; it must last at least the RTS plus 2τ + ξ (CTS dominance),
+    /// and be at most 2346 bytes. Default: the shortest that does (21 bytes at 1 Mbps).
     pub cts_bytes: Option<u32>,
 }
 

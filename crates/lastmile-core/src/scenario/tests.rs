@@ -1,6 +1,7 @@
 //! The semantic checks one by one: each bad setting is refused at its own path, and the
 //! value just inside the limit is accepted (so the check is where the spec puts it).
 
+use super::validate::FLOWS_MAX;
 use super::*;
 
 const CHAIN: &str = r#"
@@ -200,6 +201,10 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
     let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
     assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=4294967295"]);
+    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_max=1048575"]);
+    assert_eq!(e.path, "topology.wireless.fama.cw_max", "{e}");
     // Only over FAMA-NCS.
     let e = chain_err(&[
         "topology.wireless.mac=dcf",
@@ -210,4 +215,194 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     let s = load(CHAIN, &fama).unwrap();
     let cfg = crate::wireless::cell_config::fama_config(s.topology.wireless.as_ref().unwrap());
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
+}
+
+/// The issue's list (issue 18, item 1): every one of these used to saturate to
+/// u64::MAX ns and end the run in "simulated time overflow".
+const HUGE_TIMES: &[(&[&str], &str)] = &[
+    (&[], "topology.wired.delay"),
+    (&[], "topology.wireless.delay"),
+    (&[], "stop_time"),
+    (&[], "flow.0.start"),
+    (&[], "flow.0.tcp.delack_timeout"),
+    (&[], "flow.0.tcp.max_rto"),
+    (
+        &["base_station.agent=snoop"],
+        "base_station.snoop.min_timeout",
+    ),
+    (&["base_station.agent=snoop"], "base_station.snoop.persist"),
+    (
+        &["base_station.agent=snoop"],
+        "base_station.snoop.initial_rtt",
+    ),
+    (&["base_station.agent=wtcp"], "base_station.wtcp.clock"),
+    (
+        &["base_station.agent=wtcp"],
+        "base_station.wtcp.initial_rtt",
+    ),
+    (&TULIP_CELL, "topology.wireless.tulip.t_ack"),
+    (&TULIP_CELL, "topology.wireless.tulip.delta_t2_min"),
+    (&TULIP_CELL, "topology.wireless.tulip.t_p"),
+    (&TULIP_CELL, "topology.wireless.tulip.t_c"),
+    (&TULIP_CELL, "topology.wireless.tulip.t_tr"),
+    (&TULIP_CELL, "topology.wireless.tulip.tau"),
+    (&TULIP_CELL, "topology.wireless.fama.slot"),
+];
+
+const TULIP_CELL: [&str; 2] = ["topology.wireless.mac=fama", "topology.wireless.link=tulip"];
+
+/// `a.b.0.c` → `a.b[0].c`, the path as errors print it.
+fn shown_path(key: &str) -> String {
+    key.split('.')
+        .map(|k| match k.parse::<usize>() {
+            Ok(i) => format!("[{i}]"),
+            Err(_) => format!(".{k}"),
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_string()
+}
+
+#[test]
+fn scenario_huge_times_are_refused_as_typed_at_their_path() {
+    for (setup, key) in HUGE_TIMES {
+        for typed in ["1e308s", "2e10s"] {
+            let mut sets = setup.to_vec();
+            let set = format!("{key}={typed}");
+            sets.push(&set);
+            let e = chain_err(&sets);
+            assert_eq!(e.path, shown_path(key), "{set}: {e}");
+            assert_eq!(e.value.as_deref(), Some(&*format!("\"{typed}\"")), "{e}");
+            let line = e.to_string();
+            assert!(line.contains(&format!("got \"{typed}\"")), "{line}");
+            assert!(line.contains("100000000s"), "{line}");
+            assert!(!line.contains("18446744073709551615"), "{line}");
+        }
+        // The bound itself is accepted.
+        let mut sets = setup.to_vec();
+        let set = format!("{key}=100000000s");
+        sets.push(&set);
+        load(CHAIN, &sets).unwrap_or_else(|e| panic!("{set}: {e}"));
+    }
+}
+
+#[test]
+fn scenario_huge_sizes_and_rates_are_refused_as_typed() {
+    for (set, path, typed) in [
+        (
+            "flow.0.app.bytes=1e400MB",
+            "flow[0].app.bytes",
+            "\"1e400MB\"",
+        ),
+        (
+            "topology.wired.rate=1e400Mbps",
+            "topology.wired.rate",
+            "\"1e400Mbps\"",
+        ),
+        (
+            "topology.wireless.rate=0.1bps",
+            "topology.wireless.rate",
+            "\"0.1bps\"",
+        ),
+        (
+            "topology.wired.queue=1e400pkt",
+            "topology.wired.queue",
+            "\"1e400pkt\"",
+        ),
+        ("flow.0.tcp.rwnd=1e400MB", "flow[0].tcp.rwnd", "\"1e400MB\""),
+    ] {
+        let e = chain_err(&[set]);
+        assert_eq!(e.path, path, "{set}: {e}");
+        assert_eq!(e.value.as_deref(), Some(typed), "{set}: {e}");
+    }
+}
+
+#[test]
+fn scenario_timeout_factors_and_poisson_gaps_stay_bounded() {
+    for (sets, path) in [
+        (
+            &["base_station.agent=snoop", "base_station.snoop.timeout_factor=101"][..],
+            "base_station.snoop.timeout_factor",
+        ),
+        (
+            &["base_station.agent=wtcp", "base_station.wtcp.timeout_factor=1e300"][..],
+            "base_station.wtcp.timeout_factor",
+        ),
+        (
+            &["flow.0.app={ kind = \"poisson\", rate = \"1bps\", packet_size = \"1000000GB\", bytes = \"1MB\" }"][..],
+            "flow[0].app.rate",
+        ),
+    ] {
+        let e = chain_err(sets);
+        assert_eq!(e.path, path, "{e}");
+    }
+    load(
+        CHAIN,
+        &[
+            "base_station.agent=snoop",
+            "base_station.snoop.timeout_factor=100",
+        ],
+    )
+    .unwrap();
+}
+
+#[test]
+fn scenario_names_are_identifiers_that_cannot_escape_the_output_folder() {
+    for bad in [
+        "../../../x",
+        "/abs/x",
+        "a/b",
+        "a\\\\b",
+        ".hidden",
+        "..",
+        "",
+        "a b",
+        "nul\\u0000",
+    ] {
+        let e = chain_err(&[&format!("name=\"{bad}\"")]);
+        assert_eq!(e.path, "name", "{bad:?}: {e}");
+        assert!(e.expected.contains("letters, digits"), "{e}");
+    }
+    let e = chain_err(&[&format!("name=\"{}\"", "x".repeat(101))]);
+    assert_eq!(e.path, "name");
+    for good in ["tulip-basic", "run_1.5", "débit", "x"] {
+        load(CHAIN, &[&format!("name=\"{good}\"")]).unwrap();
+    }
+    // Link, node and flow names become file names too (`--pcap LINK` writes LINK.pcap).
+    let e = chain_err(&["topology.wired.name=\"../x\""]);
+    assert_eq!(e.path, "topology.wired.name");
+    let e = chain_err(&["topology.wireless.name=\"a/b\""]);
+    assert_eq!(e.path, "topology.wireless.name");
+    let e = chain_err(&["flow.0.name=\"../f\""]);
+    assert_eq!(e.path, "flow[0].name");
+    let e = load(FOUR, &["topology.nodes.3=\"d/../e\""]).unwrap_err();
+    assert_eq!(e.path, "topology.nodes[3]");
+    // A cell may not take a link's name either.
+    let e = chain_err(&["topology.wireless.mac=dcf", "topology.wireless.name=wired"]);
+    assert_eq!(e.path, "topology.wireless.name");
+    assert!(e.expected.contains("unique link name"), "{e}");
+}
+
+#[test]
+fn scenario_too_many_flows_names_the_file_and_the_field() {
+    let flow = "[[flow]]\nsrc = \"fh\"\ndst = \"mh\"\napp = { kind = \"bulk\", bytes = \"1B\" }\n";
+    let head = CHAIN.split("[[flow]]").next().unwrap();
+    let many = format!("{head}{}", flow.repeat(FLOWS_MAX + 1));
+    let e = load(&many, &[]).unwrap_err();
+    assert_eq!(e.file, "t.toml");
+    assert_eq!(e.path, "flow");
+    assert!(
+        e.to_string()
+            .starts_with("t.toml: flow: got 16385 flows, expected at most 16384"),
+        "{e}"
+    );
+    let enough = format!("{head}{}", flow.repeat(FLOWS_MAX));
+    load(&enough, &[]).unwrap();
+}
+
+#[test]
+fn scenario_enum_values_are_quoted_as_written() {
+    let e = chain_err(&["topology.wired.link=stop_and_wait"]);
+    assert_eq!(e.path, "topology.wired.link");
+    assert_eq!(e.value.as_deref(), Some("\"stop_and_wait\""), "{e}");
 }

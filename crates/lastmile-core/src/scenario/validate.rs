@@ -1,10 +1,18 @@
 //! Semantic checks of a deserialized scenario: what the types alone cannot say. The
 //! topology resolves; flows join existing, distinct, connected nodes; TCP settings respect
 //! RFC 6298's ordering of timers and fit in an IPv4 datagram; links and error models make
-//! sense. Each failure names the field path.
+//! sense; names are identifiers (they become file and directory names); the numbers that
+//! multiply a time or count ports stay where the engine's arithmetic cannot overflow (the
+//! units' own ranges are in `units.rs`). Each failure names the field path. Everything the
+//! world builder (`sim::build`) would refuse at the start of a run is refused here first,
+//! so `lastmile validate` and `lastmile run` agree.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
 
 use crate::error_model::ErrorModelSpec;
-use crate::units::QueueLimit;
+use crate::units::{QueueLimit, DURATION_MAX};
 use crate::wireless::link::tulip::W_MAX;
 
 use super::error::ScenarioError;
@@ -12,11 +20,31 @@ use super::model::{
     AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
     Scenario, TcpSpec,
 };
-use super::topology::{link_path, resolve_topology, unknown_node, ResolvedTopology};
+use super::topology::{
+    check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
+};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
 /// (RFC 791, RFC 9293).
 const MSS_MAX: u64 = 65_495;
+
+/// The most flows: each source takes its own port from the dynamic range 49152–65535
+/// (RFC 6335 §6), so 16,384 of them.
+pub const FLOWS_MAX: usize = 16_384;
+
+/// The largest factor that multiplies a time estimate into a timeout (Snoop's and WTCP's
+/// `timeout_factor`): with times at most `DURATION_MAX`, a timeout stays far below the end
+/// of simulated time.
+pub const TIMEOUT_FACTOR_MAX: u32 = 100;
+
+/// The name serde gives `v` in a scenario file (`"stop_and_wait"`, not `StopAndWait`).
+pub(crate) fn written_name<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(name)) => format!("\"{name}\""),
+        Ok(other) => other.to_string(),
+        Err(_) => "the given value".into(),
+    }
+}
 
 /// Checks what the types alone cannot: the topology resolves, flows connect existing,
 /// reachable nodes, and TCP, application and link settings make sense.
@@ -25,6 +53,7 @@ pub fn validate(s: &Scenario, origin: &str) -> Result<(), ScenarioError> {
 }
 
 fn check(s: &Scenario) -> Result<(), ScenarioError> {
+    check_identifier("name", &s.name, "scenario name")?;
     let topo = resolve_topology(s)?;
     if s.stop_time.sim().is_zero() {
         return Err(ScenarioError::bad_value(
@@ -39,7 +68,7 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         if link.spec.link != LinkLayerKind::None {
             return Err(ScenarioError::bad_value(
                 format!("{path}.link"),
-                format!("{:?}", link.spec.link).to_lowercase(),
+                written_name(&link.spec.link),
                 "\"none\" on a point-to-point hop: link layers run over a cell MAC \
                  (mac = \"ideal\", \"dcf\" or \"fama\")",
             ));
@@ -57,13 +86,23 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "at least one `[[flow]]`",
         ));
     }
+    if s.flows.len() > FLOWS_MAX {
+        return Err(ScenarioError::bad_value(
+            "flow",
+            format!("{} flows", s.flows.len()),
+            format!(
+                "at most {FLOWS_MAX} flows (each source takes a port of the dynamic range \
+                 49152-65535)"
+            ),
+        ));
+    }
+    let components = topo.components();
+    let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, flow) in s.flows.iter().enumerate() {
-        check_flow(&format!("flow[{i}]"), flow, &topo)?;
+        check_flow(&format!("flow[{i}]"), flow, &topo, &components)?;
         if let Some(name) = &flow.name {
-            if let Some(first) = s.flows[..i]
-                .iter()
-                .position(|f| f.name.as_ref() == Some(name))
-            {
+            check_identifier(&format!("flow[{i}].name"), name, "flow name")?;
+            if let Some(first) = names.insert(name, i) {
                 return Err(ScenarioError::bad_value(
                     format!("flow[{i}].name"),
                     format!("\"{name}\""),
@@ -125,6 +164,24 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             value,
             expected,
         ));
+    }
+    if let Some(f) = &spec.fama {
+        // Bounds that keep every FAMA-NCS time finite: an 802.11 frame's largest size, and a
+        // window of at most 2^16 slots.
+        if let Some(b) = f.cts_bytes.filter(|&b| b > 2346) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cts_bytes"),
+                b.to_string(),
+                "at most 2346 bytes (the largest 802.11 frame)",
+            ));
+        }
+        if let Some(w) = f.cw_max.filter(|&w| w > 65_535) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cw_max"),
+                w.to_string(),
+                "at most 65535 slots",
+            ));
+        }
     }
     if spec.fama.is_some() && spec.mac != MacKind::Fama {
         return Err(ScenarioError::bad_value(
@@ -251,11 +308,11 @@ fn check_lle_placement(
             "\"lle\"".into(),
             format!(
                 "a cell whose MAC acknowledges its frames (mac = \"dcf\"); cell \"{}\" runs \
-                 mac = \"{}\", whose TxSuccess only says the frame went out, so a generated \
+                 mac = {}, whose TxSuccess only says the frame went out, so a generated \
                  ACK could acknowledge data the receiver never got (LLE-TCP §3.1 needs ARQ at \
                  the link layer)",
                 cell.name,
-                format!("{:?}", cell.spec.mac).to_lowercase()
+                written_name(&cell.spec.mac)
             ),
         ));
     }
@@ -308,11 +365,11 @@ fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
                 "at least 1 duplicate ACK",
             ));
         }
-        if sn.timeout_factor == 0 {
+        if !(1..=TIMEOUT_FACTOR_MAX).contains(&sn.timeout_factor) {
             return Err(ScenarioError::bad_value(
                 format!("{p}.timeout_factor"),
-                "0".into(),
-                "at least 1",
+                sn.timeout_factor.to_string(),
+                format!("a whole number from 1 to {TIMEOUT_FACTOR_MAX}"),
             ));
         }
         if sn.persist.sim().is_zero() {
@@ -348,11 +405,11 @@ fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
                 ));
             }
         }
-        if !(w.timeout_factor.is_finite() && w.timeout_factor >= 1.0) {
+        if !(1.0..=f64::from(TIMEOUT_FACTOR_MAX)).contains(&w.timeout_factor) {
             return Err(ScenarioError::bad_value(
                 format!("{p}.timeout_factor"),
                 w.timeout_factor.to_string(),
-                "a number of at least 1",
+                format!("a number from 1 to {TIMEOUT_FACTOR_MAX}"),
             ));
         }
     }
@@ -369,7 +426,12 @@ fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-fn check_flow(path: &str, f: &FlowSpec, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
+fn check_flow(
+    path: &str,
+    f: &FlowSpec,
+    topo: &ResolvedTopology,
+    components: &[usize],
+) -> Result<(), ScenarioError> {
     let src = topo
         .node_index(&f.src)
         .ok_or_else(|| unknown_node(format!("{path}.src"), &f.src, &topo.nodes))?;
@@ -383,7 +445,7 @@ fn check_flow(path: &str, f: &FlowSpec, topo: &ResolvedTopology) -> Result<(), S
             format!("a node other than the source (\"{}\")", f.src),
         ));
     }
-    if !topo.reachable(src, dst) {
+    if components[src] != components[dst] {
         return Err(ScenarioError::bad_value(
             format!("{path}.dst"),
             format!("\"{}\"", f.dst),
@@ -516,6 +578,18 @@ fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
                 format!("{path}.rate"),
                 format!("\"{}bps\"", rate.bps()),
                 "a positive rate (e.g. \"1Mbps\")",
+            ));
+        }
+        // The mean gap between writes feeds an exponential draw added to the clock.
+        let gap = crate::engine::SimDuration::transmission(packet_size.bytes() * 8, rate.bps());
+        if gap > DURATION_MAX {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.rate"),
+                format!("\"{rate}\""),
+                format!(
+                    "a rate at which one write of packet_size ({packet_size}) takes at most \
+                     {DURATION_MAX} on average"
+                ),
             ));
         }
     }

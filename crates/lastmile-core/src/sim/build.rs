@@ -11,7 +11,7 @@ use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, Scenario};
+use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
 use super::agent_hook::AgentHost;
@@ -25,7 +25,12 @@ use super::{RunOptions, SimError};
 pub const SINK_PORT: u16 = 5001;
 const SOURCE_PORT_BASE: u16 = 49152;
 
-pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<World, SimError> {
+/// The world of `scenario`, ready to run, and the topology it was built from.
+pub fn build(
+    scenario: &Scenario,
+    options: &RunOptions,
+    seed: u64,
+) -> Result<(World, ResolvedTopology), SimError> {
     let topology = resolve_topology(scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
     let mut world = World::new(
         SimTime::ZERO + scenario.stop_time.sim(),
@@ -83,9 +88,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
     world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
     let node_index = |name: &str| {
         topology
-            .nodes
-            .iter()
-            .position(|n| n == name)
+            .node_index(name)
             .map(|i| NodeId(i as u32))
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
@@ -104,7 +107,7 @@ pub fn build(scenario: &Scenario, options: &RunOptions, seed: u64) -> Result<Wor
             !options.traces.is_empty(),
         )?;
     }
-    Ok(world)
+    Ok((world, topology))
 }
 
 /// Places the scenario's base-station agent (if any) on its node.

@@ -1,10 +1,18 @@
 //! The simulated world: builds nodes, links, endpoints and applications from a `Scenario`
 //! and runs the event loop until every flow is done or `stop_time`.
+//!
+//! `check` does everything `run` does before the first event (trace and capture names,
+//! building the world, routes) and estimates the run's size, so that `lastmile validate`
+//! refuses exactly what `run` would refuse at start. `run_observed` lets a caller watch a
+//! long run (`RunObserver`: the estimate first, then progress every `PROGRESS_EVERY`
+//! events) and stop it cleanly (Ctrl-C), with a summary of the run so far whose
+//! `stop_reason` is "interrupted".
 
 mod agent_hook;
 mod build;
 mod capture;
 mod cell;
+mod estimate;
 mod flow;
 mod observe;
 mod report;
@@ -12,12 +20,52 @@ mod world;
 
 use std::path::PathBuf;
 
+use crate::engine::SimTime;
 use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
+pub use estimate::{Estimate, NOMINAL_EVENTS_PER_S};
 pub use observe::Welford;
 pub use world::StopReason;
+
+/// How often (in events) a `RunObserver` hears from a run: often enough to report and to
+/// react to Ctrl-C within milliseconds, rarely enough to cost nothing measurable.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Events processed so far.
+    pub events: u64,
+    /// The simulated time of the last event.
+    pub sim_time: SimTime,
+    /// When the run ends at the latest.
+    pub stop_time: SimTime,
+}
+
+/// What an observer wants the run to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// End the run now, as "interrupted", with a summary of what ran.
+    Stop,
+}
+
+/// Watches a run from outside (a progress line, Ctrl-C). Nothing it sees changes the
+/// simulation: only `Control::Stop` ends it early.
+pub trait RunObserver {
+    /// Once the world is built, before the first event.
+    fn on_start(&mut self, _estimate: &Estimate) {}
+    /// Every `PROGRESS_EVERY` events.
+    fn on_progress(&mut self, _progress: &Progress) -> Control {
+        Control::Continue
+    }
+}
+
+/// The observer that watches nothing.
+pub struct Unobserved;
+impl RunObserver for Unobserved {}
 
 /// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
 /// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s.
@@ -58,29 +106,85 @@ pub enum SimError {
 
 /// Runs `scenario` to the end.
 pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimError> {
+    run_observed(scenario, options, &mut Unobserved)
+}
+
+/// Refuses unknown trace names, and captures that name no link or lack a directory.
+fn check_options(options: &RunOptions) -> Result<(), SimError> {
     for t in &options.traces {
         if !TRACE_NAMES.contains(&t.as_str()) {
             return Err(SimError::Invalid(format!(
-                "unknown trace \"{t}\": expected one of {}",
+                "unknown trace \"{}\": expected one of {}",
+                crate::scenario::clip(t, crate::scenario::QUOTE_MAX),
                 TRACE_NAMES.join(", ")
             )));
         }
     }
+    if !options.pcap.is_empty() && options.out_dir.is_none() {
+        return Err(SimError::Invalid(
+            "pcap capture needs an output directory (--out DIR)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a capture of a link the world does not have.
+fn check_capture_names(world: &world::World, names: &[String]) -> Result<(), SimError> {
+    let known = |n: &String| {
+        world.links.iter().any(|l| &l.name == n) || world.cells.iter().any(|c| &c.name == n)
+    };
+    match names.iter().find(|n| !known(n)) {
+        None => Ok(()),
+        Some(name) => {
+            let links: Vec<&str> = world
+                .links
+                .iter()
+                .map(|l| l.name.as_str())
+                .chain(world.cells.iter().map(|c| c.name.as_str()))
+                .collect();
+            Err(SimError::Invalid(format!(
+                "--pcap \"{}\": no link of that name; links are: {}",
+                crate::scenario::clip(name, crate::scenario::QUOTE_MAX),
+                crate::scenario::join_names(links)
+            )))
+        }
+    }
+}
+
+/// Everything `run` does before the first event, without running: the options are
+/// checked, the world is built (nodes, links, cells, agents, flows, routes) and the run's
+/// size estimated. An error here is an error `run` would give at start.
+pub fn check(scenario: &Scenario, options: &RunOptions) -> Result<Estimate, SimError> {
+    check_options(options)?;
+    let seed = options.seed.unwrap_or(scenario.seed);
+    let (world, topology) = build::build(scenario, options, seed)?;
+    check_capture_names(&world, &options.pcap)?;
+    Ok(estimate::estimate(scenario, &topology, &world.routes))
+}
+
+/// Runs `scenario`, telling `observer` the estimate at the start and the progress as it
+/// goes; the observer may stop the run (the summary then says "interrupted").
+pub fn run_observed(
+    scenario: &Scenario,
+    options: &RunOptions,
+    observer: &mut dyn RunObserver,
+) -> Result<RunOutput, SimError> {
+    check_options(options)?;
     let wall = std::time::Instant::now();
     let seed = options.seed.unwrap_or(scenario.seed);
-    let mut world = build::build(scenario, options, seed)?;
-    if !options.pcap.is_empty() {
-        let dir = options.out_dir.as_deref().ok_or_else(|| {
-            SimError::Invalid("pcap capture needs an output directory (--out DIR)".into())
-        })?;
+    let (mut world, topology) = build::build(scenario, options, seed)?;
+    check_capture_names(&world, &options.pcap)?;
+    observer.on_start(&estimate::estimate(scenario, &topology, &world.routes));
+    drop(topology);
+    if let (false, Some(dir)) = (options.pcap.is_empty(), options.out_dir.as_deref()) {
         world.captures = Some(capture::Captures::open(&world, &options.pcap, dir)?);
     }
-    let reason = world.run()?;
+    let reason = world.run(observer)?;
     if let Some(captures) = world.captures.take() {
         captures.finish()?;
     }
     let end = match reason {
-        StopReason::Completed => world.queue.now(),
+        StopReason::Completed | StopReason::Interrupted => world.queue.now(),
         StopReason::StopTime => world.stop_time,
     };
     let wall_s = wall.elapsed().as_secs_f64();

@@ -100,6 +100,7 @@ pub fn summarize(
             stop_reason: match reason {
                 StopReason::Completed => "completed",
                 StopReason::StopTime => "stop_time",
+                StopReason::Interrupted => "interrupted",
             }
             .to_string(),
         },

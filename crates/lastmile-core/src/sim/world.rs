@@ -19,7 +19,7 @@ use super::capture::Captures;
 use super::cell::Cell;
 use super::flow::{AppState, Flow};
 use super::observe::{DataAccounting, Traces};
-use super::SimError;
+use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
 
 /// An index into the packet arena.
@@ -133,6 +133,8 @@ pub struct Endpoint {
 pub enum StopReason {
     Completed,
     StopTime,
+    /// The observer asked to stop (Ctrl-C): the summary covers the run so far.
+    Interrupted,
 }
 
 /// The whole simulated world.
@@ -182,11 +184,31 @@ impl World {
         }
     }
 
-    /// Runs until every flow is done or the next event lies beyond `stop_time`.
-    pub fn run(&mut self) -> Result<StopReason, SimError> {
+    /// Runs until every flow is done or the next event lies beyond `stop_time`, telling
+    /// `observer` where the run stands every `PROGRESS_EVERY` events; it may stop the run.
+    pub fn run(&mut self, observer: &mut dyn RunObserver) -> Result<StopReason, SimError> {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
         }
+        loop {
+            let limit = self.queue.events_processed() + PROGRESS_EVERY;
+            if let Some(reason) = self.run_until(limit)? {
+                return Ok(reason);
+            }
+            let progress = Progress {
+                events: self.queue.events_processed(),
+                sim_time: self.queue.now(),
+                stop_time: self.stop_time,
+            };
+            if observer.on_progress(&progress) == Control::Stop {
+                return Ok(StopReason::Interrupted);
+            }
+        }
+    }
+
+    /// The event loop proper, until the run ends (`Some`) or `limit` events have been
+    /// processed in all (`None`). One comparison per event is all the observer costs.
+    fn run_until(&mut self, limit: u64) -> Result<Option<StopReason>, SimError> {
         while let Some(t) = self.queue.peek_time() {
             if t > self.stop_time {
                 break;
@@ -194,10 +216,13 @@ impl World {
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event)?;
             if self.flows_done == self.flows.len() {
-                return Ok(StopReason::Completed);
+                return Ok(Some(StopReason::Completed));
+            }
+            if self.queue.events_processed() == limit {
+                return Ok(None);
             }
         }
-        Ok(StopReason::StopTime)
+        Ok(Some(StopReason::StopTime))
     }
 
     fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
