@@ -144,7 +144,7 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = crate::wireless::cell_config::fama_config(spec);
+            let cfg = crate::wireless::cell_config::fama_constants(spec);
             cfg.validate()
                 .err()
                 .map(|e| (fama_field(e.field), e.expected, cfg.phy))
