@@ -207,7 +207,7 @@ pub enum LleAfterGiveUp {
     /// Never acknowledge beyond what the receiver is known to hold, and hand the segment
     /// back to the MAC (a bounded number of times) so that its `TxSuccess` settles the
     /// doubt: no phantom hole for TCP to time out on, no lost data acknowledged. Not in the
-    /// paper (see `agents::lle`, "After a give-up").
+    /// paper.
     #[default]
     Resync,
     /// §3.1 literally: the ACK released on `TxSuccess` "acknowledges the packet just
@@ -231,7 +231,8 @@ pub struct LleSpec {
     /// (§4.4: an access-point FIFO of 700 packets of 1500 B).
     #[serde(default = "default_lle_buffer")]
     pub buffer: ByteSize,
-    /// After a MAC give-up: "resync" (default) or "paper" (see `LleAfterGiveUp`).
+    /// What the agent does after a MAC give-up: "resync" (never acknowledge beyond what the
+    /// receiver is known to hold) or "paper" (§3.1 literally). Default "resync".
     #[serde(default)]
     pub after_give_up: LleAfterGiveUp,
 }

@@ -94,11 +94,12 @@ pub enum MacKind {
     /// A shared half-duplex cell with FAMA-NCS (Fullmer & Garcia-Luna-Aceves): non-persistent
     /// carrier sensing, RTS/CTS with a dominant CTS, no MAC ACK; with `link = "tulip"` and
     /// `tulip.mac_acceleration`, TULIP's LACK goes inside the floor (TULIP §3.3). The PHY
-    /// keys (`phy`, `rate`, `basic_rate`, `preamble`) apply; its constants are fixed: τ =
-    /// 1 µs (802.11 aAirPropagationTime), ξ = 5 µs (802.11 DSSS aRxTxTurnaroundTime), RTS
-    /// 20 bytes, CTS the shortest length with CTS ≥ RTS + 2τ + ξ (21 bytes at 1 Mbps),
-    /// backoff 1 + U[0, cw] slots with cw from 31 doubling to 1023 (the 802.11 values; the
-    /// papers give none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit).
+    /// keys (`phy`, `rate`, `basic_rate`, `preamble`) apply; its constants: τ = 1 µs (802.11
+    /// aAirPropagationTime), ξ = 5 µs (802.11 DSSS aRxTxTurnaroundTime), RTS 20 bytes, CTS
+    /// the shortest length with CTS ≥ RTS + 2τ + ξ (21 bytes at 1 Mbps), backoff 1 + U[0, cw]
+    /// slots of 20 µs with cw from 31 doubling to 1023 (the 802.11 values; the papers give
+    /// none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit). The `fama`
+    /// table changes the slot, the backoff windows and the CTS length.
     Fama,
 }
 
@@ -203,8 +204,8 @@ impl Default for TulipSpec {
 /// keys apply: every link takes `name`, `from`, `to`, `rate`, `delay`, `queue`,
 /// `overhead`, `errors`, `reverse_errors`, `wireless`; a cell adds the PHY keys `phy`,
 /// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
-/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` has no keys of
-/// its own (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
+/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` the `fama`
+/// table (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
 /// takes `link_retry_limit`, `link = "tulip"` the `tulip` table.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -268,6 +269,28 @@ pub struct LinkSpec {
     /// `link = "tulip"`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`.
     /// Default: the paper's (TULIP §5: W = 8, MAC acceleration on).
     pub tulip: Option<TulipSpec>,
+    /// `mac = "fama"`: the FAMA-NCS constants neither TULIP nor the FAMA-NCS papers'
+    /// abstracts fix, for sensitivity runs, e.g. `{ slot = "354us", cw_min = 7 }`. Default:
+    /// none (each constant as listed under `mac = "fama"`).
+    pub fama: Option<FamaSpec>,
+}
+
+/// FAMA-NCS's settings (`mac = "fama"`), for sensitivity runs: each key left out keeps the
+/// constant listed under `mac = "fama"`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FamaSpec {
+    /// The backoff slot: a backoff is 1 + U[0, cw] slots. Default "20us" (the 802.11 DSSS
+    /// slot).
+    pub slot: Option<Duration>,
+    /// The initial backoff window in slots, 2^k - 1. Default 31 (802.11 aCWmin).
+    pub cw_min: Option<u32>,
+    /// The largest backoff window in slots, 2^k - 1, at most 65535. Default 1023 (802.11
+    /// aCWmax).
+    pub cw_max: Option<u32>,
+    /// The CTS length in bytes; it must last at least the RTS plus 2τ + ξ (CTS dominance),
+    /// and be at most 2346 bytes. Default: the shortest that does (21 bytes at 1 Mbps).
+    pub cts_bytes: Option<u32>,
 }
 
 fn default_queue() -> QueueLimit {

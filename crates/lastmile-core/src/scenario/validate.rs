@@ -14,7 +14,6 @@ use serde::Serialize;
 use crate::error_model::ErrorModelSpec;
 use crate::units::{QueueLimit, DURATION_MAX};
 use crate::wireless::link::tulip::W_MAX;
-use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
@@ -145,8 +144,10 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = FamaConfig::with_phy(crate::wireless::cell_config::phy_config(spec));
-            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+            let cfg = crate::wireless::cell_config::fama_constants(spec);
+            cfg.validate()
+                .err()
+                .map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
         MacKind::P2p | MacKind::Ideal => None,
     };
@@ -164,6 +165,31 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             expected,
         ));
     }
+    if let Some(f) = &spec.fama {
+        // Bounds that keep every FAMA-NCS time finite: an 802.11 frame's largest size, and a
+        // window of at most 2^16 slots.
+        if let Some(b) = f.cts_bytes.filter(|&b| b > 2346) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cts_bytes"),
+                b.to_string(),
+                "at most 2346 bytes (the largest 802.11 frame)",
+            ));
+        }
+        if let Some(w) = f.cw_max.filter(|&w| w > 65_535) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cw_max"),
+                w.to_string(),
+                "at most 65535 slots",
+            ));
+        }
+    }
+    if spec.fama.is_some() && spec.mac != MacKind::Fama {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.fama"),
+            "a table".into(),
+            "no `fama` table unless mac = \"fama\"",
+        ));
+    }
     if spec.link_retry_limit == Some(0) {
         return Err(ScenarioError::bad_value(
             format!("{path}.link_retry_limit"),
@@ -172,6 +198,17 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         ));
     }
     Ok(())
+}
+
+/// Where a FAMA-NCS constant is set in a scenario: the `fama` table's key.
+fn fama_field(field: &'static str) -> &'static str {
+    match field {
+        "cts_bytes" => "fama.cts_bytes",
+        "cw_min/cw_max" => "fama.cw_min/cw_max",
+        "cw_min" => "fama.cw_min",
+        "phy.slot" => "fama.slot",
+        other => other,
+    }
 }
 
 /// `tulip = { window, mac_acceleration }`: only with `link = "tulip"`, W in TULIP's range.
