@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -16,9 +17,9 @@ distributed = pytest.importorskip("distributed")
 FIXTURES = Path(__file__).resolve().parent / "sweep_fixtures"
 sys.path.insert(0, str(FIXTURES))
 
-from fake_runner import PER, die_once_run, fake_run, fake_validate  # noqa: E402
+from fake_runner import PER, crash_run, die_once_run, fake_run, fake_validate  # noqa: E402
 
-from lastmile.sweep import sweep  # noqa: E402
+from lastmile.sweep import ExecutorError, sweep  # noqa: E402
 
 WALL = ["wall_s", "engine_wall_s", "finished_at"]
 
@@ -97,3 +98,63 @@ def test_a_lost_pool_worker_loses_no_run(tmp_path: Path, monkeypatch: pytest.Mon
     )
     assert marker.exists()
     assert len(rows) == 40 and set(rows["status"]) == {"ok"}
+
+
+def test_a_chunk_dask_gives_up_on_is_retried_run_by_run(tmp_path: Path) -> None:
+    # allowed-failures 0: Dask gives up on a task the first time its worker dies. The
+    # chunk holding the run that kills its worker is then retried run by run: its other
+    # runs complete, and only the killer is stored as failed.
+    import dask
+
+    write(tmp_path)
+    path = tmp_path / "crash.toml"
+    path.write_text('name = "crash"\nscenario = "chain.toml"\nseeds = 6\n')
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        rows = sweep(
+            path,
+            client=c,
+            store=tmp_path / "crash.duckdb",
+            runner=crash_run,
+            validator=fake_validate,
+            chunk_size=3,
+            progress=False,
+        )
+    status = dict(zip(rows["seed"], rows["status"], strict=True))
+    assert status == {1: "ok", 2: "ok", 3: "failed", 4: "ok", 5: "ok", 6: "ok"}
+    error = rows.loc[rows["seed"] == 3, "error"].item()
+    assert error.startswith("Dask worker lost while running it alone: "), error
+
+
+def test_a_worker_with_another_code_version_stops_the_sweep(tmp_path: Path, client: Any) -> None:
+    # The store keys every row by the client's code version: a worker running other code
+    # must not store rows under it.
+    def set_version(version: str) -> str:
+        import lastmile
+        from lastmile.sweep import executors
+
+        before, lastmile.__version__ = lastmile.__version__, version
+        executors._worker_code_version.cache_clear()
+        return before
+
+    before = set(client.run(set_version, "0.0.0-elsewhere").values())
+    try:
+        with pytest.raises(ExecutorError, match=r"runs lastmile 0\.0\.0-elsewhere\+") as caught:
+            sweep(
+                write(tmp_path),
+                client=client,
+                store=tmp_path / "version.duckdb",
+                runner=fake_run,
+                validator=fake_validate,
+                progress=False,
+            )
+    finally:
+        client.run(set_version, before.pop())
+    assert "install the same lastmile on every worker" in str(caught.value)
+    with duckdb.connect(str(tmp_path / "version.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)

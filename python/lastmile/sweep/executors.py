@@ -24,20 +24,33 @@ at most that much work.
   a run, the OOM killer), the pool is rebuilt and the runs that were in flight are
   retried one by one: the run that kills its worker again is recorded as failed, the
   others complete.
-- `execute_dask`: futures on a `distributed.Client`. Dask itself re-runs the tasks of a
-  lost worker; a chunk Dask gives up on (`KilledWorker`) is recorded as failed.
+- `execute_dask`: futures on a `distributed.Client` (`_DaskSweep`). Dask itself re-runs
+  the tasks of a lost worker, and a result lost with its worker is computed again; the
+  client stores each chunk once, when its future completes. A chunk Dask gives up on
+  (`KilledWorker`: every worker that held it died) has its runs retried alone, one at a
+  time; the run Dask gives up on again is recorded as failed. Every task first checks
+  that its worker runs the client's code version (`run_chunk_checked`); a worker that
+  does not stops the sweep. How many chunks are in flight follows the cluster's worker
+  threads as workers join and leave.
 
 Any other exception escaping a chunk (the runner cannot be unpickled, lastmile is missing
-on a Dask worker) is not a run's failure: it stops the sweep, and what is stored stays.
+on a Dask worker, or is another version there) is not a run's failure: it stops the sweep
+(`ExecutorError`), and what is stored stays. Without the Dask extra installed, any Dask
+entry point raises `MissingExtraError` naming the command that installs it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
+import os
+import socket
+import time
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lastmile._errors import LastmileError
@@ -45,6 +58,7 @@ from lastmile.sweep.runner import (
     Columns,
     Runner,
     RunTask,
+    code_version,
     failed_rows,
     init_worker,
     run_chunk,
@@ -52,17 +66,20 @@ from lastmile.sweep.runner import (
 )
 
 __all__ = [
+    "DASK_INSTALL",
     "MAX_CHUNK",
     "MIN_CHUNK_S",
     "TARGET_CHUNK_S",
     "Chunker",
     "ExecutorError",
+    "MissingExtraError",
     "connect_dask",
     "dask_workers",
     "distributed",
     "execute_dask",
     "execute_pool",
     "execute_serial",
+    "run_chunk_checked",
 ]
 
 if TYPE_CHECKING:
@@ -235,9 +252,31 @@ def _one_by_one(
     return pool
 
 
+class MissingExtraError(LastmileError, ImportError):
+    """An optional dependency is not installed: `extra` names the extra that brings it."""
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
+#: The command that installs the Dask extra, quoted for a shell.
+DASK_INSTALL = "pip install 'lastmile[dask]'"
+
+
 def distributed() -> Any:
-    """The `distributed` module, typed as Any (its API is not annotated)."""
-    return importlib.import_module("distributed")
+    """The `distributed` module, typed as Any (its API is not annotated).
+
+    Raises `MissingExtraError` (an `ImportError`, shown by the CLI as one line with exit
+    status 2) when the Dask extra is not installed.
+    """
+    try:
+        return importlib.import_module("distributed")
+    except ImportError as e:
+        raise MissingExtraError(
+            f"running on Dask needs the Dask extra, which is not installed ({e}): {DASK_INSTALL}",
+            extra="dask",
+        ) from None
 
 
 def connect_dask(address: str, stack: ExitStack) -> Any:
@@ -264,40 +303,134 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
 
 
 def dask_workers(client: Any) -> int:
-    """Worker threads of a Dask cluster (at least 1)."""
-    info = client.scheduler_info()
-    return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+    """Worker threads of a Dask cluster now (at least 1)."""
+    # `nthreads` lists every worker in every version; `scheduler_info` lists only the
+    # first five by default in some.
+    return max(1, sum(int(n) for n in client.nthreads().values()))
+
+
+@functools.lru_cache(maxsize=1)
+def _worker_code_version() -> str:
+    """This worker process's code version (git is asked once per process)."""
+    return code_version().key
+
+
+def _worker_name() -> str:
+    try:
+        return str(distributed().get_worker().address)
+    except (ValueError, MissingExtraError):  # not inside a Dask worker
+        return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+def run_chunk_checked(runner: Runner, tasks: list[RunTask], code: str) -> Columns:
+    """`run_chunk` on a Dask worker, once it has shown it runs the client's `code` version.
+
+    Every stored row carries the client's code version, so a worker with other code (an
+    older install, another checkout) would store results under a version that did not
+    make them: its chunk raises `ExecutorError` instead, which stops the sweep.
+    """
+    here = _worker_code_version()
+    if here != code:
+        import lastmile
+
+        raise ExecutorError(
+            f"Dask worker {_worker_name()} runs lastmile {here} (from "
+            f"{Path(lastmile.__file__).parent}), the client {code}: install the same "
+            "lastmile on every worker as on the client (the same checkout, or the same "
+            "wheel outside any git checkout); nothing that worker ran was stored"
+        )
+    return run_chunk(runner, tasks)
+
+
+def _one_line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
+
+
+class _DaskSweep:
+    """The futures of one sweep on a Dask client, what each one runs, and what to retry.
+
+    Dask re-runs the tasks of a lost worker itself. A task it gives up on (`KilledWorker`:
+    every worker that held it died, ``distributed.scheduler.allowed-failures`` + 1 times)
+    may be innocent (it waited on a worker that another task crashed), so its runs are
+    retried alone, one at a time; a run Dask gives up on again is recorded as failed.
+    """
+
+    #: Seconds between two looks at how many worker threads the cluster has.
+    REFRESH_S = 2.0
+
+    def __init__(self, runner: Runner, chunker: Chunker, client: Any) -> None:
+        self.dask = distributed()
+        self.runner = runner
+        self.chunker = chunker
+        self.client = client
+        self.code = code_version().key
+        self.chunks: dict[Any, tuple[Any, list[RunTask]]] = {}
+        self.pending = self.dask.as_completed()
+        #: Runs of chunks Dask gave up on, to run alone; the key of the one in flight.
+        self.suspects: deque[RunTask] = deque()
+        self.suspect_key: Any = None
+        self.looked_at = time.monotonic()
+
+    def _submit(self, chunk: list[RunTask]) -> Any:
+        future = self.client.submit(run_chunk_checked, self.runner, chunk, self.code, pure=False)
+        self.chunks[future.key] = (future, chunk)
+        self.pending.add(future)
+        return future.key
+
+    def fill(self) -> None:
+        """Keep two chunks per worker thread in flight, and one suspect run."""
+        if time.monotonic() - self.looked_at > self.REFRESH_S:  # workers come and go
+            self.chunker.workers = dask_workers(self.client)
+            self.looked_at = time.monotonic()
+        in_flight = len(self.chunks) - (self.suspect_key is not None)
+        while in_flight < 2 * self.chunker.workers and (chunk := self.chunker.next()):
+            self._submit(chunk)
+            in_flight += 1
+        if self.suspect_key is None and self.suspects:
+            self.suspect_key = self._submit([self.suspects.popleft()])
+
+    def rows(self, future: Any) -> Columns | None:
+        """The rows of a finished future, or None when its runs are to be retried."""
+        _, chunk = self.chunks.pop(future.key)
+        suspect = future.key == self.suspect_key
+        if suspect:
+            self.suspect_key = None
+        if future.status == "finished":
+            rows: Columns = future.result()
+            return rows
+        if future.status == "cancelled":
+            raise ExecutorError(
+                "the Dask scheduler dropped the sweep's tasks (was the cluster restarted, "
+                "or the scheduler lost?); what finished is stored: run the sweep again"
+            )
+        error = future.exception()
+        if isinstance(error, self.dask.KilledWorker):
+            if not suspect:
+                self.suspects.extend(chunk)
+                return None
+            return failed_rows(chunk, f"Dask worker lost while running it alone: {error}")
+        if isinstance(error, ExecutorError):
+            raise error
+        raise ExecutorError(
+            f"a Dask worker could not run a chunk ({_one_line(error)}); every worker needs "
+            f"lastmile installed, the same code version as the client ({self.code})"
+        ) from error
+
+    def close(self) -> None:
+        self.pending.clear()
+        self.client.cancel([future for future, _ in self.chunks.values()])
 
 
 def execute_dask(runner: Runner, chunker: Chunker, client: Any) -> Iterator[pa.Table]:
     """Run the chunks as futures on `client` (a `distributed.Client`)."""
-    dask = distributed()
-    chunks: dict[Any, tuple[Any, list[RunTask]]] = {}
-    pending = dask.as_completed()
-
-    def submit() -> None:
-        chunk = chunker.next()
-        if chunk is not None:
-            future = client.submit(run_chunk, runner, chunk, pure=False)
-            chunks[future.key] = (future, chunk)
-            pending.add(future)
-
-    for _ in range(2 * chunker.workers):
-        submit()
+    sweep = _DaskSweep(runner, chunker, client)
+    sweep.fill()
     try:
-        for batch in pending.batches():
-            done_rows: list[Columns] = []
-            for future in batch:
-                _, chunk = chunks.pop(future.key)
-                if future.status != "error":
-                    done_rows.append(future.result())
-                elif isinstance(error := future.exception(), dask.KilledWorker):
-                    done_rows.append(failed_rows(chunk, f"Dask worker lost while running: {error}"))
-                else:
-                    raise error
-                submit()
-            if done_rows:
+        while sweep.chunks:
+            batch = sweep.pending.next_batch(block=True)
+            done_rows = [rows for future in batch if (rows := sweep.rows(future)) is not None]
+            if done_rows:  # chunks that finished together are stored together
                 yield to_table(done_rows)
+            sweep.fill()
     finally:
-        pending.clear()
-        client.cancel([future for future, _ in chunks.values()])
+        sweep.close()
