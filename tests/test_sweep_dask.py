@@ -9,6 +9,7 @@ A real cluster started with Dask's own commands is in `test_dask_cluster.py`.
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -39,7 +40,8 @@ from fake_runner import PER, crash_run, die_once_run, fake_run, fake_validate  #
 
 from lastmile import LastmileError, cli  # noqa: E402
 from lastmile.sweep import ExecutorError, sweep  # noqa: E402
-from lastmile.sweep.executors import MissingExtraError  # noqa: E402
+from lastmile.sweep.executors import MissingExtraError, run_chunk_checked  # noqa: E402
+from lastmile.sweep.runner import RunTask, code_version  # noqa: E402
 
 WALL = ["wall_s", "engine_wall_s", "finished_at"]
 
@@ -182,6 +184,25 @@ def test_a_worker_with_another_code_version_stops_the_sweep(tmp_path: Path, clie
     assert "install the same lastmile on every worker" in str(caught.value)
     with duckdb.connect(str(tmp_path / "version.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+@needs_dask
+def test_a_relative_sweep_path_runs_on_workers_elsewhere(
+    tmp_path: Path, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scenario path is relative to the client's working directory, not the workers'.
+    assert str(tmp_path) not in set(client.run(os.getcwd).values())
+    write(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rows = sweep("dask.toml", client=client, store="relative.duckdb", progress=False)
+    assert len(rows) == 40 and set(rows["status"]) == {"ok"}, rows["error"].dropna().iloc[:1]
+
+
+def test_a_worker_that_cannot_read_the_scenario_stops_the_sweep(tmp_path: Path) -> None:
+    missing = str(tmp_path / "elsewhere" / "chain.toml")
+    task = RunTask(missing, 1, {}, {"point_key": "p", "seed": 1, "variant": "base"})
+    with pytest.raises(ExecutorError, match=r"cannot read the scenario file .*elsewhere"):
+        run_chunk_checked(fake_run, [task], code_version().key)
 
 
 # -- without the Dask extra -------------------------------------------------------------

@@ -50,6 +50,7 @@ import time
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -323,11 +324,12 @@ def _worker_name() -> str:
 
 
 def run_chunk_checked(runner: Runner, tasks: list[RunTask], code: str) -> Columns:
-    """`run_chunk` on a Dask worker, once it has shown it runs the client's `code` version.
+    """`run_chunk` on a Dask worker, once it has shown it can run `tasks` as the client would.
 
     Every stored row carries the client's code version, so a worker with other code (an
     older install, another checkout) would store results under a version that did not
-    make them: its chunk raises `ExecutorError` instead, which stops the sweep.
+    make them; and a worker that cannot read the base scenario file would store every run
+    as failed. Either raises `ExecutorError` instead, which stops the sweep.
     """
     here = _worker_code_version()
     if here != code:
@@ -339,7 +341,23 @@ def run_chunk_checked(runner: Runner, tasks: list[RunTask], code: str) -> Column
             "lastmile on every worker as on the client (the same checkout, or the same "
             "wheel outside any git checkout); nothing that worker ran was stored"
         )
+    for scenario in {t.scenario for t in tasks if isinstance(t.scenario, str)}:
+        if not Path(scenario).is_file():
+            raise ExecutorError(
+                f"Dask worker {_worker_name()} cannot read the scenario file {scenario}: "
+                "workers read it at the client's path, so put it on a filesystem every "
+                "worker shares at that path, or write it inline in the sweep file (a "
+                "[scenario] table)"
+            )
     return run_chunk(runner, tasks)
+
+
+def _absolute(tasks: list[RunTask]) -> list[RunTask]:
+    """`tasks` with a scenario path made absolute: a worker's working directory is its own."""
+    return [
+        replace(t, scenario=str(Path(t.scenario).absolute())) if isinstance(t.scenario, str) else t
+        for t in tasks
+    ]
 
 
 def _one_line(error: BaseException) -> str:
@@ -372,7 +390,9 @@ class _DaskSweep:
         self.looked_at = time.monotonic()
 
     def _submit(self, chunk: list[RunTask]) -> Any:
-        future = self.client.submit(run_chunk_checked, self.runner, chunk, self.code, pure=False)
+        future = self.client.submit(
+            run_chunk_checked, self.runner, _absolute(chunk), self.code, pure=False
+        )
         self.chunks[future.key] = (future, chunk)
         self.pending.add(future)
         return future.key
