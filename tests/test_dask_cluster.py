@@ -10,7 +10,9 @@ real simulator. The tests check what docs/sweeps.md promises:
   exactly once (per (variant, point, seed) key: none missing, none twice; the client ran
   each run once), with the same rows as a local sweep;
 - the client killed with SIGKILL midway: the cluster lives on, and the same command run
-  again runs exactly the runs the store lacks.
+  again runs exactly the runs the store lacks;
+- the scheduler killed midway: the sweep stops with one line and exit status 1, and keeps
+  what it stored, each run once.
 
 Every process the tests start is in its own session and is killed with its whole group when
 the test ends, whether it passed or not; teardown then checks that none is left. Should
@@ -137,6 +139,7 @@ class Processes:
 @dataclass
 class Cluster:
     address: str
+    scheduler: subprocess.Popen[str]
     workers: dict[str, subprocess.Popen[str]]
     #: A client of the test's own, to watch the cluster (the sweep has its own).
     watch: Any
@@ -191,7 +194,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
             watch.wait_for_workers(len(workers), timeout=STEP_S)
         except (OSError, TimeoutError) as e:
             pytest.fail(f"the cluster did not come up ({e})\n{processes.log_tails()}")
-        yield Cluster(address, workers, watch, processes)
+        yield Cluster(address, scheduler, workers, watch, processes)
     finally:
         if watch is not None:
             watch.close()
@@ -295,6 +298,7 @@ def test_a_worker_killed_midway_costs_no_run(cluster: Cluster, tmp_path: Path) -
     assert sweep.proc.returncode == 0, err
     # The client stored each run once (a chunk stored twice would count twice here).
     assert f"ran {TOTAL} runs (0 failed)" in err, err
+    assert "Traceback" not in err, err
     assert f"{TOTAL} of {TOTAL} stored" in err, err
     assert [w["name"] for w in cluster.watch.scheduler_info()["workers"].values()] == ["w0"]
     store = tmp_path / "cluster.duckdb"
@@ -316,3 +320,17 @@ def test_a_client_killed_midway_resumes_from_the_store(cluster: Cluster, tmp_pat
     assert_every_run_once(tmp_path / "cluster.duckdb")
     # The dead client's tasks were dropped with it: the cluster is idle again.
     assert not any(cluster.watch.processing().values())
+
+
+def test_a_lost_scheduler_stops_the_sweep_in_one_line(cluster: Cluster, tmp_path: Path) -> None:
+    sweep = Sweep(cluster, campaign(tmp_path), "sweep")
+    sweep.wait_for_stored(TOTAL // 4)
+    Processes.kill(cluster.scheduler)
+    err = sweep.finish()
+    assert sweep.proc.returncode == 1, err
+    assert "Traceback" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith("lastmile: error: the sweep lost its Dask scheduler"), err
+    rows = stored_rows(tmp_path / "cluster.duckdb")
+    assert TOTAL // 4 <= len(rows) < TOTAL
+    assert not rows.duplicated(["point_key", "seed"]).any()

@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 import math
 import os
 import socket
 import time
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -280,6 +281,30 @@ def distributed() -> Any:
         ) from None
 
 
+def _quiet_dask_logs(stack: ExitStack) -> Callable[[], None]:
+    """Keep distributed's INFO lines out of the sweep's stderr until `stack` closes.
+
+    A lost connection logs at INFO with a traceback, which reads like a crash; the sweep
+    says what happened in its own words. The function returned silences distributed
+    altogether: closing a client whose scheduler is gone logs its failed reconnection as
+    errors, noise after the sweep's own one-line error.
+    """
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.client")]
+    levels = [logger.level for logger in loggers]
+
+    def restore() -> None:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+    def silence() -> None:
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL + 1)
+
+    stack.callback(restore)
+    loggers[0].setLevel(max(logging.WARNING, loggers[0].getEffectiveLevel()))
+    return silence
+
+
 def connect_dask(address: str, stack: ExitStack) -> Any:
     """A `distributed.Client` for `address`, closed when `stack` closes.
 
@@ -287,10 +312,11 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
     else is a scheduler address (``tcp://host:8786``).
     """
     dask = distributed()
+    count = address.removeprefix("local:")
+    if address.startswith("local:") and (not count.isdigit() or int(count) < 1):
+        raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
+    silence = _quiet_dask_logs(stack)
     if address.startswith("local:"):
-        count = address.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
         cluster = stack.enter_context(
             dask.LocalCluster(
                 n_workers=int(count),
@@ -299,8 +325,11 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
                 dashboard_address=None,
             )
         )
-        return stack.enter_context(dask.Client(cluster))
-    return stack.enter_context(dask.Client(address))
+        client = stack.enter_context(dask.Client(cluster))
+    else:
+        client = stack.enter_context(dask.Client(address))
+    stack.callback(silence)  # runs before the client closes
+    return client
 
 
 def dask_workers(client: Any) -> int:
@@ -360,8 +389,16 @@ def _absolute(tasks: list[RunTask]) -> list[RunTask]:
     ]
 
 
-def _one_line(error: BaseException) -> str:
-    return f"{type(error).__name__}: {' '.join(str(error).split())}"
+#: Why a sweep stops when its futures are cancelled or their results cannot be fetched.
+_LOST = (
+    "the sweep lost its Dask scheduler, or the scheduler cancelled its tasks (a restarted "
+    "cluster?); what finished is stored: run the sweep again to finish"
+)
+
+
+def _one_line(error: BaseException, limit: int = 1000) -> str:
+    text = f"{type(error).__name__}: {' '.join(str(error).split())}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class _DaskSweep:
@@ -411,19 +448,21 @@ class _DaskSweep:
 
     def rows(self, future: Any) -> Columns | None:
         """The rows of a finished future, or None when its runs are to be retried."""
+        from concurrent.futures import CancelledError
+
         _, chunk = self.chunks.pop(future.key)
         suspect = future.key == self.suspect_key
         if suspect:
             self.suspect_key = None
-        if future.status == "finished":
-            rows: Columns = future.result()
-            return rows
-        if future.status == "cancelled":
-            raise ExecutorError(
-                "the Dask scheduler dropped the sweep's tasks (was the cluster restarted, "
-                "or the scheduler lost?); what finished is stored: run the sweep again"
-            )
-        error = future.exception()
+        try:
+            if future.status == "finished":
+                rows: Columns = future.result()
+                return rows
+            error = future.exception() if future.status == "error" else None
+        except (OSError, CancelledError) as e:  # the scheduler went away meanwhile
+            raise ExecutorError(f"{_LOST} ({_one_line(e, 160)})") from e
+        if error is None:  # cancelled: the connection to the scheduler was lost
+            raise ExecutorError(_LOST)
         if isinstance(error, self.dask.KilledWorker):
             if not suspect:
                 self.suspects.extend(chunk)
