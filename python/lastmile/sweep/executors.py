@@ -29,9 +29,10 @@ at most that much work.
   client stores each chunk once, when its future completes. A chunk Dask gives up on
   (`KilledWorker`: every worker that held it died) has its runs retried alone, one at a
   time; the run Dask gives up on again is recorded as failed. Every task first checks
-  that its worker runs the client's code version (`run_chunk_checked`); a worker that
-  does not stops the sweep. How many chunks are in flight follows the cluster's worker
-  threads as workers join and leave.
+  that its worker runs the client's code version and can read the scenario file, whose
+  path travels absolute (`run_chunk_checked`); a worker that cannot stops the sweep. How
+  many chunks are in flight follows the cluster's worker threads as workers join and
+  leave. A lost scheduler stops the sweep.
 
 Any other exception escaping a chunk (the runner cannot be unpickled, lastmile is missing
 on a Dask worker, or is another version there) is not a run's failure: it stops the sweep
@@ -486,10 +487,20 @@ def execute_dask(runner: Runner, chunker: Chunker, client: Any) -> Iterator[pa.T
     sweep.fill()
     try:
         while sweep.chunks:
-            batch = sweep.pending.next_batch(block=True)
-            done_rows = [rows for future in batch if (rows := sweep.rows(future)) is not None]
+            done_rows: list[Columns] = []
+            stop: ExecutorError | None = None
+            for future in sweep.pending.next_batch(block=True):
+                try:
+                    rows = sweep.rows(future)
+                except ExecutorError as e:
+                    stop = stop or e
+                    continue
+                if rows is not None:
+                    done_rows.append(rows)
             if done_rows:  # chunks that finished together are stored together
                 yield to_table(done_rows)
+            if stop is not None:  # once what finished beside it is stored
+                raise stop
             sweep.fill()
     finally:
         sweep.close()
