@@ -52,7 +52,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -384,8 +383,14 @@ def run_chunk_checked(runner: Runner, tasks: list[RunTask], code: str) -> Column
 
 def _absolute(tasks: list[RunTask]) -> list[RunTask]:
     """`tasks` with a scenario path made absolute: a worker's working directory is its own."""
+    paths = {t.scenario for t in tasks if isinstance(t.scenario, str)}
+    absolute = {path: str(Path(path).absolute()) for path in paths}
+    if all(path == full for path, full in absolute.items()):
+        return tasks
     return [
-        replace(t, scenario=str(Path(t.scenario).absolute())) if isinstance(t.scenario, str) else t
+        RunTask(absolute[t.scenario], t.seed, t.overrides, t.columns)
+        if isinstance(t.scenario, str)
+        else t
         for t in tasks
     ]
 
