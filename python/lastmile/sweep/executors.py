@@ -322,7 +322,7 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
                 n_workers=int(count),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # a free port: no clash, no warning
             )
         )
         client = stack.enter_context(dask.Client(cluster))
