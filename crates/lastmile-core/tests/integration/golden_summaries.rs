@@ -14,7 +14,7 @@
 //! Re-recording (only when a change of behaviour is intended, e.g. a bug fixed on purpose;
 //! say so in the commit message and review the diff of the JSON file):
 //!
-//!     LASTMILE_RECORD_GOLDEN=1 cargo test -p lastmile-core --test golden_summaries
+//!     LASTMILE_RECORD_GOLDEN=1 cargo test -p lastmile-core --test integration golden_summaries
 //!
 //! The cases use the examples as shipped with `--set`-style overrides, so an edited example
 //! changes its golden values too: re-record with the edit.

@@ -8,10 +8,10 @@ use lastmile_core::error_model::ErrorModelSpec;
 use lastmile_core::scenario::*;
 use lastmile_core::units::{Probability, QueueLimit};
 
-const TULIP: &str = include_str!("fixtures/tulip-basic.toml");
-const TULIP_YAML: &str = include_str!("fixtures/tulip-basic.yaml");
-const TULIP_JSON: &str = include_str!("fixtures/tulip-basic.json");
-const FOUR_NODE: &str = include_str!("fixtures/four-node.toml");
+const TULIP: &str = include_str!("../fixtures/tulip-basic.toml");
+const TULIP_YAML: &str = include_str!("../fixtures/tulip-basic.yaml");
+const TULIP_JSON: &str = include_str!("../fixtures/tulip-basic.json");
+const FOUR_NODE: &str = include_str!("../fixtures/four-node.toml");
 
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
