@@ -96,6 +96,10 @@ pub struct RunOutput {
 pub enum SimError {
     #[error("invalid scenario: {0}")]
     Invalid(String),
+    /// A run option (a trace name, a `--pcap` link, the output directory) that the run
+    /// cannot honour; the message names the option as given.
+    #[error("invalid run option: {0}")]
+    Option(String),
     #[error("invariant violated: {0}")]
     Invariant(String),
     #[error("event scheduled in the past: {0}")]
@@ -113,7 +117,7 @@ pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimEr
 fn check_options(options: &RunOptions) -> Result<(), SimError> {
     for t in &options.traces {
         if !TRACE_NAMES.contains(&t.as_str()) {
-            return Err(SimError::Invalid(format!(
+            return Err(SimError::Option(format!(
                 "unknown trace \"{}\": expected one of {}",
                 crate::scenario::clip(t, crate::scenario::QUOTE_MAX),
                 TRACE_NAMES.join(", ")
@@ -121,7 +125,7 @@ fn check_options(options: &RunOptions) -> Result<(), SimError> {
         }
     }
     if !options.pcap.is_empty() && options.out_dir.is_none() {
-        return Err(SimError::Invalid(
+        return Err(SimError::Option(
             "pcap capture needs an output directory (--out DIR)".into(),
         ));
     }
@@ -142,7 +146,7 @@ fn check_capture_names(world: &world::World, names: &[String]) -> Result<(), Sim
                 .map(|l| l.name.as_str())
                 .chain(world.cells.iter().map(|c| c.name.as_str()))
                 .collect();
-            Err(SimError::Invalid(format!(
+            Err(SimError::Option(format!(
                 "--pcap \"{}\": no link of that name; links are: {}",
                 crate::scenario::clip(name, crate::scenario::QUOTE_MAX),
                 crate::scenario::join_names(links)
