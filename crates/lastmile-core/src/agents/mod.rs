@@ -182,9 +182,10 @@ impl AnyAgent {
         }
     }
 
-    /// True if the agent wants its station's MAC signals (LLE-TCP only).
+    /// True if the agent wants its station's MAC signals for data frames (LLE-TCP acts on
+    /// them; Snoop watches its interface's transmissions).
     pub fn wants_link_signals(&self) -> bool {
-        matches!(self, AnyAgent::Lle(_))
+        matches!(self, AnyAgent::Lle(_) | AnyAgent::Snoop(_))
     }
 
     /// True if the agent wants the packets of its own node's TCP (LLE-TCP only).

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec};
+pub use crate::apps::AppSpec;
 use crate::error_model::ErrorModelSpec;
 pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
@@ -361,54 +362,4 @@ pub struct FlowSpec {
     /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
     /// source.
     pub app: AppSpec,
-}
-
-/// The application at the flow's source.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AppSpec {
-    /// Write `bytes` at once and close: a bulk transfer (FTP in the seeds).
-    Bulk {
-        /// The transfer size.
-        bytes: ByteSize,
-    },
-    /// Write `packet_size` bytes at exponentially distributed intervals, averaging `rate`,
-    /// until `bytes` have been written (TULIP §5: a Poisson source offering 1 Mbps).
-    Poisson {
-        /// The mean offered rate.
-        rate: Rate,
-        /// The size of each write. Default "1400B".
-        #[serde(default = "default_poisson_packet")]
-        packet_size: ByteSize,
-        /// The total to write before closing.
-        bytes: ByteSize,
-    },
-    /// A saturating UDP source: keeps its interface queue non-empty with `packet_size`
-    /// datagrams for `duration`; the sink counts what arrives (for MAC tests). The source
-    /// must sit on a wireless cell.
-    UdpSaturate {
-        /// UDP payload per datagram. Default "1472B" (a 1500-byte IP datagram).
-        #[serde(default = "default_udp_packet")]
-        packet_size: ByteSize,
-        /// How long the source sends.
-        duration: Duration,
-    },
-}
-
-fn default_udp_packet() -> ByteSize {
-    ByteSize(1472)
-}
-
-fn default_poisson_packet() -> ByteSize {
-    ByteSize(1400)
-}
-
-impl AppSpec {
-    /// The total bytes the application will write.
-    pub fn total_bytes(&self) -> u64 {
-        match self {
-            AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
-            AppSpec::UdpSaturate { .. } => 0,
-        }
-    }
 }

@@ -12,14 +12,14 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::error_model::ErrorModelSpec;
-use crate::units::{QueueLimit, DURATION_MAX};
+use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
 use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
-    Scenario, TcpSpec,
+    AckPolicy, AgentKind, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario,
+    TcpSpec,
 };
 use super::topology::{
     check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
@@ -419,7 +419,7 @@ fn check_flow(
         ));
     }
     check_tcp(&format!("{path}.tcp"), &f.tcp)?;
-    check_app(&format!("{path}.app"), &f.app)
+    f.app.check().map_err(|e| e.under(&format!("{path}.app")))
 }
 
 fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
@@ -492,69 +492,6 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             q(&t.delack_timeout),
             "a time greater than zero with ack = \"delayed\"".into(),
         );
-    }
-    Ok(())
-}
-
-fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
-    if let AppSpec::UdpSaturate {
-        packet_size,
-        duration,
-    } = app
-    {
-        if packet_size.bytes() == 0 || packet_size.bytes() > 65_507 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.packet_size"),
-                format!("\"{}B\"", packet_size.bytes()),
-                "1B to 65507B (a UDP payload in an IPv4 datagram)",
-            ));
-        }
-        if duration.sim().is_zero() {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.duration"),
-                format!("\"{duration}\""),
-                "a time greater than zero",
-            ));
-        }
-        return Ok(());
-    }
-    if app.total_bytes() == 0 {
-        return Err(ScenarioError::bad_value(
-            format!("{path}.bytes"),
-            "\"0B\"".into(),
-            "a size greater than zero",
-        ));
-    }
-    if let AppSpec::Poisson {
-        rate, packet_size, ..
-    } = app
-    {
-        if packet_size.bytes() == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.packet_size"),
-                "\"0B\"".into(),
-                "at least 1B",
-            ));
-        }
-        if rate.bps() == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.rate"),
-                format!("\"{}bps\"", rate.bps()),
-                "a positive rate (e.g. \"1Mbps\")",
-            ));
-        }
-        // The mean gap between writes feeds an exponential draw added to the clock.
-        let gap = crate::engine::SimDuration::transmission(packet_size.bytes() * 8, rate.bps());
-        if gap > DURATION_MAX {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.rate"),
-                format!("\"{rate}\""),
-                format!(
-                    "a rate at which one write of packet_size ({packet_size}) takes at most \
-                     {DURATION_MAX} on average"
-                ),
-            ));
-        }
     }
     Ok(())
 }

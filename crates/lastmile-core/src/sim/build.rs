@@ -7,23 +7,22 @@ use crate::engine::FxHashMap;
 use crate::agents::{
     AgentTraceColumns, AnyAgent, ItcpAgent, LleAgent, LleRole, SnoopAgent, WtcpAgent,
 };
-use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
-use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, ResolvedTopology, Scenario};
+use crate::scenario::{resolve_topology, AgentKind, FlowSpec, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
-use super::agent_hook::AgentHost;
 use super::cell::Cell;
-use super::flow::{AppState, Flow};
+use super::flow::Flow;
 use super::observe::{DataAccounting, Traces};
-use super::world::{Endpoint, Event, Link, Node, World};
+use super::world::{Endpoint, Link, Node, TimerOwner, World};
 use super::{RunOptions, SimError};
 
 /// The port every sink listens on; sources use 49152 + flow index (IANA dynamic range).
 pub const SINK_PORT: u16 = 5001;
-const SOURCE_PORT_BASE: u16 = 49152;
+pub(super) const SOURCE_PORT_BASE: u16 = 49152;
 
 /// The world of `scenario`, ready to run, and the topology it was built from.
 pub fn build(
@@ -75,9 +74,17 @@ pub fn build(
     let mut cell_members = Vec::with_capacity(topology.cells.len());
     for c in &topology.cells {
         let members: Vec<NodeId> = c.members.iter().map(|&i| NodeId(i as u32)).collect();
-        world
-            .cells
-            .push(Cell::new(&c.name, &c.spec, &members, flow_count, seed)?);
+        let id = crate::net::CellId(world.cells.len() as u32);
+        let cell = Cell::new(
+            id,
+            &c.name,
+            &c.spec,
+            &members,
+            flow_count,
+            seed,
+            &mut world.timers,
+        )?;
+        world.cells.push(cell);
         cell_members.push(members);
     }
     let pairs: Vec<(NodeId, NodeId)> = topology
@@ -134,12 +141,15 @@ fn add_agent(
     };
     let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
     world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
-    world.agents.hosts.push(AgentHost {
-        node,
-        agent,
-        timer: TimerSlot::default(),
-    });
+    place_agent(world, node, agent);
     Ok(())
+}
+
+/// Puts `agent` on `node`, with its timer.
+fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
+    let id = AgentId(world.agents.hosts.len() as u32);
+    let timer = world.timers.add(TimerOwner::Agent(id));
+    world.agents.place(node, agent, timer);
 }
 
 /// LLE-TCP's ARQ clients: one on the `dst` of every flow that ends at another member of
@@ -171,14 +181,8 @@ fn add_lle_clients(
         {
             continue;
         }
-        world.agents.hosts.push(AgentHost {
-            node: dst,
-            agent: AnyAgent::Lle(LleAgent::new(
-                LleRole::Client,
-                bs.lle.clone().unwrap_or_default(),
-            )),
-            timer: TimerSlot::default(),
-        });
+        let client = LleAgent::new(LleRole::Client, bs.lle.clone().unwrap_or_default());
+        place_agent(world, dst, AnyAgent::Lle(client));
     }
     Ok(())
 }
@@ -223,13 +227,14 @@ fn add_flow(
         (source_conn, src, dst_addr, true),
         (sink_conn, dst, src_addr, false),
     ] {
+        let endpoint = EndpointId(world.endpoints.len() as u32);
         world.endpoints.push(Endpoint {
             conn,
             node,
             remote,
             flow: id,
             is_source,
-            timer: TimerSlot::default(),
+            timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
     world.nodes[src.index()]
@@ -239,23 +244,9 @@ fn add_flow(
         .demux
         .insert((SINK_PORT, src_addr, src_port), sink);
 
-    let app = match &f.app {
-        AppSpec::Bulk { .. } => AppState::Bulk,
-        AppSpec::Poisson {
-            rate, packet_size, ..
-        } => AppState::Poisson {
-            packet_size: packet_size.bytes().max(1),
-            mean_gap: SimDuration::transmission(packet_size.bytes() * 8, rate.bps()),
-            rng: Box::new(RngStream::derive(seed, &format!("flow/{i}/app"))),
-        },
-        AppSpec::UdpSaturate {
-            packet_size,
-            duration,
-        } => AppState::UdpSaturate {
-            packet_size: packet_size.bytes().min(65_507) as u32,
-            duration: duration.sim(),
-        },
-    };
+    let start = SimTime::ZERO + f.start.sim();
+    let app = f.app.build(start, seed, i);
+    let app_timer = world.timers.add(TimerOwner::App(id));
     world.flows.push(Flow {
         name: f
             .name
@@ -265,6 +256,7 @@ fn add_flow(
         dst: f.dst.clone(),
         variant: f.tcp.recovery_kind().name(),
         app,
+        app_timer,
         source,
         sink,
         total_bytes: f.app.total_bytes(),
@@ -281,7 +273,7 @@ fn add_flow(
         longest_stall: SimDuration::ZERO,
         delay: Default::default(),
         done: false,
-        udp_stop: None,
     });
-    world.schedule(SimTime::ZERO + f.start.sim(), Event::FlowStart { flow: id })
+    let deadline = world.flows[i].app.poll_timeout();
+    world.arm(SimTime::ZERO, app_timer, deadline)
 }

@@ -9,6 +9,7 @@
 //! `stop_reason` is "interrupted".
 
 mod agent_hook;
+mod app_hook;
 mod build;
 mod capture;
 mod cell;
@@ -17,6 +18,9 @@ mod flow;
 mod observe;
 mod report;
 mod world;
+
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 
