@@ -4,14 +4,12 @@
 
 use crate::engine::FxHashMap;
 
-use crate::agents::{
-    AgentTraceColumns, AnyAgent, ItcpAgent, LleAgent, LleRole, SnoopAgent, WtcpAgent,
-};
+use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AgentKind, FlowSpec, ResolvedTopology, Scenario};
+use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
 use super::cell::Cell;
@@ -99,8 +97,7 @@ pub fn build(
             .map(|i| NodeId(i as u32))
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
-    add_agent(&mut world, scenario, options, seed, &node_index)?;
-    add_lle_clients(&mut world, scenario, &topology.cells, &node_index)?;
+    add_agents(&mut world, scenario, &topology, options, seed)?;
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
@@ -117,32 +114,57 @@ pub fn build(
     Ok((world, topology))
 }
 
-/// Places the scenario's base-station agent (if any) on its node.
-fn add_agent(
+/// Places every base station's agent on its node and, for an agent with a receiver client
+/// (LLE-TCP), one on the receiving node of every flow that ends across its cell.
+fn add_agents(
     world: &mut World,
     scenario: &Scenario,
+    topology: &ResolvedTopology,
     options: &RunOptions,
     seed: u64,
-    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
 ) -> Result<(), SimError> {
-    let bs = &scenario.base_station;
-    let agent = match bs.agent {
-        AgentKind::None => return Ok(()),
-        AgentKind::Snoop => AnyAgent::Snoop(SnoopAgent::new(bs.snoop.clone().unwrap_or_default())),
-        AgentKind::Wtcp => AnyAgent::Wtcp(WtcpAgent::new(bs.wtcp.clone().unwrap_or_default())),
-        AgentKind::Itcp => AnyAgent::Itcp(Box::new(ItcpAgent::new(
-            bs.itcp.clone().unwrap_or_default(),
-            RngStream::derive(seed, "agent/itcp/isn"),
-        ))),
-        AgentKind::Lle => AnyAgent::Lle(LleAgent::new(
-            LleRole::Agent,
-            bs.lle.clone().unwrap_or_default(),
-        )),
-    };
-    let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
     world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
-    place_agent(world, node, agent);
+    let stations = scenario.base_stations();
+    for (index, bs) in stations.iter().enumerate() {
+        let name = bs.node_name();
+        let setup = AgentSetup { seed, index, node: name };
+        let Some(agent) = bs.agent.spec().build(&setup) else {
+            continue;
+        };
+        let node = node_id(topology, name)?;
+        place_agent(world, node, agent);
+    }
+    for bs in &stations {
+        if bs.agent.spec().receiver_client().is_none() {
+            continue;
+        }
+        let name = bs.node_name();
+        let node = node_id(topology, name)?;
+        let site = crate::scenario::site(scenario, topology, name, node.index());
+        let Some(cell) = site.cell else {
+            return Err(SimError::Invalid(format!(
+                "base station \"{name}\": agent \"{}\" needs a member of a wireless cell",
+                bs.agent.spec().name()
+            )));
+        };
+        for dst in cell.receivers {
+            let dst = node_id(topology, dst)?;
+            if world.agents.at(dst).is_some() {
+                continue;
+            }
+            if let Some(client) = bs.agent.spec().receiver_client() {
+                place_agent(world, dst, client);
+            }
+        }
+    }
     Ok(())
+}
+
+fn node_id(topology: &ResolvedTopology, name: &str) -> Result<NodeId, SimError> {
+    topology
+        .node_index(name)
+        .map(|i| NodeId(i as u32))
+        .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
 }
 
 /// Puts `agent` on `node`, with its timer.
@@ -150,41 +172,6 @@ fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
     let id = AgentId(world.agents.hosts.len() as u32);
     let timer = world.timers.add(TimerOwner::Agent(id));
     world.agents.place(node, agent, timer);
-}
-
-/// LLE-TCP's ARQ clients: one on the `dst` of every flow that ends at another member of
-/// the ARQ agent's cell (LLE-TCP §3.1, Fig. 2).
-fn add_lle_clients(
-    world: &mut World,
-    scenario: &Scenario,
-    cells: &[crate::scenario::ResolvedCell],
-    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
-) -> Result<(), SimError> {
-    let bs = &scenario.base_station;
-    if bs.agent != AgentKind::Lle {
-        return Ok(());
-    }
-    let agent_node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
-    let Some(cell) = cells
-        .iter()
-        .find(|c| c.members.contains(&agent_node.index()))
-    else {
-        return Err(SimError::Invalid(
-            "base_station.node: LLE-TCP needs a member of a wireless cell".into(),
-        ));
-    };
-    for f in &scenario.flows {
-        let dst = node_index(&f.dst)?;
-        if dst == agent_node
-            || !cell.members.contains(&dst.index())
-            || world.agents.at(dst).is_some()
-        {
-            continue;
-        }
-        let client = LleAgent::new(LleRole::Client, bs.lle.clone().unwrap_or_default());
-        place_agent(world, dst, AnyAgent::Lle(client));
-    }
-    Ok(())
 }
 
 fn add_flow(
