@@ -428,7 +428,10 @@ impl WtcpConn {
         }
         self.snd_una = ack;
         self.window = cx.spec.window;
-        let sample = self.timed.filter(|(end, _)| *end <= ack).map(|(_, sent)| sent);
+        let sample = self
+            .timed
+            .filter(|(end, _)| *end <= ack)
+            .map(|(_, sent)| sent);
         if sample.is_some() {
             self.timed = None;
         }

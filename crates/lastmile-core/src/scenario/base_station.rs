@@ -64,9 +64,8 @@ impl<'de> Deserialize<'de> for AgentChoice {
                 f.write_str("an agent name or a table with `kind`")
             }
             fn visit_str<E: de::Error>(self, name: &str) -> Result<AgentChoice, E> {
-                let tag = MapDeserializer::<_, de::value::Error>::new(std::iter::once((
-                    "kind", name,
-                )));
+                let tag =
+                    MapDeserializer::<_, de::value::Error>::new(std::iter::once(("kind", name)));
                 AgentSpec::deserialize(tag)
                     .map(AgentChoice::Name)
                     .map_err(E::custom)
@@ -119,6 +118,7 @@ impl JsonSchema for AgentChoice {
 pub struct BaseStationSpec {
     /// The node that is the base station (for LLE-TCP: the wireless sender, e.g. "ap" in
     /// `wlan`, "n1" in `adhoc`). Default "bs".
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// The agent: a tagged table (`{ kind = "snoop", dupack_threshold = 3 }`) or a name
     /// (`"snoop"`, every setting at its default). Default "none".
@@ -133,7 +133,7 @@ impl BaseStationSpec {
     }
 }
 
-/// The `[base_station]` shorthand for one base station (module notes). Only the named
+/// The `[base_station]` shorthand for one base station. Only the named
 /// agent's settings table may be given, and only when `agent` is a name.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -144,18 +144,23 @@ pub struct OneBaseStation {
     pub agent: AgentChoice,
     /// The node that is the base station (for LLE-TCP: the wireless sender, e.g. "ap" in
     /// `wlan`, "n1" in `adhoc`). Default "bs".
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// Snoop's settings (with `agent = "snoop"`). Default: each key's default, as TULIP §4
     /// ran it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub snoop: Option<SnoopSpec>,
     /// WTCP's settings (with `agent = "wtcp"`). Default: each key's default (WTCP §4 and
     /// Table I).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub wtcp: Option<WtcpSpec>,
     /// I-TCP's settings (with `agent = "itcp"`). Default: each key's default (WTCP §4 and
     /// Table I).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub itcp: Option<ItcpSpec>,
     /// LLE-TCP's settings (with `agent = "lle"`). Default: each key's default (LLE-TCP §3.3
     /// and §4.4).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lle: Option<LleSpec>,
 }
 
@@ -174,7 +179,10 @@ impl OneBaseStation {
     /// (assumes `check_shorthand` passed).
     fn resolve(&self) -> BaseStationSpec {
         let name = self.agent.spec().name();
-        let agent = match (&self.agent, self.tables().into_iter().find(|t| t.name() == name)) {
+        let agent = match (
+            &self.agent,
+            self.tables().into_iter().find(|t| t.name() == name),
+        ) {
             (AgentChoice::Name(_), Some(table)) => AgentChoice::Name(table),
             (choice, _) => choice.clone(),
         };
@@ -185,7 +193,8 @@ impl OneBaseStation {
     }
 }
 
-/// The scenario's base stations, in either form (module notes).
+/// The scenario's base stations: the `[base_station]` table for one, or `[[base_station]]`
+/// entries for any number.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum BaseStations {
@@ -244,7 +253,10 @@ fn paths(s: &Scenario, i: usize) -> (String, String) {
             };
             ("base_station".into(), settings)
         }
-        BaseStations::Many(_) => (format!("base_station[{i}]"), format!("base_station[{i}].agent")),
+        BaseStations::Many(_) => (
+            format!("base_station[{i}]"),
+            format!("base_station[{i}].agent"),
+        ),
     }
 }
 
@@ -278,7 +290,10 @@ fn check_shorthand(one: &OneBaseStation) -> Result<(), ScenarioError> {
 
 /// Checks the base stations: the shorthand's rules, distinct existing nodes, each agent's
 /// settings and placement.
-pub(crate) fn check_base_stations(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
+pub(crate) fn check_base_stations(
+    s: &Scenario,
+    topo: &ResolvedTopology,
+) -> Result<(), ScenarioError> {
     if let BaseStations::One(one) = &s.base_station {
         check_shorthand(one)?;
     }
@@ -318,19 +333,23 @@ pub(crate) fn site<'a>(
     name: &'a str,
     node: usize,
 ) -> Site<'a> {
-    let cell = topo.cells.iter().find(|c| c.members.contains(&node)).map(|c| SiteCell {
-        name: &c.name,
-        mac: written_name(&c.spec.mac),
-        mac_acknowledges: c.spec.mac == MacKind::Dcf,
-        receivers: s
-            .flows
-            .iter()
-            .filter(|f| {
-                topo.node_index(&f.dst)
-                    .is_some_and(|d| d != node && c.members.contains(&d))
-            })
-            .map(|f| f.dst.as_str())
-            .collect(),
-    });
+    let cell = topo
+        .cells
+        .iter()
+        .find(|c| c.members.contains(&node))
+        .map(|c| SiteCell {
+            name: &c.name,
+            mac: written_name(&c.spec.mac),
+            mac_acknowledges: c.spec.mac == MacKind::Dcf,
+            receivers: s
+                .flows
+                .iter()
+                .filter(|f| {
+                    topo.node_index(&f.dst)
+                        .is_some_and(|d| d != node && c.members.contains(&d))
+                })
+                .map(|f| f.dst.as_str())
+                .collect(),
+        });
     Site { node: name, cell }
 }

@@ -79,7 +79,12 @@ fn tagged_tables(s: &Scenario) -> Vec<(Vec<Seg>, Value)> {
         BaseStations::Many(list) => list
             .iter()
             .enumerate()
-            .map(|(i, b)| (vec![key("base_station"), Seg::Index(i), key("agent")], &b.agent))
+            .map(|(i, b)| {
+                (
+                    vec![key("base_station"), Seg::Index(i), key("agent")],
+                    &b.agent,
+                )
+            })
             .collect(),
     };
     for (path, choice) in agents {

@@ -21,9 +21,9 @@ pub(crate) mod validate;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use base_station::site;
 pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use load::{load_path, load_str, Format};
-pub(crate) use base_station::site;
 pub use model::*;
 pub use schema::json_schema;
 pub use topology::{resolve_topology, ResolvedCell, ResolvedLink, ResolvedTopology};

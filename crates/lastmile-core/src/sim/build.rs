@@ -127,7 +127,11 @@ fn add_agents(
     let stations = scenario.base_stations();
     for (index, bs) in stations.iter().enumerate() {
         let name = bs.node_name();
-        let setup = AgentSetup { seed, index, node: name };
+        let setup = AgentSetup {
+            seed,
+            index,
+            node: name,
+        };
         let Some(agent) = bs.agent.spec().build(&setup) else {
             continue;
         };

@@ -3,6 +3,7 @@
 //! theme; run one with `cargo test -p lastmile-core --test integration <module>::`.
 //!
 //! - `agents`: base-station agents end to end (Snoop, WTCP, I-TCP; exactly-once delivery).
+//! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
@@ -12,6 +13,7 @@
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 
 mod agents;
+mod base_stations;
 mod chain;
 mod fuzz_loader;
 mod golden_summaries;

@@ -65,7 +65,10 @@ fn tulip_example_loads_with_its_values() {
         }
     );
     assert_eq!(wireless.reverse_errors, ErrorModelSpec::None);
-    assert!(s.base_stations().is_empty(), "agent = \"none\" and no node: no base station");
+    assert!(
+        s.base_stations().is_empty(),
+        "agent = \"none\" and no node: no base station"
+    );
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
     assert_eq!((f.src.as_str(), f.dst.as_str()), ("fh", "mh"));
