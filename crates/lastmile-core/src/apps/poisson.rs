@@ -49,7 +49,7 @@ impl Poisson {
             self.next_write = Some(now + self.gap());
             return;
         }
-        if !self.next_write.is_some_and(|t| t <= now) {
+        if self.next_write.is_none_or(|t| t > now) {
             return;
         }
         let n = self.packet_size.min(self.total - self.written);

@@ -199,14 +199,14 @@ impl OneBaseStation {
 #[serde(untagged)]
 pub enum BaseStations {
     /// `[base_station]`: one base station, the shorthand.
-    One(OneBaseStation),
+    One(Box<OneBaseStation>),
     /// `[[base_station]]`: any number of them.
     Many(Vec<BaseStationSpec>),
 }
 
 impl Default for BaseStations {
     fn default() -> Self {
-        BaseStations::One(OneBaseStation::default())
+        BaseStations::One(Box::default())
     }
 }
 
@@ -219,7 +219,8 @@ impl<'de> Deserialize<'de> for BaseStations {
                 f.write_str("a table ([base_station]) or an array of tables ([[base_station]])")
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BaseStations, A::Error> {
-                OneBaseStation::deserialize(MapAccessDeserializer::new(map)).map(BaseStations::One)
+                OneBaseStation::deserialize(MapAccessDeserializer::new(map))
+                    .map(|one| BaseStations::One(Box::new(one)))
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<BaseStations, A::Error> {
                 Vec::deserialize(SeqAccessDeserializer::new(seq)).map(BaseStations::Many)

@@ -43,7 +43,10 @@ pub struct LleSpec {
     /// (§4.4: an access-point FIFO of 700 packets of 1500 B).
     #[serde(default = "default_lle_buffer")]
     pub buffer: ByteSize,
-    /// After a MAC give-up: "resync" (default) or "paper" (see `LleAfterGiveUp`).
+    /// What the agent does after the MAC gives up on a segment: "resync" hands the segment
+    /// back to the MAC so that its `TxSuccess` settles whether the receiver holds it (not
+    /// in the paper); "paper" lets the next `TxSuccess` acknowledge up to its own frame's
+    /// end, as §3.1 says. Default "resync".
     #[serde(default)]
     pub after_give_up: LleAfterGiveUp,
 }
