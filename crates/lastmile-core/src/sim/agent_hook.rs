@@ -1,21 +1,24 @@
 //! The world's side of base-station agents: the hook in `World::on_arrive` hands every
 //! transit packet at an agent's node to the agent, then applies its outbox — the verdict
-//! on the packet, the packets it sends, its trace records — and re-arms its timer.
+//! on the packet, the packets it sends, its trace records — and re-arms its timer. Every
+//! call into an agent goes through `World::call_agent`, once; agents are found by node in
+//! constant time (`AgentHooks::at`).
 //!
 //! **Which side a packet came from** is decided by where it is going: a packet whose next
 //! hop from the base station crosses a wireless-marked link came from the wired side, any
 //! other from the wireless side. On a base station with one wired and one wireless
 //! interface this is the interface it arrived on, and it leaves the `Arrive` event as it is.
 //!
-//! Agents that ask for them (LLE-TCP) also get, on their node: the MAC's `TxSuccess` /
-//! `TxFailure` for each data frame of their station with the datagram it carried
-//! (`on_agent_link`, called by the cell), and — on an end host — the packets of the local
+//! Agents that ask for them (`Agent::wants_link_signals`: LLE-TCP, Snoop) also get, on their
+//! node, the MAC's `TxSuccess` / `TxFailure` for each data frame of their station with the
+//! datagram it carried (`on_agent_link`, called by the cell); those that ask for them
+//! (`Agent::wants_local_packets`: LLE-TCP) get, on an end host, the packets of the local
 //! TCP (`on_agent_local`): those it sends, before they are routed into the link layer, and
 //! those for it, before it sees them. A packet an agent sends to its own node's address is
 //! delivered to the local TCP directly (LLE-TCP §3.1: in ad hoc the generated ACK is
 //! "locally delivered to the TCP layer"), without being shown to the agent again.
 //!
-//! In debug builds every agent's liveness invariant (`AnyAgent::check`) is verified after
+//! In debug builds every agent's liveness invariant (`Agent::check`) is verified after
 //! each input; a violation ends the run with `SimError::Invariant`, so tests that run whole
 //! scenarios catch a state that would stall a flow where it arises.
 

@@ -1,5 +1,11 @@
-//! The simulated world: builds nodes, links, endpoints and applications from a `Scenario`
-//! and runs the event loop until every flow is done or `stop_time`.
+//! The simulated world: builds nodes, links, cells, endpoints, agents and applications from
+//! a `Scenario` and runs the event loop until every flow is done or `stop_time`.
+//!
+//! `world.rs` holds the event loop, the links and the endpoints, and the one timer path
+//! (`World::arm` / `World::on_timer` over `World::timers`); `cell.rs` (with `cell/`) the
+//! wireless cells; `agent_hook.rs` and `app_hook.rs` apply agents' and applications'
+//! outboxes; `build.rs` makes the world; `observe.rs`, `report.rs` and `capture.rs` measure
+//! it.
 //!
 //! `check` does everything `run` does before the first event (trace and capture names,
 //! building the world, routes) and estimates the run's size, so that `lastmile validate`
