@@ -26,9 +26,9 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
-use super::common::{AgentTrace, Occupancy};
+use super::common::{AgentTrace, ConnState, Conns, Occupancy};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
@@ -70,7 +70,9 @@ struct Cx<'a> {
 pub struct ItcpAgent {
     spec: ItcpSpec,
     isn: RngStream,
-    splits: BTreeMap<ConnKey, Split>,
+    splits: Conns<ConnKey, Split>,
+    /// Splits whose both halves are done; forgotten at the next timer expiry.
+    finished: BTreeSet<ConnKey>,
     occupancy: Occupancy,
     zero_windows: u64,
     rtt_samples: u64,
@@ -81,7 +83,8 @@ impl ItcpAgent {
         ItcpAgent {
             spec,
             isn,
-            splits: BTreeMap::new(),
+            splits: Conns::default(),
+            finished: BTreeSet::new(),
             occupancy: Occupancy::default(),
             zero_windows: 0,
             rtt_samples: 0,
@@ -99,26 +102,42 @@ impl ItcpAgent {
         self.zero_windows
     }
 
-    /// Splits the agent into a split connection and the context its handlers share.
-    fn split_and_cx<'a>(
-        &'a mut self,
+    /// Runs `f` on split connection `key` (if there is one) with the context its handlers
+    /// share.
+    fn with_split<R>(
+        &mut self,
         key: &ConnKey,
-        out: &'a mut AgentOutbox,
-    ) -> Option<(&'a mut Split, Cx<'a>)> {
-        let split = self.splits.get_mut(key)?;
-        let cx = Cx {
-            zero_windows: &mut self.zero_windows,
-            rtt_samples: &mut self.rtt_samples,
-            out,
-        };
-        Some((split, cx))
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut Split, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let ItcpAgent {
+            splits,
+            finished,
+            zero_windows,
+            rtt_samples,
+            ..
+        } = self;
+        splits.update(key, |split| {
+            let r = f(
+                split,
+                &mut Cx {
+                    zero_windows,
+                    rtt_samples,
+                    out,
+                },
+            );
+            if split.wired.state() == TcpState::Closed && split.wireless.is_finished() {
+                finished.insert(*key);
+            }
+            r
+        })
     }
 
     fn on_packet(&mut self, now: SimTime, side: Side, packet: &mut Packet, out: &mut AgentOutbox) {
         let Some((key, seg)) = ConnKey::of(side, packet) else {
             return;
         };
-        if !self.splits.contains_key(&key) {
+        if !self.splits.contains(&key) {
             let is_open = side == Side::Wired
                 && seg.header.control == Control::Syn
                 && seg.header.ack.is_none();
@@ -127,24 +146,24 @@ impl ItcpAgent {
             }
             let split = self.open(key, packet.flow);
             self.splits.insert(key, split);
-            if let Some((split, mut cx)) = self.split_and_cx(&key, out) {
+            self.with_split(&key, out, |split, cx| {
                 let mut tcp_out = TcpOutbox::default();
                 split.wireless.connect(now, &mut tcp_out);
-                split.apply(&mut cx, now, Side::Wireless, &tcp_out);
-            }
+                split.apply(cx, now, Side::Wireless, &tcp_out);
+            });
         }
-        let Some((split, mut cx)) = self.split_and_cx(&key, out) else {
-            return;
-        };
-        cx.out.verdict = Verdict::Consume;
-        let mut tcp_out = TcpOutbox::default();
-        let half = match side {
-            Side::Wired => &mut split.wired,
-            Side::Wireless => &mut split.wireless,
-        };
-        half.on_segment(now, &seg, packet.origin_time, &mut tcp_out);
-        split.apply(&mut cx, now, side, &tcp_out);
-        split.relay(&mut cx, now);
+        let origin = packet.origin_time;
+        self.with_split(&key, out, |split, cx| {
+            cx.out.verdict = Verdict::Consume;
+            let mut tcp_out = TcpOutbox::default();
+            let half = match side {
+                Side::Wired => &mut split.wired,
+                Side::Wireless => &mut split.wireless,
+            };
+            half.on_segment(now, &seg, origin, &mut tcp_out);
+            split.apply(cx, now, side, &tcp_out);
+            split.relay(cx, now);
+        });
     }
 
     /// The fixed host's SYN: both halves, the one facing it listening.
@@ -172,14 +191,13 @@ impl ItcpAgent {
     }
 
     fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
-        let keys: Vec<ConnKey> = self.splits.keys().copied().collect();
-        for key in keys {
-            if let Some((split, mut cx)) = self.split_and_cx(&key, out) {
-                split.on_timer(&mut cx, now);
-            }
+        // Splits not due have nothing to send: their relay ran after their last input.
+        for key in self.splits.due(now) {
+            self.with_split(&key, out, |split, cx| split.on_timer(cx, now));
         }
-        self.splits
-            .retain(|_, s| !(s.wired.state() == TcpState::Closed && s.wireless.is_finished()));
+        for key in std::mem::take(&mut self.finished) {
+            self.splits.remove(&key);
+        }
     }
 }
 
@@ -190,26 +208,17 @@ impl Agent for ItcpAgent {
             AgentInput::Timer => self.on_timer(now, out),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
-        let bytes = self
-            .splits
-            .values()
-            .map(|s| s.wireless.unacknowledged_bytes())
-            .sum();
-        self.occupancy.set(now, bytes);
+        self.occupancy.set(now, self.splits.held_bytes());
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.splits
-            .values()
-            .flat_map(|s| [s.wired.poll_timeout(), s.wireless.poll_timeout()])
-            .flatten()
-            .min()
+        self.splits.earliest()
     }
 
     /// Each half with bytes its peer has not acknowledged has a timer running
     /// (retransmission or persist), so relayed data is never left without a way forward.
     fn check(&self) -> Result<(), String> {
-        for (key, s) in &self.splits {
+        for (key, s) in self.splits.iter() {
             for (half, conn) in [("wired", &s.wired), ("wireless", &s.wireless)] {
                 if conn.unacknowledged_bytes() > 0 && conn.poll_timeout().is_none() {
                     return Err(format!(
@@ -242,6 +251,19 @@ impl Agent for ItcpAgent {
             zero_window_advertisements: Some(self.zero_windows),
             lle: None,
         }
+    }
+}
+
+impl ConnState for Split {
+    fn deadline(&self) -> Option<SimTime> {
+        [self.wired.poll_timeout(), self.wireless.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+    /// The relay buffer: what the half towards the mobile has not had acknowledged.
+    fn held_bytes(&self) -> u64 {
+        self.wireless.unacknowledged_bytes()
     }
 }
 

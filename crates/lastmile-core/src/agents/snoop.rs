@@ -42,9 +42,9 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, Occupancy};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
@@ -128,7 +128,7 @@ struct SnoopConn {
 #[derive(Clone, Debug)]
 pub struct SnoopAgent {
     spec: SnoopSpec,
-    conns: BTreeMap<ConnKey, SnoopConn>,
+    conns: Conns<ConnKey, SnoopConn>,
     counters: SnoopCounters,
     occupancy: Occupancy,
 }
@@ -137,7 +137,7 @@ impl SnoopAgent {
     pub fn new(spec: SnoopSpec) -> Self {
         SnoopAgent {
             spec,
-            conns: BTreeMap::new(),
+            conns: Conns::default(),
             counters: SnoopCounters::default(),
             occupancy: Occupancy::default(),
         }
@@ -163,19 +163,30 @@ impl SnoopAgent {
         self.conns.get(key).map_or(0, |c| c.cache.len())
     }
 
-    /// Splits the agent into a connection's state and the context its handlers share.
-    fn conn_and_cx<'a>(
-        &'a mut self,
+    /// Runs `f` on connection `key` (if the agent tracks it) with the context its handlers
+    /// share.
+    fn with_conn<R>(
+        &mut self,
         key: &ConnKey,
-        out: &'a mut AgentOutbox,
-    ) -> Option<(&'a mut SnoopConn, Cx<'a>)> {
-        let c = self.conns.get_mut(key)?;
-        let cx = Cx {
-            spec: &self.spec,
-            counters: &mut self.counters,
-            out,
-        };
-        Some((c, cx))
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut SnoopConn, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let SnoopAgent {
+            spec,
+            conns,
+            counters,
+            ..
+        } = self;
+        conns.update(key, |c| {
+            f(
+                c,
+                &mut Cx {
+                    spec,
+                    counters,
+                    out,
+                },
+            )
+        })
     }
 
     /// A segment from the fixed host.
@@ -191,12 +202,10 @@ impl SnoopAgent {
         if seg.payload_len == 0 {
             return; // Pure ACKs and bare FINs pass uncached.
         }
-        self.conns
-            .entry(key)
-            .or_insert_with(|| SnoopConn::new(packet.flow));
-        if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-            c.on_data(&mut cx, now, packet, &seg);
+        if !self.conns.contains(&key) {
+            self.conns.insert(key, SnoopConn::new(packet.flow));
         }
+        self.with_conn(&key, out, |c, cx| c.on_data(cx, now, packet, &seg));
     }
 
     /// A segment from the mobile.
@@ -208,9 +217,7 @@ impl SnoopAgent {
         if seg.payload_len > 0 || seg.header.control == Control::Syn {
             return; // Data from the mobile and its SYN pass untouched.
         }
-        if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-            c.on_ack(&mut cx, now, ack, &seg, packet);
-        }
+        self.with_conn(&key, out, |c, cx| c.on_ack(cx, now, ack, &seg, packet));
     }
 
     /// The base station's wireless interface finished sending a frame (module notes,
@@ -221,25 +228,13 @@ impl SnoopAgent {
         };
         if seg.payload_len > 0 {
             let spec = &self.spec;
-            if let Some(c) = self.conns.get_mut(&key) {
-                c.on_sent(spec, now, &seg);
-            }
+            self.conns.update(&key, |c| c.on_sent(spec, now, &seg));
         }
     }
 
     fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
-        let due: Vec<ConnKey> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| {
-                c.rtx_at.is_some_and(|t| t <= now) || c.persist_at.is_some_and(|t| t <= now)
-            })
-            .map(|(k, _)| *k)
-            .collect();
-        for key in due {
-            if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-                c.on_timer(&mut cx, now);
-            }
+        for key in self.conns.due(now) {
+            self.with_conn(&key, out, |c, cx| c.on_timer(cx, now));
         }
     }
 }
@@ -262,24 +257,17 @@ impl Agent for SnoopAgent {
             } => self.on_sent(now, packet),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
-        self.occupancy.set(
-            now,
-            self.conns.values().map(|c| c.cached_bytes).sum::<u64>(),
-        );
+        self.occupancy.set(now, self.conns.held_bytes());
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.conns
-            .values()
-            .flat_map(|c| [c.rtx_at, c.persist_at])
-            .flatten()
-            .min()
+        self.conns.earliest()
     }
 
     /// A connection with segments cached has its persist timer running, so an idle period
     /// with data outstanding is always noticed (module notes, "Persist timer").
     fn check(&self) -> Result<(), String> {
-        for (key, c) in &self.conns {
+        for (key, c) in self.conns.iter() {
             if !c.cache.is_empty() && c.persist_at.is_none() {
                 return Err(format!(
                     "snoop {key:?}: {} segments cached and no persist timer",
@@ -311,6 +299,15 @@ impl Agent for SnoopAgent {
     /// Snoop watches its interface's transmissions (persist and rtt notes above).
     fn wants_link_signals(&self) -> bool {
         true
+    }
+}
+
+impl ConnState for SnoopConn {
+    fn deadline(&self) -> Option<SimTime> {
+        [self.rtx_at, self.persist_at].into_iter().flatten().min()
+    }
+    fn held_bytes(&self) -> u64 {
+        self.cached_bytes
     }
 }
 

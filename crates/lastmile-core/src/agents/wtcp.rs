@@ -57,9 +57,9 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, Occupancy};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
@@ -139,7 +139,7 @@ impl Cx<'_> {
 #[derive(Clone, Debug)]
 pub struct WtcpAgent {
     spec: WtcpSpec,
-    conns: BTreeMap<ConnKey, WtcpConn>,
+    conns: Conns<ConnKey, WtcpConn>,
     counters: WtcpCounters,
     occupancy: Occupancy,
 }
@@ -148,7 +148,7 @@ impl WtcpAgent {
     pub fn new(spec: WtcpSpec) -> Self {
         WtcpAgent {
             spec,
-            conns: BTreeMap::new(),
+            conns: Conns::default(),
             counters: WtcpCounters::default(),
             occupancy: Occupancy::default(),
         }
@@ -174,19 +174,30 @@ impl WtcpAgent {
         self.conns.get(key).map_or(0, |c| c.held.len())
     }
 
-    /// Splits the agent into a connection's state and the context its handlers share.
-    fn conn_and_cx<'a>(
-        &'a mut self,
+    /// Runs `f` on connection `key` (if the agent tracks it) with the context its handlers
+    /// share.
+    fn with_conn<R>(
+        &mut self,
         key: &ConnKey,
-        out: &'a mut AgentOutbox,
-    ) -> Option<(&'a mut WtcpConn, Cx<'a>)> {
-        let c = self.conns.get_mut(key)?;
-        let cx = Cx {
-            spec: &self.spec,
-            counters: &mut self.counters,
-            out,
-        };
-        Some((c, cx))
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut WtcpConn, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let WtcpAgent {
+            spec,
+            conns,
+            counters,
+            ..
+        } = self;
+        conns.update(key, |c| {
+            f(
+                c,
+                &mut Cx {
+                    spec,
+                    counters,
+                    out,
+                },
+            )
+        })
     }
 
     /// A segment from the fixed host.
@@ -203,13 +214,11 @@ impl WtcpAgent {
         if seg.seq_len() == 0 {
             return; // The fixed host's pure ACKs pass.
         }
-        if !self.conns.contains_key(&key) {
+        if !self.conns.contains(&key) {
             let conn = WtcpConn::new(&self.spec, packet.flow, seq);
             self.conns.insert(key, conn);
         }
-        if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-            c.on_data(&mut cx, now, packet, &seg);
-        }
+        self.with_conn(&key, out, |c, cx| c.on_data(cx, now, packet, &seg));
     }
 
     /// A segment from the mobile.
@@ -217,22 +226,12 @@ impl WtcpAgent {
         let Some((key, seg)) = ConnKey::of(Side::Wireless, packet) else {
             return;
         };
-        if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-            c.on_segment(&mut cx, now, &seg, packet);
-        }
+        self.with_conn(&key, out, |c, cx| c.on_segment(cx, now, &seg, packet));
     }
 
     fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
-        let due: Vec<ConnKey> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.rtx_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| *k)
-            .collect();
-        for key in due {
-            if let Some((c, mut cx)) = self.conn_and_cx(&key, out) {
-                c.on_timeout(&mut cx, now);
-            }
+        for key in self.conns.due(now) {
+            self.with_conn(&key, out, |c, cx| c.on_timeout(cx, now));
         }
     }
 }
@@ -251,18 +250,17 @@ impl Agent for WtcpAgent {
             AgentInput::Timer => self.on_timer(now, out),
             AgentInput::Link { .. } | AgentInput::Local { .. } => {}
         }
-        let bytes = self.conns.values().map(|c| c.held_bytes).sum();
-        self.occupancy.set(now, bytes);
+        self.occupancy.set(now, self.conns.held_bytes());
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.conns.values().filter_map(|c| c.rtx_at).min()
+        self.conns.earliest()
     }
 
     /// A segment in flight, or the one the mobile waits for, is covered by the timer, and
     /// nothing within the window waits unsent (module notes, "Liveness").
     fn check(&self) -> Result<(), String> {
-        for (key, c) in &self.conns {
+        for (key, c) in self.conns.iter() {
             if c.needs_timer() && c.rtx_at.is_none() {
                 return Err(format!(
                     "wtcp {key:?}: {} segments held, {} in flight, and no timer armed",
@@ -304,6 +302,15 @@ impl Agent for WtcpAgent {
             zero_window_advertisements: None,
             lle: None,
         }
+    }
+}
+
+impl ConnState for WtcpConn {
+    fn deadline(&self) -> Option<SimTime> {
+        self.rtx_at
+    }
+    fn held_bytes(&self) -> u64 {
+        self.held_bytes
     }
 }
 
