@@ -423,7 +423,7 @@ fn tulip_mac_acceleration_beats_no_ll_over_fama_at_ber_0() {
 
 #[test]
 fn tulip_fama_example_is_the_tulip_topology_with_tulip_over_fama() {
-    let text = include_str!("../../../python/lastmile/examples/tulip-fama.toml");
+    let text = include_str!("../../../../python/lastmile/examples/tulip-fama.toml");
     let s = load_str(text, Format::Toml, "tulip-fama.toml", &[]).expect("valid example");
     let w = s.topology.wireless.as_ref().expect("a wireless hop");
     assert_eq!((w.mac, w.link), (MacKind::Fama, LinkLayerKind::Tulip));
