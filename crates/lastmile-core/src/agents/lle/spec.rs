@@ -19,7 +19,7 @@ pub enum LleAfterGiveUp {
     /// Never acknowledge beyond what the receiver is known to hold, and hand the segment
     /// back to the MAC (a bounded number of times) so that its `TxSuccess` settles the
     /// doubt: no phantom hole for TCP to time out on, no lost data acknowledged. Not in the
-    /// paper (see `agents::lle`, "After a give-up").
+    /// paper.
     #[default]
     Resync,
     /// §3.1 literally: the ACK released on `TxSuccess` "acknowledges the packet just
