@@ -287,6 +287,42 @@ impl TcpConnection {
         self.receiver.held().bytes()
     }
 
+    // ---- receiver hooks for mobility (docs/mobility.md) --------------------------------
+
+    /// Sends `copies` pure ACKs now, each with the current ACK number and window: Cáceres &
+    /// Iftode's duplicate ACKs when a handoff completes (the survey §2.4.4.5), Freeze-TCP's
+    /// copies of the last ACK on reconnection. Nothing before the connection is
+    /// established.
+    pub fn send_acks(&mut self, now: SimTime, copies: u32, out: &mut TcpOutbox) {
+        if !self.can_send() {
+            return;
+        }
+        for _ in 0..copies {
+            self.receiver.request_ack();
+            self.output(now, out);
+        }
+    }
+
+    /// Freeze-TCP (Goff et al., INFOCOM 2000): from now on advertise a zero window, and say
+    /// so at once (the zero window advertisement), so that the sender persists instead of
+    /// timing out while the mobile is out of reach.
+    pub fn freeze(&mut self, now: SimTime, out: &mut TcpOutbox) {
+        self.receiver.set_frozen(true);
+        self.send_acks(now, 1, out);
+    }
+
+    /// Freeze-TCP on reconnection: the real window again, announced by `copies` copies of
+    /// the ACK for the last segment received.
+    pub fn unfreeze(&mut self, now: SimTime, copies: u32, out: &mut TcpOutbox) {
+        self.receiver.set_frozen(false);
+        self.send_acks(now, copies, out);
+    }
+
+    /// True while advertising a zero window on purpose (`freeze`).
+    pub fn is_frozen(&self) -> bool {
+        self.receiver.is_frozen()
+    }
+
     // ---- arriving segments -------------------------------------------------------------
 
     fn on_reset(&mut self) {

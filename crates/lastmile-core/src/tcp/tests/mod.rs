@@ -5,6 +5,7 @@
 //! endpoints back to back through two FIFO links with a fixed rate and delay and can drop
 //! chosen segments. Segment sizes are 1000 bytes so offsets read as segment numbers.
 
+mod mobility;
 mod receiver;
 mod sender;
 mod timer;
@@ -287,6 +288,19 @@ impl Pair {
         let mut out = TcpOutbox::default();
         let now = self.now;
         self.endpoint(side).app_close(now, &mut out);
+        self.absorb(side, &mut out);
+    }
+
+    /// Calls into one endpoint from outside (a hook such as `send_acks`), then sends what
+    /// it emitted.
+    pub fn call(
+        &mut self,
+        side: Side,
+        f: impl FnOnce(&mut TcpConnection, SimTime, &mut TcpOutbox),
+    ) {
+        let mut out = TcpOutbox::default();
+        let now = self.now;
+        f(self.endpoint(side), now, &mut out);
         self.absorb(side, &mut out);
     }
 
