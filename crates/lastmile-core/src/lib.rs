@@ -12,7 +12,8 @@
 //!   link layers (none, stop-and-wait, TULIP) and a cell's configuration.
 //! - `tcp`: the connection state machine, loss recovery, congestion control, pacing, and
 //!   the TCP settings of a scenario.
-//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP).
+//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP, M-TCP).
+//! - `mobility`: a mobile host's movement between cells (residence, handoff, routing update).
 //! - `apps`: the applications at a flow's source (bulk, Poisson, saturating UDP).
 //! - `metrics`: counters and summaries, opt-in traces, pcap.
 //! - `scenario`: the file format, its loading, overrides and checks.
@@ -24,6 +25,7 @@ pub mod engine;
 pub mod error_model;
 pub mod ids;
 pub mod metrics;
+pub mod mobility;
 pub mod net;
 pub mod packet;
 pub mod ranges;

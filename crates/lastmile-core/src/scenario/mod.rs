@@ -12,6 +12,7 @@ mod deserialize;
 mod document;
 mod error;
 mod load;
+pub mod mobility;
 pub mod model;
 mod overrides;
 mod schema;

@@ -72,10 +72,11 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     for cell in &topo.cells {
-        check_link("topology.wireless", &cell.spec)?;
-        check_cell("topology.wireless", &cell.spec)?;
+        check_link(&cell.path, &cell.spec)?;
+        check_cell(&cell.path, &cell.spec)?;
     }
     super::base_station::check_base_stations(s, &topo)?;
+    super::mobility::resolve_mobiles(s, &topo)?;
     if s.flows.is_empty() {
         return Err(ScenarioError::bad_value(
             "flow",
