@@ -135,6 +135,15 @@ impl<P: Copy> Channel<P> {
     pub fn queue_len(&self) -> usize {
         self.queue.len()
     }
+
+    /// Empties the queue (the link went down: a mobile left), returning what it held.
+    pub fn clear_queue(&mut self) -> Vec<P> {
+        let mut out = Vec::with_capacity(self.queue.len());
+        while let Some((p, _)) = self.queue.pop() {
+            out.push(p);
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -67,6 +67,7 @@ pub fn build(
                 DataAccounting::new(flow_count),
                 DataAccounting::new(flow_count),
             ],
+            up: true,
         });
     }
     let mut cell_members = Vec::with_capacity(topology.cells.len());
@@ -111,6 +112,8 @@ pub fn build(
             !options.traces.is_empty(),
         )?;
     }
+    let trace_handoffs = options.traces.iter().any(|t| t == "handoff");
+    super::mobility::add_mobiles(&mut world, scenario, &topology, seed, trace_handoffs)?;
     Ok((world, topology))
 }
 

@@ -21,6 +21,7 @@ mod capture;
 mod cell;
 mod estimate;
 mod flow;
+mod mobility;
 mod observe;
 mod report;
 mod world;
@@ -78,8 +79,10 @@ pub struct Unobserved;
 impl RunObserver for Unobserved {}
 
 /// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
-/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s.
-pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx", "agent_rtt"];
+/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s. `handoff` is one row per
+/// handoff: time_s, mobile (index in the summary's `mobiles`), from and to (indices in that
+/// mobile's `cells`), outage_s.
+pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx", "agent_rtt", "handoff"];
 
 /// How to run a scenario, beyond the scenario itself.
 #[derive(Clone, Debug, Default)]
@@ -205,5 +208,6 @@ pub fn run_observed(
     let summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
     let mut traces = std::mem::take(&mut world.traces).into_tables();
     traces.extend(world.agents.take_trace_table());
+    traces.extend(world.mobility.take_trace_table());
     Ok(RunOutput { summary, traces })
 }

@@ -93,6 +93,7 @@ pub fn summarize(
             }
             a
         }),
+        mobiles: world.mobility.summaries(),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),

@@ -18,6 +18,7 @@ use super::agent_hook::AgentHooks;
 use super::capture::Captures;
 use super::cell::Cell;
 use super::flow::Flow;
+use super::mobility::Mobility;
 use super::observe::{DataAccounting, Traces};
 use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
@@ -97,6 +98,8 @@ pub enum TimerOwner {
         station: StationId,
         link: u32,
     },
+    /// A mobile's movement and its state transfers (`sim::mobility`).
+    Mobile(u32),
 }
 
 /// A host or router.
@@ -115,6 +118,9 @@ pub struct Link {
     pub wireless: bool,
     pub dirs: [Channel<PacketSlot>; 2],
     pub accounting: [DataAccounting; 2],
+    /// False while the mobile it attaches is out of its reach (`sim::mobility`): what is
+    /// offered to it is lost to the handoff.
+    pub up: bool,
 }
 
 /// One side of a TCP connection, placed on a node.
@@ -162,6 +168,8 @@ pub struct World {
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
     pub agents: AgentHooks,
+    /// Mobile hosts and their handoffs (see `mobility.rs`).
+    pub mobility: Mobility,
 }
 
 impl World {
@@ -186,6 +194,7 @@ impl World {
             flows_done: 0,
             captures: None,
             agents: AgentHooks::default(),
+            mobility: Mobility::default(),
         }
     }
 
@@ -296,6 +305,7 @@ impl World {
                 station,
                 link,
             } => self.on_cell_link_timer(now, cell, station, link as usize),
+            TimerOwner::Mobile(i) => self.on_mobile_timer(now, i as usize),
         }
     }
 
@@ -339,6 +349,13 @@ impl World {
             Hop::Link { link, dir } => (link, dir),
             Hop::Cell { cell, to } => return self.cell_send(now, cell, node, to, slot),
         };
+        if !self.links[link.index()].up {
+            let p = self.packets.remove(slot);
+            if let Some(i) = self.link_mobile(link) {
+                self.count_handoff_drop(i, &p);
+            }
+            return Ok(());
+        }
         let size = self.packets.get(slot).size_bytes();
         let channel = &mut self.links[link.index()].dirs[dir.index()];
         match channel.offer(now, slot, size) {
@@ -375,6 +392,14 @@ impl World {
             .expect("TxDone without a frame on the wire");
         let packet = self.packets.get(slot);
         let (_, lost) = channel.finish(now, packet.payload_len());
+        if !l.up {
+            // The mobile went out of reach while the frame was on the air.
+            let p = self.packets.remove(slot);
+            if let Some(i) = self.link_mobile(link) {
+                self.count_handoff_drop(i, &p);
+            }
+            return Ok(());
+        }
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
         l.accounting[dir.index()].on_transmitted(packet, frame_bytes, lost);

@@ -9,6 +9,8 @@
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
+//! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
+//!   random handoffs.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 
@@ -19,5 +21,6 @@ mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
+mod mobility;
 mod scenario_files;
 mod wireless;
