@@ -28,6 +28,8 @@ pub struct TcpConfig {
     /// Initial ssthresh in bytes; `None` = unlimited.
     pub initial_ssthresh_bytes: Option<u32>,
     pub dupack_threshold: u32,
+    /// Duplicate ACKs may start a fast retransmit after a timeout (4.4BSD).
+    pub fast_retransmit_after_timeout: bool,
     pub timer_granularity: SimDuration,
     pub initial_rto: SimDuration,
     pub min_rto: SimDuration,
@@ -65,6 +67,7 @@ impl TcpConfig {
             initial_window_segments: t.initial_window,
             initial_ssthresh_bytes: t.initial_ssthresh.map(|b| clamp(b.bytes())),
             dupack_threshold: t.dupack_threshold,
+            fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
             timer_granularity: t.timer_granularity.sim(),
             initial_rto: t.initial_rto.sim(),
             min_rto: t.min_rto.sim(),

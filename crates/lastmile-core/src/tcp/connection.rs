@@ -99,7 +99,8 @@ impl TcpConnection {
             cfg.max_rto,
         );
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
-        let recovery = LossRecovery::new(cfg.recovery, cfg.dupack_threshold);
+        let recovery = LossRecovery::new(cfg.recovery, cfg.dupack_threshold)
+            .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);
         let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;

@@ -134,6 +134,13 @@ pub struct TcpSpec {
     /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
     #[serde(default = "default_dupack_threshold")]
     pub dupack_threshold: u32,
+    /// Let duplicate ACKs for data sent before a retransmission timeout start a fast
+    /// retransmit, as 4.3BSD Reno and 4.4BSD do (`tcp_input` counts duplicates whenever the
+    /// retransmission timer runs; Cáceres & Iftode's fast retransmit after handoff relies on
+    /// it). Default false: a timeout sets `recover` to the highest sequence sent, so they
+    /// cannot (RFC 6582 §4, ns-2's `bug_fix_`).
+    #[serde(default)]
+    pub fast_retransmit_after_timeout: bool,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
     /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
     /// modern clock; the seeds' experiments set their own).
@@ -202,6 +209,7 @@ impl Default for TcpSpec {
             initial_window: default_initial_window(),
             initial_ssthresh: None,
             dupack_threshold: default_dupack_threshold(),
+            fast_retransmit_after_timeout: false,
             timer_granularity: default_granularity(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),

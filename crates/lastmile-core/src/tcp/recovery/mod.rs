@@ -28,7 +28,8 @@
 //! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too), and
 //! a retransmission timeout sets `recover` = the highest sequence sent (RFC 6582 §4,
 //! ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
-//! retransmit. `recover` is stored as an exclusive stream offset (SND.MAX at entry), so
+//! retransmit (unless `fast_retransmit_after_timeout`: then a timeout sets `recover` =
+//! SND.UNA, and they can, as in 4.4BSD's `tcp_input`). `recover` is stored as an exclusive stream offset (SND.MAX at entry), so
 //! "the ACK covers more than recover" reads `ack >= recover`.
 //!
 //! Left out: limited transmit (RFC 3042), the RFC 6582 §4 ACK heuristics, SACK-based
@@ -79,6 +80,9 @@ pub struct DupAcks {
     pub threshold: u32,
     /// Exclusive end of the data outstanding when recovery last started.
     pub recover: u64,
+    /// A timeout does not raise `recover` (4.4BSD): duplicates of data sent before it may
+    /// start a fast retransmit.
+    pub after_timeout: bool,
 }
 
 impl DupAcks {
@@ -87,6 +91,7 @@ impl DupAcks {
             count: 0,
             threshold: threshold.max(1),
             recover: 0,
+            after_timeout: false,
         }
     }
     /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
@@ -137,6 +142,12 @@ impl LossRecovery {
             scoreboard: Scoreboard::default(),
             variant,
         }
+    }
+
+    /// 4.4BSD's rule after a timeout (see the module notes).
+    pub fn with_fast_retransmit_after_timeout(mut self, on: bool) -> Self {
+        self.dupacks.after_timeout = on;
+        self
     }
 
     /// True while in Reno / NewReno fast recovery.
@@ -243,7 +254,11 @@ impl LossRecovery {
     /// name SND.UNA for retransmission.
     pub fn on_timeout(&mut self, f: &Flight) {
         self.dupacks.count = 0;
-        self.dupacks.recover = f.snd_max;
+        self.dupacks.recover = if self.dupacks.after_timeout {
+            f.snd_una
+        } else {
+            f.snd_max
+        };
         self.hole = Some(f.snd_una);
         match &mut self.variant {
             AnyRecovery::Tahoe => {}

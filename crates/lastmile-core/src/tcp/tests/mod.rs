@@ -47,6 +47,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         initial_window_segments: 1,
         initial_ssthresh_bytes: None,
         dupack_threshold: 3,
+        fast_retransmit_after_timeout: false,
         timer_granularity: ms(1),
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
