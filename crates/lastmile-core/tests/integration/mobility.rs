@@ -291,3 +291,62 @@ fn the_same_seed_moves_the_same_way_and_another_seed_does_not() {
     assert_ne!(times(&a), times(&c));
 }
 
+
+/// `CELLS` written out as nodes and links (issue 13 item 1: "the same from explicit nodes
+/// and links"), the wireless hops named as the preset names them.
+const EXPLICIT: &str = r#"
+name = "handoff"
+stop_time = "30s"
+[topology]
+nodes = ["fh", "gw", "bs1", "bs2", "mh1"]
+links = [
+  { name = "wired", from = "fh", to = "gw", rate = "10Mbps", delay = "20ms" },
+  { name = "backhaul1", from = "gw", to = "bs1", rate = "10Mbps", delay = "2ms" },
+  { name = "backhaul2", from = "gw", to = "bs2", rate = "10Mbps", delay = "2ms" },
+  { name = "cell1", from = "bs1", to = "mh1", rate = "2Mbps", delay = "1ms", queue = "20pkt", wireless = true },
+  { name = "cell2", from = "bs2", to = "mh1", rate = "2Mbps", delay = "1ms", queue = "20pkt", wireless = true },
+]
+[[mobile]]
+node = "mh1"
+cells = ["cell1", "cell2"]
+gateway = "gw"
+residence = { kind = "schedule", at = ["2s"] }
+[[flow]]
+src = "fh"
+dst = "mh1"
+tcp = { variant = "newreno", mss = "1000B", rwnd = "10KB", timer_granularity = "10ms" }
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+
+#[test]
+fn explicit_nodes_and_links_move_as_the_cells_preset_does() {
+    let sets = ["mobile.0.handoff_delay=300ms", "mobile.0.route_update_delay=50ms"];
+    let preset = summary(&scenario(CELLS, &sets));
+    let explicit = summary(&scenario(EXPLICIT, &sets));
+    assert_eq!(mobile(&explicit).handoffs, 1);
+    assert!(mobile(&explicit).handoff_data_drops > 0, "{:?}", mobile(&explicit));
+    assert_eq!(format!("{:?}", explicit.mobiles), format!("{:?}", preset.mobiles));
+    assert_eq!(format!("{:?}", explicit.flows), format!("{:?}", preset.flows));
+}
+
+#[test]
+fn fast_retransmit_after_handoff_needs_the_bsd_rule_once_the_timer_fired_in_the_outage() {
+    // A 1 s handoff at 2.25 s against a 500 ms clock and a 1 s RTO: the sender's timer
+    // fires at 3 s, inside the outage, and its retransmission is lost (the survey's case).
+    let base = [
+        "mobile.0.residence={ kind = \"schedule\", at = [\"2.25s\"] }",
+        "mobile.0.handoff_delay=1s",
+        "mobile.0.route_update_delay=1ms",
+        "flow.0.tcp.timer_granularity=500ms",
+        "mobile.0.tcp={ kind = \"fast_retransmit\", dupacks = 3 }",
+    ];
+    let guarded = summary(&scenario(CELLS, &base));
+    assert_eq!(flow(&guarded).tcp_fast_retransmits, 0, "RFC 6582: no fast retransmit");
+    assert!(flow(&guarded).longest_stall_s > 2.0, "{:?}", flow(&guarded));
+    let mut sets = base.to_vec();
+    sets.push("flow.0.tcp.fast_retransmit_after_timeout=true");
+    let bsd = summary(&scenario(CELLS, &sets));
+    let f = flow(&bsd);
+    assert_eq!((f.tcp_timeouts, f.tcp_fast_retransmits), (1, 1), "{f:?}");
+    assert!(f.longest_stall_s < 1.5, "recovered when the handoff completed: {f:?}");
+}
