@@ -260,7 +260,7 @@ def analyse(ctx: Context) -> None:
 
 
 EXPERIMENT = Experiment(
-    name="survey_handoff",
+    name="survey-handoff",
     title="Survey §2.4.4.5: a one-second handoff, fast retransmit after it, M-TCP, Freeze-TCP",
     paper="K. Pentikousis, TCP in wired-cum-wireless environments (seed 003), §2.4.4.5, "
     "reporting Cáceres & Iftode (JSAC 1995)",

@@ -461,7 +461,7 @@ def analyse(ctx: Context) -> None:
 
 
 EXPERIMENT = Experiment(
-    name="wtcp_handoff",
+    name="wtcp-handoff",
     title="WTCP Figs. 7-9: background load and handoff",
     paper="K. Ratnam and I. Matta, WTCP (seed 001), §5 (background load), §6, Figs. 7-9",
     description=(
