@@ -186,7 +186,15 @@ impl Occupancy {
 /// What a caching agent on a base station does with a mobile's connections when the
 /// mobile leaves its cell (`[[mobile]]`, docs/mobility.md).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum OnHandoff {

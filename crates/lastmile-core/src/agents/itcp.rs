@@ -35,9 +35,7 @@ mod tests;
 use std::collections::{BTreeSet, VecDeque};
 
 use super::common::{AgentTrace, ConnState, Conns, Occupancy};
-use super::{
-    Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict,
-};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;

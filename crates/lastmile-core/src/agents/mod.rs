@@ -54,9 +54,9 @@ use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns, OnHandoff};
-pub use mtcp::{MtcpAgent, MtcpSpec};
 pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
+pub use mtcp::{MtcpAgent, MtcpSpec};
 pub use snoop::{SnoopAgent, SnoopSpec};
 pub use wtcp::{WtcpAgent, WtcpSpec, WtcpTimestamps};
 

@@ -67,10 +67,8 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, ConnState, Conns, OnHandoff, Occupancy};
-use super::{
-    Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict,
-};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy, OnHandoff};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;

@@ -128,7 +128,10 @@ fn random_next_cell_is_never_the_current_one_and_the_same_seed_moves_the_same_wa
     let mut cfg = config(Dwell::Exponential(SimDuration::from_secs(1)));
     cfg.next = NextCell::Random;
     let a = run(cfg.clone(), 3, SimTime::ZERO + SimDuration::from_secs(2000));
-    assert_eq!(a, run(cfg.clone(), 3, SimTime::ZERO + SimDuration::from_secs(2000)));
+    assert_eq!(
+        a,
+        run(cfg.clone(), 3, SimTime::ZERO + SimDuration::from_secs(2000))
+    );
     assert_ne!(a, run(cfg, 4, SimTime::ZERO + SimDuration::from_secs(2000)));
     let mut seen = [0usize; 3];
     for (_, m) in &a {
@@ -137,7 +140,10 @@ fn random_next_cell_is_never_the_current_one_and_the_same_seed_moves_the_same_wa
             seen[*to] += 1;
         }
     }
-    assert!(seen.iter().all(|&n| n > 300), "every cell is visited: {seen:?}");
+    assert!(
+        seen.iter().all(|&n| n > 300),
+        "every cell is visited: {seen:?}"
+    );
 }
 
 #[test]

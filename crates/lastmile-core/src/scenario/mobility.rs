@@ -273,7 +273,10 @@ fn resolve_one(
             ScenarioError::bad_value(
                 "start",
                 format!("\"{name}\""),
-                format!("one of its cells: {}", super::join_names(names.iter().map(String::as_str))),
+                format!(
+                    "one of its cells: {}",
+                    super::join_names(names.iter().map(String::as_str))
+                ),
             )
         })?,
     };
@@ -338,7 +341,10 @@ fn attachment(
     Err(ScenarioError::bad_value(
         "",
         format!("\"{}\"", super::clip(name, super::QUOTE_MAX)),
-        format!("a link or cell of the topology: {}", super::join_names(known)),
+        format!(
+            "a link or cell of the topology: {}",
+            super::join_names(known)
+        ),
     ))
 }
 
@@ -407,7 +413,10 @@ fn check_schedule(at: &[Duration]) -> Result<(), ScenarioError> {
             return Err(ScenarioError::bad_value(
                 format!("residence.at[{}]", k + 1),
                 format!("\"{}\"", pair[1]),
-                format!("a time after residence.at[{k}] (\"{}\"): increasing times", pair[0]),
+                format!(
+                    "a time after residence.at[{k}] (\"{}\"): increasing times",
+                    pair[0]
+                ),
             ));
         }
     }

@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::base_station::{AgentChoice, BaseStationSpec, BaseStations, OneBaseStation};
-pub use crate::agents::AgentSpec;
 pub use super::mobility::{HandoffTcp, MobileSpec, NextCell, Residence};
+pub use crate::agents::AgentSpec;
 pub use crate::apps::AppSpec;
 use crate::error_model::ErrorModelSpec;
 pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};

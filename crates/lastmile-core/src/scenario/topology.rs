@@ -145,7 +145,10 @@ fn explicit_link_path(s: &Scenario, i: usize) -> String {
 pub fn resolve_topology(s: &Scenario) -> Result<ResolvedTopology, ScenarioError> {
     let t = &s.topology;
     if t.preset != Some(Preset::Cells) {
-        for (key, present) in [("cells", t.cells.is_some()), ("backhaul", t.backhaul.is_some())] {
+        for (key, present) in [
+            ("cells", t.cells.is_some()),
+            ("backhaul", t.backhaul.is_some()),
+        ] {
             if present {
                 return Err(ScenarioError::problem(
                     format!("topology.{key}"),

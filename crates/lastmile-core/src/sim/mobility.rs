@@ -32,7 +32,7 @@ use crate::mobility::{Dwell, Move, Mover, MoverConfig};
 use crate::net::{CellId, Hop};
 use crate::packet::{Ipv4Addr, Packet};
 use crate::scenario::mobility::{resolve_mobiles, AttachHop, ResolvedMobile};
-use crate::scenario::{HandoffTcp, ResolvedTopology, Residence, Scenario};
+use crate::scenario::{HandoffTcp, Residence, ResolvedTopology, Scenario};
 
 use super::world::{TimerOwner, World};
 use super::SimError;
@@ -117,7 +117,11 @@ pub struct Mobility {
 impl Mobility {
     /// The mobile on `node`, if it is one.
     fn mobile_at(&self, node: NodeId) -> Option<usize> {
-        self.by_node.get(node.index()).copied().flatten().map(|i| i as usize)
+        self.by_node
+            .get(node.index())
+            .copied()
+            .flatten()
+            .map(|i| i as usize)
     }
 
     /// True if `node`'s agent is waiting for the state of a connection of `packet`'s
@@ -195,7 +199,12 @@ pub(super) fn add_mobiles(
 }
 
 /// A mobile as the world keeps it, its movement set up (not started).
-fn host(world: &mut World, r: &ResolvedMobile, index: u32, seed: u64) -> Result<MobileHost, SimError> {
+fn host(
+    world: &mut World,
+    r: &ResolvedMobile,
+    index: u32,
+    seed: u64,
+) -> Result<MobileHost, SimError> {
     let node = NodeId(r.node as u32);
     let cells: Vec<CellHook> = r
         .cells
@@ -206,7 +215,14 @@ fn host(world: &mut World, r: &ResolvedMobile, index: u32, seed: u64) -> Result<
                 AttachHop::Link(l) => {
                     let link = LinkId(l as u32);
                     let forward = world.links[l].dirs[0].from == bs;
-                    HookHop::Link(link, if forward { Direction::Forward } else { Direction::Reverse })
+                    HookHop::Link(
+                        link,
+                        if forward {
+                            Direction::Forward
+                        } else {
+                            Direction::Reverse
+                        },
+                    )
                 }
                 AttachHop::Cell(c) => HookHop::Cell(CellId(c as u32)),
             };
@@ -219,7 +235,10 @@ fn host(world: &mut World, r: &ResolvedMobile, index: u32, seed: u64) -> Result<
         .collect();
     let gateway = NodeId(r.gateway as u32);
     let flows_of = |f: &super::flow::Flow| {
-        let (s, d) = (world.endpoints[f.source.index()].node, world.endpoints[f.sink.index()].node);
+        let (s, d) = (
+            world.endpoints[f.source.index()].node,
+            world.endpoints[f.sink.index()].node,
+        );
         (s == node).then_some(d).or((d == node).then_some(s))
     };
     let mut peers: Vec<NodeId> = world.flows.iter().filter_map(flows_of).collect();
@@ -300,7 +319,10 @@ impl World {
     fn arm_mobile(&mut self, now: SimTime, i: usize) -> Result<(), SimError> {
         let m = &self.mobility.mobiles[i];
         let transfer = m.transfers.iter().map(|t| t.at).min();
-        let deadline = [m.mover.poll_timeout(), transfer].into_iter().flatten().min();
+        let deadline = [m.mover.poll_timeout(), transfer]
+            .into_iter()
+            .flatten()
+            .min();
         self.arm(now, m.timer, deadline)
     }
 
@@ -353,7 +375,9 @@ impl World {
         self.detach(i, cell, now);
         let m = &mut self.mobility.mobiles[i];
         let (bs, mobile) = (m.cells[cell].base_station, m.addr);
-        let (target, join_at) = m.heading.unwrap_or((m.mover.current().unwrap_or(cell), now));
+        let (target, join_at) = m
+            .heading
+            .unwrap_or((m.mover.current().unwrap_or(cell), now));
         let to = m.cells[target].base_station;
         // State still on its way to the base station left follows the mobile on.
         for t in m.transfers.iter_mut().filter(|t| t.to == bs) {
@@ -414,7 +438,13 @@ impl World {
             let m = &mut self.mobility.mobiles[i];
             m.heading = None;
             let c = &m.cells[cell];
-            (m.node, c.base_station, c.hop, m.peers.clone(), m.stats.handoffs > 0)
+            (
+                m.node,
+                c.base_station,
+                c.hop,
+                m.peers.clone(),
+                m.stats.handoffs > 0,
+            )
         };
         let (down, up) = match hop {
             HookHop::Link(l, dir) => {
@@ -427,7 +457,10 @@ impl World {
             }
             HookHop::Cell(c) => {
                 self.cell_join(c, node)?;
-                (Hop::Cell { cell: c, to: node }, Hop::Cell { cell: c, to: bs })
+                (
+                    Hop::Cell { cell: c, to: node },
+                    Hop::Cell { cell: c, to: bs },
+                )
             }
         };
         self.routes.set_next_hop(bs, node, Some(down));
@@ -451,7 +484,9 @@ impl World {
             if v == bs {
                 break;
             }
-            let Some(hop) = self.routes.next_hop(v, bs) else { break };
+            let Some(hop) = self.routes.next_hop(v, bs) else {
+                break;
+            };
             self.routes.set_next_hop(v, node, Some(hop));
             v = self.hop_target(v, hop);
         }
@@ -533,7 +568,10 @@ impl World {
     /// A packet that cannot go on because its hop no longer reaches its mobile (or the
     /// mobile its base station): counted against the mobile, or as unroutable.
     pub(super) fn on_unreachable(&mut self, from: NodeId, to: NodeId, p: &Packet) -> bool {
-        let m = self.mobility.mobile_at(to).or_else(|| self.mobility.mobile_at(from));
+        let m = self
+            .mobility
+            .mobile_at(to)
+            .or_else(|| self.mobility.mobile_at(from));
         match m {
             Some(i) => {
                 self.count_handoff_drop(i, p);
@@ -590,7 +628,9 @@ impl World {
         let mut hops = Vec::new();
         let mut v = from;
         while v != to && hops.len() < self.nodes.len() {
-            let Some(hop) = self.routes.next_hop(v, to) else { break };
+            let Some(hop) = self.routes.next_hop(v, to) else {
+                break;
+            };
             hops.push((v, hop));
             v = self.hop_target(v, hop);
         }

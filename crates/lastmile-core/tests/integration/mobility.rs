@@ -63,7 +63,10 @@ fn an_overlapping_handoff_with_no_stale_route_loses_nothing() {
         let (f, m) = (flow(&s), mobile(&s));
         assert_eq!(m.handoffs, 1, "{wireless}");
         assert_eq!(m.outage_s, 0.0);
-        assert_eq!(m.handoff_drops, 0, "{wireless}: nothing lost to the handoff");
+        assert_eq!(
+            m.handoff_drops, 0,
+            "{wireless}: nothing lost to the handoff"
+        );
         assert!(f.completed);
         assert_eq!(
             (f.tcp_timeouts, f.tcp_retransmits),
@@ -83,12 +86,18 @@ fn a_handoff_without_overlap_loses_what_the_old_base_station_held() {
 
 /// Data frames the mobile received intact over its wireless hops (`wireless_tx`).
 fn data_frames_received(traces: &[TraceTable]) -> usize {
-    let t = traces.iter().find(|t| t.name == "wireless_tx").expect("wireless_tx trace");
+    let t = traces
+        .iter()
+        .find(|t| t.name == "wireless_tx")
+        .expect("wireless_tx trace");
     let (Some(Column::Bool(data)), Some(Column::Bool(lost))) = (t.column("data"), t.column("lost"))
     else {
         panic!("wireless_tx columns");
     };
-    data.iter().zip(lost).filter(|&(&d, &l)| d == 1 && l == 0).count()
+    data.iter()
+        .zip(lost)
+        .filter(|&(&d, &l)| d == 1 && l == 0)
+        .count()
 }
 
 #[test]
@@ -103,14 +112,20 @@ fn packets_sent_to_the_old_base_station_before_the_routing_update_are_handoff_lo
             ],
         );
         let (summary, traces) = traced(&s, &["wireless_tx"]);
-        assert!(summary.links.iter().all(|l| l.queue_drops == 0), "no congestion loss");
+        assert!(
+            summary.links.iter().all(|l| l.queue_drops == 0),
+            "no congestion loss"
+        );
         let f = flow(&summary);
         assert!(f.completed);
         // Loss-free links: every data segment the source sent either reached the mobile
         // or was lost to the handoff, and counted so.
         let lost = f.tcp_segments_sent - data_frames_received(&traces) as u64;
         let m = mobile(&summary);
-        assert_eq!(m.handoff_data_drops, lost, "route update after {update}: {m:?}");
+        assert_eq!(
+            m.handoff_data_drops, lost,
+            "route update after {update}: {m:?}"
+        );
         drops.push(m.handoff_data_drops);
     }
     // The later the gateway learns, the more of the source's (re)transmissions go to the
@@ -138,7 +153,10 @@ fn f64s(t: &TraceTable, name: &str) -> Vec<f64> {
 
 /// The source's cwnd at each change: (time, cwnd bytes).
 fn cwnd(traces: &[TraceTable]) -> Vec<(f64, f64)> {
-    let t = traces.iter().find(|t| t.name == "cwnd").expect("cwnd trace");
+    let t = traces
+        .iter()
+        .find(|t| t.name == "cwnd")
+        .expect("cwnd trace");
     f64s(t, "time_s")
         .into_iter()
         .zip(f64s(t, "cwnd_bytes"))
@@ -153,25 +171,42 @@ fn mtcp_sender_enters_persist_and_leaves_it_without_a_timeout_or_a_cwnd_collapse
         "flow.0.app.bytes=4MB",
     ];
     let plain = summary(&scenario(CELLS, &base));
-    assert!(flow(&plain).tcp_timeouts >= 1, "without M-TCP the outage costs a timeout");
+    assert!(
+        flow(&plain).tcp_timeouts >= 1,
+        "without M-TCP the outage costs a timeout"
+    );
     let mut sets = base.to_vec();
     sets.push("base_station=[{ node = \"gw\", agent = { kind = \"mtcp\" } }]");
     let (s, traces) = traced(&scenario(CELLS, &sets), &["cwnd", "handoff"]);
     let f = flow(&s);
     assert!(f.completed && !f.stalled);
     assert_eq!(f.tcp_timeouts, 0, "the sender persisted instead");
-    assert_eq!(s.agent.as_ref().and_then(|a| a.zero_window_advertisements), Some(1));
-    let h = traces.iter().find(|t| t.name == "handoff").expect("handoff trace");
+    assert_eq!(
+        s.agent.as_ref().and_then(|a| a.zero_window_advertisements),
+        Some(1)
+    );
+    let h = traces
+        .iter()
+        .find(|t| t.name == "handoff")
+        .expect("handoff trace");
     assert_eq!(f64s(h, "time_s"), [2.0]);
     assert_eq!(f64s(h, "outage_s"), [1.0]);
     let w = cwnd(&traces);
-    let before = w.iter().rev().find(|(t, _)| *t < 2.0).expect("cwnd before").1;
+    let before = w
+        .iter()
+        .rev()
+        .find(|(t, _)| *t < 2.0)
+        .expect("cwnd before")
+        .1;
     let lowest_after = w
         .iter()
         .filter(|(t, _)| *t >= 2.0)
         .map(|&(_, c)| c)
         .fold(f64::MAX, f64::min);
-    assert!(lowest_after >= before, "cwnd {before} then as low as {lowest_after}");
+    assert!(
+        lowest_after >= before,
+        "cwnd {before} then as low as {lowest_after}"
+    );
 }
 
 #[test]
@@ -214,8 +249,16 @@ fn freeze_tcp_persists_through_the_outage_and_resumes_on_its_acks() {
     assert!(f.completed && !f.stalled);
     assert_eq!(f.tcp_timeouts, 0);
     let w = cwnd(&traces);
-    let before = w.iter().rev().find(|(t, _)| *t < 2.0).expect("cwnd before").1;
-    assert!(w.iter().filter(|(t, _)| *t >= 2.0).all(|&(_, c)| c >= before));
+    let before = w
+        .iter()
+        .rev()
+        .find(|(t, _)| *t < 2.0)
+        .expect("cwnd before")
+        .1;
+    assert!(w
+        .iter()
+        .filter(|(t, _)| *t >= 2.0)
+        .all(|&(_, c)| c >= before));
 }
 
 /// A mobile moving at random between three cells every second on average, 50 ms out of
@@ -291,7 +334,6 @@ fn the_same_seed_moves_the_same_way_and_another_seed_does_not() {
     assert_ne!(times(&a), times(&c));
 }
 
-
 /// `CELLS` written out as nodes and links (issue 13 item 1: "the same from explicit nodes
 /// and links"), the wireless hops named as the preset names them.
 const EXPLICIT: &str = r#"
@@ -320,13 +362,26 @@ app = { kind = "bulk", bytes = "1MB" }
 
 #[test]
 fn explicit_nodes_and_links_move_as_the_cells_preset_does() {
-    let sets = ["mobile.0.handoff_delay=300ms", "mobile.0.route_update_delay=50ms"];
+    let sets = [
+        "mobile.0.handoff_delay=300ms",
+        "mobile.0.route_update_delay=50ms",
+    ];
     let preset = summary(&scenario(CELLS, &sets));
     let explicit = summary(&scenario(EXPLICIT, &sets));
     assert_eq!(mobile(&explicit).handoffs, 1);
-    assert!(mobile(&explicit).handoff_data_drops > 0, "{:?}", mobile(&explicit));
-    assert_eq!(format!("{:?}", explicit.mobiles), format!("{:?}", preset.mobiles));
-    assert_eq!(format!("{:?}", explicit.flows), format!("{:?}", preset.flows));
+    assert!(
+        mobile(&explicit).handoff_data_drops > 0,
+        "{:?}",
+        mobile(&explicit)
+    );
+    assert_eq!(
+        format!("{:?}", explicit.mobiles),
+        format!("{:?}", preset.mobiles)
+    );
+    assert_eq!(
+        format!("{:?}", explicit.flows),
+        format!("{:?}", preset.flows)
+    );
 }
 
 #[test]
@@ -341,12 +396,19 @@ fn fast_retransmit_after_handoff_needs_the_bsd_rule_once_the_timer_fired_in_the_
         "mobile.0.tcp={ kind = \"fast_retransmit\", dupacks = 3 }",
     ];
     let guarded = summary(&scenario(CELLS, &base));
-    assert_eq!(flow(&guarded).tcp_fast_retransmits, 0, "RFC 6582: no fast retransmit");
+    assert_eq!(
+        flow(&guarded).tcp_fast_retransmits,
+        0,
+        "RFC 6582: no fast retransmit"
+    );
     assert!(flow(&guarded).longest_stall_s > 2.0, "{:?}", flow(&guarded));
     let mut sets = base.to_vec();
     sets.push("flow.0.tcp.fast_retransmit_after_timeout=true");
     let bsd = summary(&scenario(CELLS, &sets));
     let f = flow(&bsd);
     assert_eq!((f.tcp_timeouts, f.tcp_fast_retransmits), (1, 1), "{f:?}");
-    assert!(f.longest_stall_s < 1.5, "recovered when the handoff completed: {f:?}");
+    assert!(
+        f.longest_stall_s < 1.5,
+        "recovered when the handoff completed: {f:?}"
+    );
 }

@@ -40,8 +40,9 @@ impl Default for MtcpSpec {
 impl AgentSettings for MtcpSpec {
     type Agent = MtcpAgent;
     const KIND: &'static str = "mtcp";
-    const NODE_HINT: Option<&'static str> =
-        Some("M-TCP sits on the supervisor host over the base stations (\"gw\" in the cells preset)");
+    const NODE_HINT: Option<&'static str> = Some(
+        "M-TCP sits on the supervisor host over the base stations (\"gw\" in the cells preset)",
+    );
 
     fn build(&self, _setup: &AgentSetup<'_>) -> MtcpAgent {
         MtcpAgent::new(self.clone())

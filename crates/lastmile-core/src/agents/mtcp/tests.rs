@@ -55,7 +55,11 @@ fn mtcp_on_handoff_acks_the_held_byte_with_a_zero_window_and_answers_probes() {
     from_mh(&mut a, ack(2));
     let out = notice(&mut a, MobilityNotice::HandoffStarted { mobile: MH.0 });
     assert_eq!(out.packets.len(), 1);
-    assert_eq!(ack_and_window(&out.packets[0]), (ISS + 2 * MSS, 0), "the held byte, window 0");
+    assert_eq!(
+        ack_and_window(&out.packets[0]),
+        (ISS + 2 * MSS, 0),
+        "the held byte, window 0"
+    );
     assert_eq!(out.packets[0].ip.src, MH.0, "in the mobile's name");
     assert!(a.is_choked(&KEY));
     // The fixed host's persist probe is answered, not forwarded.
@@ -64,7 +68,11 @@ fn mtcp_on_handoff_acks_the_held_byte_with_a_zero_window_and_answers_probes() {
     assert_eq!(ack_and_window(&out.packets[0]), (ISS + 2 * MSS, 0));
     // Another mobile's handoff changes nothing here.
     let other = crate::packet::Ipv4Addr(0x0A00_0009);
-    assert!(notice(&mut a, MobilityNotice::HandoffStarted { mobile: other }).packets.is_empty());
+    assert!(
+        notice(&mut a, MobilityNotice::HandoffStarted { mobile: other })
+            .packets
+            .is_empty()
+    );
     // Back in reach: one ACK for the same number reopens the mobile's window.
     let out = notice(&mut a, MobilityNotice::RouteUpdated { mobile: MH.0 });
     assert_eq!(out.packets.len(), 1);

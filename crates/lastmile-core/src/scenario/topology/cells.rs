@@ -69,7 +69,10 @@ fn start_cell(s: &Scenario, j: u32, n: u32) -> u32 {
     let Some(entry) = s.mobiles.iter().find(|m| m.node == name) else {
         return 1;
     };
-    let start = entry.start.as_deref().or(entry.cells.first().map(String::as_str));
+    let start = entry
+        .start
+        .as_deref()
+        .or(entry.cells.first().map(String::as_str));
     start
         .and_then(|c| c.strip_prefix("cell"))
         .and_then(|rest| rest.split('-').next())
@@ -100,7 +103,11 @@ pub(super) fn cells(s: &Scenario) -> Result<ResolvedTopology, ScenarioError> {
     let wired = preset_link(t.wired.as_ref(), "wired", "fh", "gw")?;
     let backhaul = preset_link(t.backhaul.as_ref(), "backhaul", "gw", "bs<i>")?;
     let wireless = preset_link(t.wireless.as_ref(), "wireless", "bs<i>", "mh<j>")?;
-    for (spec, key) in [(wired, "wired"), (backhaul, "backhaul"), (wireless, "wireless")] {
+    for (spec, key) in [
+        (wired, "wired"),
+        (backhaul, "backhaul"),
+        (wireless, "wireless"),
+    ] {
         no_name(spec, key)?;
     }
     let mut nodes: Vec<String> = vec!["fh".into(), "gw".into()];

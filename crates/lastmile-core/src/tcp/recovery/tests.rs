@@ -99,8 +99,8 @@ fn tahoe_third_dupack_goes_back_n_from_snd_una() {
 /// Ten segments sent, a timeout, then three duplicate ACKs for SND.UNA (Cáceres & Iftode's
 /// mobile announcing the end of a handoff): the fast retransmits they start.
 fn dupacks_after_timeout(after_timeout: bool) -> Vec<bool> {
-    let mut r = LossRecovery::new(RecoveryKind::Reno, 3)
-        .with_fast_retransmit_after_timeout(after_timeout);
+    let mut r =
+        LossRecovery::new(RecoveryKind::Reno, 3).with_fast_retransmit_after_timeout(after_timeout);
     let mut w = CongestionWindow {
         cwnd: 10 * SMSS,
         ssthresh: u64::MAX,
@@ -110,7 +110,10 @@ fn dupacks_after_timeout(after_timeout: bool) -> Vec<bool> {
     r.on_timeout(&f);
     r.on_retransmitted(0);
     (0..3)
-        .map(|_| r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f).fast_retransmit)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
         .collect()
 }
 
