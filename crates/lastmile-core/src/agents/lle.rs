@@ -450,6 +450,7 @@ impl LleAgent {
                 ttl: DEFAULT_TTL,
                 total_len: 0,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Tcp(TcpSegment {
                 header: TcpHeader {
@@ -465,6 +466,7 @@ impl LleAgent {
                     },
                     ece: false,
                     cwr: false,
+                    sender_in_slow_start: false,
                 },
                 payload_len: 0,
             }),

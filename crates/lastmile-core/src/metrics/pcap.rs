@@ -329,7 +329,7 @@ pub fn encode_tcp_options(options: &TcpOptions) -> Vec<u8> {
     if let Some(shift) = options.window_scale {
         body.extend_from_slice(&[OPT_WINDOW_SCALE, 3, shift]);
     }
-    let blocks: Vec<_> = options.sack_blocks.iter().flatten().collect();
+    let blocks = options.sack_blocks.as_slice();
     if !blocks.is_empty() {
         body.extend_from_slice(&[OPT_SACK, (2 + 8 * blocks.len()) as u8]);
         for (left, right) in blocks {

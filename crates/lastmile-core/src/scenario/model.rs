@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec};
 use crate::error_model::ErrorModelSpec;
-pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
+pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
 /// A whole simulation: a topology, the base station's agent and the flows.

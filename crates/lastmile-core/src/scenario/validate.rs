@@ -18,8 +18,8 @@ use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
-    Scenario, TcpSpec,
+    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, InitialWindow, LinkLayerKind, LinkSpec,
+    MacKind, RecoveryKind, Scenario, TcpSpec,
 };
 use super::topology::{
     check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
@@ -448,8 +448,33 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             format!("at least one segment (mss = {})", t.mss),
         );
     }
-    if t.initial_window == 0 {
-        return bad("initial_window", "0".into(), "at least 1 segment".into());
+    if t.initial_window == InitialWindow::Segments(0) {
+        return bad(
+            "initial_window",
+            "0".into(),
+            "at least 1 segment, or \"rfc3390\" / \"rfc6928\"".into(),
+        );
+    }
+    if t.abc > 2 {
+        return bad(
+            "abc",
+            t.abc.to_string(),
+            "0 (off), 1 or 2 (RFC 3465: L SHOULD NOT exceed 2)".into(),
+        );
+    }
+    if t.max_backoff == Some(0) {
+        return bad("max_backoff", "0".into(), "a factor of at least 1".into());
+    }
+    if t.prr && t.recovery_kind() != RecoveryKind::Sack {
+        return bad(
+            "prr",
+            "true".into(),
+            format!(
+                "false with recovery = \"{}\" (PRR drives RFC 6675's recovery: set \
+                 recovery = \"sack\")",
+                t.recovery_kind().name()
+            ),
+        );
     }
     if t.initial_ssthresh.is_some_and(|s| s.bytes() == 0) {
         return bad(
@@ -486,11 +511,11 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             format!("at most max_rto ({})", t.max_rto),
         );
     }
-    if t.ack == AckPolicy::Delayed && t.delack_timeout.sim().is_zero() {
+    if matches!(t.ack, AckPolicy::Delayed | AckPolicy::Daass) && t.delack_timeout.sim().is_zero() {
         return bad(
             "delack_timeout",
             q(&t.delack_timeout),
-            "a time greater than zero with ack = \"delayed\"".into(),
+            format!("a time greater than zero with ack = \"{}\"", t.ack.name()),
         );
     }
     Ok(())

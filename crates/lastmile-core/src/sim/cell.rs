@@ -750,6 +750,7 @@ impl World {
                 ttl: DEFAULT_TTL,
                 total_len: 0,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Udp(UdpDatagram {
                 src_port: 49152 + flow.0 as u16,

@@ -9,7 +9,7 @@ use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
 use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
-    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
+    Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
 };
 use crate::tcp::{TcpConnection, TcpOutbox};
 use crate::wireless::medium::TxId;
@@ -413,8 +413,9 @@ impl World {
         let Some(&endpoint) = n.demux.get(&key) else {
             return Ok(()); // No listener: a real host would answer RST; nothing here needs it.
         };
+        let ce = packet.ip.ecn == Ecn::Ce;
         self.with_endpoint(now, endpoint, |conn, now, out| {
-            conn.on_segment(now, &segment, packet.origin_time, out)
+            conn.on_segment_marked(now, &segment, ce, packet.origin_time, out)
         })
     }
 
@@ -503,6 +504,7 @@ impl World {
                     ttl: DEFAULT_TTL,
                     total_len: 0,
                     ident: self.next_packet_id as u16,
+                    ecn: if s.ect { Ecn::Ect0 } else { Ecn::NotEct },
                 },
                 transport: Transport::Tcp(s.segment),
                 flow,

@@ -9,8 +9,18 @@
 //!   by resending the SYN-ACK, a repeated SYN-ACK by an ACK. The SYN is timed (one RTT
 //!   sample unless it was retransmitted, Karn). The effective SMSS is min(our MSS, the
 //!   peer's MSS option, 536 if absent) (RFC 9293 §3.7.1). Timestamps are used only if both
-//!   SYNs carry them (RFC 7323 §3.2). IW = `initial_window_segments`·SMSS, or 1·SMSS if the
-//!   SYN or SYN-ACK had to be retransmitted (RFC 5681 §3.1).
+//!   SYNs carry them (RFC 7323 §3.2), SACK only if both carry SACK-permitted (RFC 2018 §2).
+//!   ECN (RFC 3168 §6.1.1): an ECN-setup SYN carries ECE and CWR, an ECN-setup SYN-ACK ECE
+//!   alone; ECN is in use when both were sent. IW is `initial_window` (a number of
+//!   segments, RFC 3390's or RFC 6928's rule), or 1·SMSS if the SYN or SYN-ACK had to be
+//!   retransmitted (RFC 5681 §3.1).
+//! * **SACK blocks** travel as stream offsets inside the endpoint: the receiving half's
+//!   blocks become sequence numbers on every segment we send (3 beside timestamps, else 4),
+//!   and the blocks of an arriving ACK become offsets for the sending half (a block outside
+//!   [SND.UNA − 2^31, SND.MAX] is dropped).
+//! * **ECN marks** arrive with the segment (`on_segment_marked`: CE in its IP header);
+//!   ECE goes on every segment we send while the receiving half echoes, CWR and ECT on
+//!   the data segments the sending half marks.
 //! * **Sequence numbers** appear only here: the stream is counted in `u64` offsets
 //!   (0 = ISN + 1) and converted with wrapping arithmetic relative to SND.UNA / RCV.NXT.
 //! * **Teardown** (RFC 9293 §3.6): `app_close` enters FIN-WAIT-1 (or LAST-ACK from
@@ -34,9 +44,9 @@
 use super::api::*;
 use super::cc::{AnyCongestionControl, CcMetrics, CongestionControl, CongestionWindow};
 use super::receiver::Receiver;
-use super::recovery::LossRecovery;
+use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
-use super::sender::{AckInput, DataSegment, Sender};
+use super::sender::{AckInput, DataSegment, Negotiated, Sender};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN};
 
@@ -81,6 +91,10 @@ pub struct TcpConnection {
     syn_retransmitted: bool,
     peer_mss: Option<u64>,
     timestamps: bool,
+    /// Both SYNs carried SACK-permitted.
+    sack: bool,
+    /// ECN setup completed on the SYNs.
+    ecn: bool,
     ts_recent: u32,
     last_ack_sent: SeqNumber,
     snd_wl1: SeqNumber,
@@ -92,14 +106,19 @@ impl TcpConnection {
     /// A closed endpoint; `connect` or `listen` opens it.
     pub fn new(cfg: TcpConfig) -> Self {
         let mss = u64::from(cfg.mss.max(1));
-        let rtx = RetransmitTimer::new(
+        let mut rtx = RetransmitTimer::new(
             cfg.timer_granularity,
             cfg.initial_rto,
             cfg.min_rto,
             cfg.max_rto,
         );
+        rtx.set_max_backoff(cfg.max_backoff);
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
-        let recovery = LossRecovery::new(cfg.recovery, cfg.dupack_threshold);
+        let options = RecoveryOptions {
+            limited_transmit: cfg.limited_transmit,
+            prr: cfg.prr,
+        };
+        let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options);
         let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
@@ -123,6 +142,8 @@ impl TcpConnection {
             syn_retransmitted: false,
             peer_mss: None,
             timestamps: false,
+            sack: false,
+            ecn: false,
             ts_recent: 0,
             last_ack_sent: SeqNumber(0),
             snd_wl1: SeqNumber(0),
@@ -155,6 +176,25 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
+        self.on_segment_marked(now, seg, false, origin_time, out);
+    }
+
+    /// A segment arrived whose IP header says congestion experienced (`ce`, RFC 3168 §5).
+    pub fn on_segment_marked(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        ce: bool,
+        origin_time: SimTime,
+        out: &mut TcpOutbox,
+    ) {
+        if ce && self.ecn && seg.payload_len > 0 {
+            self.stats.ce_received += 1;
+        }
+        if self.ecn {
+            self.receiver
+                .on_ecn(ce && seg.payload_len > 0, seg.header.cwr);
+        }
         if seg.header.control == Control::Rst {
             self.on_reset();
             return;
@@ -320,13 +360,20 @@ impl TcpConnection {
         self.output(now, out);
     }
 
-    /// Records what the peer's SYN says: IRS, MSS, timestamps.
+    /// Records what the peer's SYN says: IRS, MSS, timestamps, SACK-permitted, ECN setup.
     fn learn_peer_syn(&mut self, seg: &TcpSegment) {
         let h = &seg.header;
         self.irs = h.seq;
         self.last_ack_sent = h.seq + 1;
         self.peer_mss = h.options.mss.map(u64::from);
         self.timestamps = self.cfg.timestamps && h.options.timestamp.is_some();
+        self.sack = self.cfg.sack && h.options.sack_permitted;
+        // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR, the SYN-ACK ECE only.
+        let setup = match h.ack {
+            None => h.ece && h.cwr,
+            Some(_) => h.ece && !h.cwr,
+        };
+        self.ecn = self.cfg.ecn && setup;
         if let Some((tsval, _)) = h.options.timestamp {
             self.ts_recent = tsval;
         }
@@ -347,13 +394,22 @@ impl TcpConnection {
     /// The handshake completed.
     fn establish(&mut self, peer_window: u64) {
         let mss = u64::from(self.cfg.mss.max(1)).min(self.peer_mss.unwrap_or(DEFAULT_PEER_MSS));
-        let iw_segments = if self.syn_retransmitted {
-            1
+        let initial_window = if self.syn_retransmitted {
+            mss
         } else {
-            u64::from(self.cfg.initial_window_segments.max(1))
+            self.cfg.initial_window.bytes(mss)
         };
-        self.sender
-            .on_established(mss, iw_segments * mss, peer_window, self.timestamps);
+        self.sender.on_established(&Negotiated {
+            mss,
+            initial_window,
+            peer_window,
+            timestamps: self.timestamps,
+            sack: self.sack,
+            ecn: self.ecn,
+        });
+        if self.sack {
+            self.receiver.enable_sack(self.cfg.dsack);
+        }
         self.state = TcpState::Established;
         self.update_state();
     }
@@ -439,18 +495,46 @@ impl TcpConnection {
             self.snd_wl1 = h.seq;
             self.snd_wl2 = ack;
         }
-        let input = AckInput {
+        let mut input = AckInput {
             ack: offset,
             window: u64::from(h.window),
             window_update,
             occupies_sequence: seg.seq_len() > 0,
             ts_ecr: h.options.timestamp.map(|(_, ecr)| ecr),
+            sack: [(0, 0); 4],
+            sack_len: 0,
+            ece: h.ece,
         };
+        if self.sack && !h.options.sack_blocks.is_empty() {
+            self.sack_offsets(h, &mut input);
+        }
         if self.cfg.trace {
             out.trace.push(TcpTraceEvent::Ack { offset });
         }
         if self.sender.on_ack(now, &input, &mut out.trace) {
             self.stats.fast_retransmits += 1;
+        }
+        self.stats.ecn_reductions = self.sender.ecn_reductions;
+    }
+
+    /// The SACK blocks of `h` as stream offsets of our data: each edge taken relative to
+    /// SND.UNA; blocks reaching below SND.UNA − 2^31 or beyond SND.MAX are dropped.
+    #[inline(never)]
+    fn sack_offsets(&self, h: &TcpHeader, input: &mut AckInput) {
+        let una = self.sender.snd_una();
+        let una_seq = self.send_seq(una);
+        let to_offset = |s: SeqNumber| -> Option<u64> {
+            let d = i64::from(s.wrapping_diff(una_seq));
+            let o = una as i64 + d;
+            (o >= 0 && o as u64 <= self.sender.snd_max()).then_some(o as u64)
+        };
+        for &(left, right) in h.options.sack_blocks.as_slice() {
+            if let (Some(l), Some(r)) = (to_offset(left), to_offset(right)) {
+                if l < r && input.sack_len < input.sack.len() {
+                    input.sack[input.sack_len] = (l, r);
+                    input.sack_len += 1;
+                }
+            }
         }
     }
 
@@ -465,6 +549,8 @@ impl TcpConnection {
         let start =
             rcv_nxt as i64 + i64::from(seg.header.seq.wrapping_diff(self.recv_seq(rcv_nxt)));
         let fin = seg.header.control == Control::Fin;
+        self.receiver
+            .note_sender_state(seg.header.sender_in_slow_start);
         let delivered = self.receiver.on_segment(
             now,
             start,
@@ -528,10 +614,13 @@ impl TcpConnection {
                 self.stats.timeouts += 1;
                 self.syn_retransmitted = true;
                 self.sender.rtx.back_off();
+                if self.cfg.trace {
+                    out.trace.push(self.sender.rtx.backoff_trace());
+                }
                 self.send_syn(now, true, out);
             }
             _ if self.can_send() => {
-                if self.sender.on_rto(now) {
+                if self.sender.on_rto(now, &mut out.trace) {
                     self.stats.timeouts += 1;
                 }
             }
@@ -562,19 +651,27 @@ impl TcpConnection {
             let seq = self.send_seq(self.sender.snd_max());
             let segment = self.build(now, seq, Control::None, 0);
             self.stats.acks_sent += 1;
-            self.push(out, segment, now, false);
+            self.push(out, segment, now, false, false);
         }
     }
 
     fn send_syn(&mut self, now: SimTime, retransmission: bool, out: &mut TcpOutbox) {
         let mut segment = self.build(now, self.iss, Control::Syn, 0);
-        segment.header.options.mss = Some(self.cfg.mss.min(u32::from(u16::MAX)) as u16);
+        let h = &mut segment.header;
+        h.options.mss = Some(self.cfg.mss.min(u32::from(u16::MAX)) as u16);
+        h.options.sack_blocks = Default::default();
         if self.state == TcpState::SynSent {
-            segment.header.ack = None;
+            h.ack = None;
+            h.options.sack_permitted = self.cfg.sack;
+            (h.ece, h.cwr) = (self.cfg.ecn, self.cfg.ecn);
             if self.cfg.timestamps {
                 let tsval = self.sender.rtx.ts_now(now);
-                segment.header.options.timestamp = Some((tsval, 0));
+                h.options.timestamp = Some((tsval, 0));
             }
+        } else {
+            // RFC 2018 §2: SACK-permitted only on a SYN-ACK answering one.
+            h.options.sack_permitted = self.sack;
+            (h.ece, h.cwr) = (self.ecn, false);
         }
         if retransmission {
             self.stats.retransmits += 1;
@@ -583,12 +680,14 @@ impl TcpConnection {
             self.sender.rtx.start_timing_syn(now);
         }
         self.sender.rtx.arm(now);
-        self.push(out, segment, now, retransmission);
+        self.push(out, segment, now, retransmission, false);
     }
 
     fn emit_data(&mut self, now: SimTime, d: DataSegment, out: &mut TcpOutbox) {
         let control = if d.fin { Control::Fin } else { Control::None };
-        let segment = self.build(now, self.send_seq(d.offset), control, d.len);
+        let mut segment = self.build(now, self.send_seq(d.offset), control, d.len);
+        segment.header.cwr = d.cwr;
+        segment.header.sender_in_slow_start = d.slow_start;
         if d.len > 0 {
             self.stats.data_segments_sent += 1;
             self.stats.payload_bytes_sent += u64::from(d.len);
@@ -604,7 +703,7 @@ impl TcpConnection {
             });
         }
         let origin_time = if d.len > 0 { d.origin_time } else { now };
-        self.push(out, segment, origin_time, d.retransmission);
+        self.push(out, segment, origin_time, d.retransmission, d.ect);
     }
 
     /// Counts the segment's IP and TCP header bytes and hands it to the engine.
@@ -614,21 +713,30 @@ impl TcpConnection {
         segment: TcpSegment,
         origin_time: SimTime,
         is_retransmission: bool,
+        ect: bool,
     ) {
         self.stats.header_bytes_sent += u64::from(IPV4_HEADER_LEN + segment.header.header_len());
         out.segments.push(OutSegment {
             segment,
             origin_time,
             is_retransmission,
+            ect,
         });
     }
 
-    /// A segment carrying our current ACK, window and timestamps.
+    /// A segment carrying our current ACK, window, timestamps, SACK blocks and ECE.
     fn build(&mut self, now: SimTime, seq: SeqNumber, control: Control, len: u32) -> TcpSegment {
         let ack = self.recv_seq(self.receiver.ack_offset());
         let timestamp = self
             .timestamps
             .then(|| (self.sender.rtx.ts_now(now), self.ts_recent));
+        let mut options = TcpOptions {
+            timestamp,
+            ..TcpOptions::default()
+        };
+        if self.receiver.sack_enabled() {
+            self.add_sack_blocks(&mut options);
+        }
         let header = TcpHeader {
             src_port: self.cfg.local_port,
             dst_port: self.cfg.remote_port,
@@ -636,12 +744,10 @@ impl TcpConnection {
             ack: Some(ack),
             control,
             window: self.receiver.advertise_window(),
-            options: TcpOptions {
-                timestamp,
-                ..TcpOptions::default()
-            },
-            ece: false,
+            options,
+            ece: self.ecn && self.receiver.ece(),
             cwr: false,
+            sender_in_slow_start: false,
         };
         if self.state != TcpState::SynSent {
             self.receiver.on_ack_sent();
@@ -650,6 +756,22 @@ impl TcpConnection {
         TcpSegment {
             header,
             payload_len: len,
+        }
+    }
+
+    /// The receiving half's SACK blocks as sequence numbers: four fit, three beside
+    /// timestamps (RFC 2018 §3).
+    #[inline(never)]
+    fn add_sack_blocks(&mut self, options: &mut TcpOptions) {
+        let max = if options.timestamp.is_some() { 3 } else { 4 };
+        if self.receiver.dsack_reported() {
+            self.stats.dsacks_sent += 1;
+        }
+        let (blocks, n) = self.receiver.sack_blocks(max);
+        for &(start, end) in &blocks[..n] {
+            options
+                .sack_blocks
+                .push((self.recv_seq(start), self.recv_seq(end)));
         }
     }
 

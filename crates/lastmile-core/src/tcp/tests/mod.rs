@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, TcpVariant};
+use super::spec::{AckPolicy, InitialWindow, TcpVariant};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -43,9 +43,15 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         cc_settings: CcSettings::default(),
         mss: MSS,
         rwnd_bytes: 1_000_000,
-        initial_window_segments: 1,
+        initial_window: InitialWindow::Segments(1),
         initial_ssthresh_bytes: None,
         dupack_threshold: 3,
+        sack: variant.recovery().uses_sack(),
+        dsack: false,
+        limited_transmit: false,
+        prr: false,
+        ecn: false,
+        max_backoff: None,
         timer_granularity: ms(1),
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
@@ -80,6 +86,7 @@ pub fn peer_segment(
             },
             ece: false,
             cwr: false,
+            sender_in_slow_start: false,
         },
         payload_len,
     }

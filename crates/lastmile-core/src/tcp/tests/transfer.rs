@@ -102,7 +102,7 @@ fn lossy_transfer(variant: TcpVariant, ack_policy: AckPolicy, timestamps: bool) 
         cfg.ack_policy = ack_policy;
         cfg.timestamps = timestamps;
         cfg.rwnd_bytes = 64_000;
-        cfg.initial_window_segments = 2;
+        cfg.initial_window = InitialWindow::Segments(2);
         cfg
     };
     let mut p = Pair::new(setup(config(variant)), setup(peer_config(variant)));
@@ -152,7 +152,7 @@ fn newreno_repairs_a_burst_without_a_timeout_where_reno_needs_one() {
     let burst = |variant| {
         let mut cfg = config(variant);
         cfg.rwnd_bytes = 64_000;
-        cfg.initial_window_segments = 10;
+        cfg.initial_window = InitialWindow::Segments(10);
         let mut p = Pair::new(cfg.clone(), peer_config(variant));
         let first_byte = SeqNumber(ISN) + 1;
         p.drop = Box::new(move |side, seg, times| {
@@ -261,7 +261,7 @@ fn random_losses_both_ways_never_break_exactly_once_in_order_delivery() {
                     cfg.timestamps = timestamps;
                     cfg.timer_granularity = ms(tick_ms);
                     cfg.rwnd_bytes = 16_000;
-                    cfg.initial_window_segments = 2;
+                    cfg.initial_window = InitialWindow::Segments(2);
                     cfg
                 };
                 let mut p = Pair::new(setup(config(variant)), setup(peer_config(variant)));
