@@ -30,8 +30,14 @@ impl RangeSet {
             new_end = new_end.max(e);
             last += 1;
         }
-        self.ranges
-            .splice(first..last, std::iter::once((new_start, new_end)));
+        if first == last {
+            self.ranges.insert(first, (new_start, new_end));
+        } else {
+            self.ranges[first] = (new_start, new_end);
+            if last > first + 1 {
+                self.ranges.drain(first + 1..last);
+            }
+        }
         (end - start) - covered
     }
 
@@ -82,22 +88,20 @@ impl RangeSet {
         }
         let first = self.ranges.partition_point(|&(_, e)| e <= start);
         let last = first + self.ranges[first..].partition_point(|&(s, _)| s < end);
-        let mut kept = Vec::with_capacity(2);
-        if let Some(&(s, _)) = self.ranges.get(first).filter(|_| first < last) {
-            if s < start {
-                kept.push((s, start));
-            }
+        if first == last {
+            return;
         }
-        if let Some(&(_, e)) = self
-            .ranges
-            .get(last.wrapping_sub(1))
-            .filter(|_| first < last)
-        {
-            if e > end {
-                kept.push((end, e));
-            }
+        let (left, _) = self.ranges[first];
+        let (_, right) = self.ranges[last - 1];
+        self.ranges.drain(first..last);
+        let mut at = first;
+        if left < start {
+            self.ranges.insert(at, (left, start));
+            at += 1;
         }
-        self.ranges.splice(first..last, kept);
+        if right > end {
+            self.ranges.insert(at, (end, right));
+        }
     }
 
     /// Removes everything below `below`.

@@ -48,7 +48,9 @@ use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
 use super::sender::{AckInput, DataSegment, Negotiated, Sender};
 use crate::engine::{SimDuration, SimTime};
-use crate::packet::{Control, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN};
+use crate::packet::{
+    Control, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN,
+};
 
 /// RFC 9293 §3.7.1: the send MSS when the peer sends no MSS option.
 const DEFAULT_PEER_MSS: u64 = 536;
@@ -61,6 +63,15 @@ fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
         (x, None) => x,
         (None, y) => y,
     }
+}
+
+/// What the sending half sets on a segment it sends.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Marks {
+    /// Congestion Window Reduced (RFC 3168 §6.1.2).
+    cwr: bool,
+    /// Sent in slow start (read by a DAASS receiver).
+    slow_start: bool,
 }
 
 /// Where an arriving ACK number falls relative to the send sequence space.
@@ -188,12 +199,8 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
-        if ce && self.ecn && seg.payload_len > 0 {
-            self.stats.ce_received += 1;
-        }
         if self.ecn {
-            self.receiver
-                .on_ecn(ce && seg.payload_len > 0, seg.header.cwr);
+            self.note_ecn(seg, ce);
         }
         if seg.header.control == Control::Rst {
             self.on_reset();
@@ -360,6 +367,15 @@ impl TcpConnection {
         self.output(now, out);
     }
 
+    /// RFC 3168 §6.1.3 at the receiving half: a CE-marked data segment starts the echo, CWR
+    /// ends it.
+    #[inline(never)]
+    fn note_ecn(&mut self, seg: &TcpSegment, ce: bool) {
+        let marked = ce && seg.payload_len > 0;
+        self.stats.ce_received += u64::from(marked);
+        self.receiver.on_ecn(marked, seg.header.cwr);
+    }
+
     /// Records what the peer's SYN says: IRS, MSS, timestamps, SACK-permitted, ECN setup.
     fn learn_peer_syn(&mut self, seg: &TcpSegment) {
         let h = &seg.header;
@@ -495,47 +511,62 @@ impl TcpConnection {
             self.snd_wl1 = h.seq;
             self.snd_wl2 = ack;
         }
-        let mut input = AckInput {
+        let input = AckInput {
             ack: offset,
             window: u64::from(h.window),
             window_update,
             occupies_sequence: seg.seq_len() > 0,
             ts_ecr: h.options.timestamp.map(|(_, ecr)| ecr),
-            sack: [(0, 0); 4],
-            sack_len: 0,
+            sack: &[],
             ece: h.ece,
         };
-        if self.sack && !h.options.sack_blocks.is_empty() {
-            self.sack_offsets(h, &mut input);
-        }
         if self.cfg.trace {
             out.trace.push(TcpTraceEvent::Ack { offset });
         }
-        if self.sender.on_ack(now, &input, &mut out.trace) {
+        let fast_retransmit = if self.sack && !h.options.sack_blocks.is_empty() {
+            self.on_ack_with_sack(now, h, input, out)
+        } else {
+            self.sender.on_ack(now, &input, &mut out.trace)
+        };
+        if fast_retransmit {
             self.stats.fast_retransmits += 1;
         }
         self.stats.ecn_reductions = self.sender.ecn_reductions;
     }
 
-    /// The SACK blocks of `h` as stream offsets of our data: each edge taken relative to
-    /// SND.UNA; blocks reaching below SND.UNA − 2^31 or beyond SND.MAX are dropped.
+    /// The sending half takes an ACK with its SACK blocks as stream offsets of our data:
+    /// each edge taken relative to SND.UNA; blocks reaching below SND.UNA − 2^31 or beyond
+    /// SND.MAX are dropped.
     #[inline(never)]
-    fn sack_offsets(&self, h: &TcpHeader, input: &mut AckInput) {
+    fn on_ack_with_sack(
+        &mut self,
+        now: SimTime,
+        h: &TcpHeader,
+        input: AckInput,
+        out: &mut TcpOutbox,
+    ) -> bool {
         let una = self.sender.snd_una();
         let una_seq = self.send_seq(una);
+        let snd_max = self.sender.snd_max();
         let to_offset = |s: SeqNumber| -> Option<u64> {
-            let d = i64::from(s.wrapping_diff(una_seq));
-            let o = una as i64 + d;
-            (o >= 0 && o as u64 <= self.sender.snd_max()).then_some(o as u64)
+            let o = una as i64 + i64::from(s.wrapping_diff(una_seq));
+            (o >= 0 && o as u64 <= snd_max).then_some(o as u64)
         };
+        let mut blocks = [(0, 0); SackBlocks::MAX];
+        let mut n = 0;
         for &(left, right) in h.options.sack_blocks.as_slice() {
             if let (Some(l), Some(r)) = (to_offset(left), to_offset(right)) {
-                if l < r && input.sack_len < input.sack.len() {
-                    input.sack[input.sack_len] = (l, r);
-                    input.sack_len += 1;
+                if l < r {
+                    blocks[n] = (l, r);
+                    n += 1;
                 }
             }
         }
+        let input = AckInput {
+            sack: &blocks[..n],
+            ..input
+        };
+        self.sender.on_ack(now, &input, &mut out.trace)
     }
 
     fn process_data(
@@ -649,14 +680,14 @@ impl TcpConnection {
         if self.receiver.ack_due() {
             // 4.4BSD: a pure ACK carries SND.MAX, so it never looks older than our data.
             let seq = self.send_seq(self.sender.snd_max());
-            let segment = self.build(now, seq, Control::None, 0);
+            let segment = self.build(now, seq, Control::None, 0, Marks::default());
             self.stats.acks_sent += 1;
             self.push(out, segment, now, false, false);
         }
     }
 
     fn send_syn(&mut self, now: SimTime, retransmission: bool, out: &mut TcpOutbox) {
-        let mut segment = self.build(now, self.iss, Control::Syn, 0);
+        let mut segment = self.build(now, self.iss, Control::Syn, 0, Marks::default());
         let h = &mut segment.header;
         h.options.mss = Some(self.cfg.mss.min(u32::from(u16::MAX)) as u16);
         h.options.sack_blocks = Default::default();
@@ -685,9 +716,11 @@ impl TcpConnection {
 
     fn emit_data(&mut self, now: SimTime, d: DataSegment, out: &mut TcpOutbox) {
         let control = if d.fin { Control::Fin } else { Control::None };
-        let mut segment = self.build(now, self.send_seq(d.offset), control, d.len);
-        segment.header.cwr = d.cwr;
-        segment.header.sender_in_slow_start = d.slow_start;
+        let marks = Marks {
+            cwr: d.cwr,
+            slow_start: d.slow_start,
+        };
+        let segment = self.build(now, self.send_seq(d.offset), control, d.len, marks);
         if d.len > 0 {
             self.stats.data_segments_sent += 1;
             self.stats.payload_bytes_sent += u64::from(d.len);
@@ -724,55 +757,100 @@ impl TcpConnection {
         });
     }
 
-    /// A segment carrying our current ACK, window, timestamps, SACK blocks and ECE.
-    fn build(&mut self, now: SimTime, seq: SeqNumber, control: Control, len: u32) -> TcpSegment {
+    /// A segment carrying our current ACK, window and timestamps, with the sending half's
+    /// `marks`; SACK blocks and ECE when those are in use.
+    #[inline(always)]
+    fn build(
+        &mut self,
+        now: SimTime,
+        seq: SeqNumber,
+        control: Control,
+        len: u32,
+        marks: Marks,
+    ) -> TcpSegment {
+        if self.sack || self.ecn {
+            return self.build_reporting(now, seq, control, len, marks);
+        }
+        self.segment(
+            now,
+            seq,
+            control,
+            len,
+            marks,
+            (SackBlocks::default(), false),
+        )
+    }
+
+    /// `build` with the receiving half's SACK blocks and ECE.
+    #[inline(never)]
+    fn build_reporting(
+        &mut self,
+        now: SimTime,
+        seq: SeqNumber,
+        control: Control,
+        len: u32,
+        marks: Marks,
+    ) -> TcpSegment {
+        let reports = self.receiver_reports(self.timestamps);
+        self.segment(now, seq, control, len, marks, reports)
+    }
+
+    #[inline(always)]
+    fn segment(
+        &mut self,
+        now: SimTime,
+        seq: SeqNumber,
+        control: Control,
+        len: u32,
+        marks: Marks,
+        (sack_blocks, ece): (SackBlocks, bool),
+    ) -> TcpSegment {
         let ack = self.recv_seq(self.receiver.ack_offset());
         let timestamp = self
             .timestamps
             .then(|| (self.sender.rtx.ts_now(now), self.ts_recent));
-        let mut options = TcpOptions {
-            timestamp,
-            ..TcpOptions::default()
-        };
-        if self.receiver.sack_enabled() {
-            self.add_sack_blocks(&mut options);
-        }
-        let header = TcpHeader {
-            src_port: self.cfg.local_port,
-            dst_port: self.cfg.remote_port,
-            seq,
-            ack: Some(ack),
-            control,
-            window: self.receiver.advertise_window(),
-            options,
-            ece: self.ecn && self.receiver.ece(),
-            cwr: false,
-            sender_in_slow_start: false,
-        };
         if self.state != TcpState::SynSent {
             self.receiver.on_ack_sent();
             self.last_ack_sent = ack;
         }
         TcpSegment {
-            header,
+            header: TcpHeader {
+                src_port: self.cfg.local_port,
+                dst_port: self.cfg.remote_port,
+                seq,
+                ack: Some(ack),
+                control,
+                window: self.receiver.advertise_window(),
+                options: TcpOptions {
+                    timestamp,
+                    sack_blocks,
+                    ..TcpOptions::default()
+                },
+                ece,
+                cwr: marks.cwr,
+                sender_in_slow_start: marks.slow_start,
+            },
             payload_len: len,
         }
     }
 
-    /// The receiving half's SACK blocks as sequence numbers: four fit, three beside
-    /// timestamps (RFC 2018 §3).
+    /// What the receiving half reports beyond the ACK: its SACK blocks as sequence numbers
+    /// (four fit, three beside timestamps, RFC 2018 §3) and ECE (RFC 3168 §6.1.3).
     #[inline(never)]
-    fn add_sack_blocks(&mut self, options: &mut TcpOptions) {
-        let max = if options.timestamp.is_some() { 3 } else { 4 };
+    fn receiver_reports(&mut self, timestamps: bool) -> (SackBlocks, bool) {
+        let ece = self.ecn && self.receiver.ece();
+        let mut out = SackBlocks::default();
+        if !self.sack {
+            return (out, ece);
+        }
         if self.receiver.dsack_reported() {
             self.stats.dsacks_sent += 1;
         }
-        let (blocks, n) = self.receiver.sack_blocks(max);
+        let (blocks, n) = self.receiver.sack_blocks(if timestamps { 3 } else { 4 });
         for &(start, end) in &blocks[..n] {
-            options
-                .sack_blocks
-                .push((self.recv_seq(start), self.recv_seq(end)));
+            out.push((self.recv_seq(start), self.recv_seq(end)));
         }
+        (out, ece)
     }
 
     /// Stream offset → sequence number, send side (offset 0 = ISS + 1).

@@ -313,10 +313,8 @@ impl Receiver {
     }
 
     /// Remembers the block holding `offset` as the most recent first block.
+    #[inline(never)]
     fn report_first(&mut self, offset: u64) {
-        if !self.sack {
-            return;
-        }
         self.recent_blocks.push_front(offset);
         self.recent_blocks.truncate(RECENT_BLOCKS);
     }
@@ -416,7 +414,9 @@ impl Receiver {
         }
         if first < end && first > self.rcv_nxt {
             self.held.insert(first, end, origin_time);
-            self.report_first(first);
+            if self.sack {
+                self.report_first(first);
+            }
             self.ack_now = true;
         } else if first < end {
             let had_hole = !self.held.is_empty();

@@ -134,7 +134,7 @@ struct FirstSend {
 
 /// What an ACK carried, as the sender sees it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct AckInput {
+pub struct AckInput<'a> {
     /// The cumulative ACK as a stream offset, already checked to lie in [SND.UNA, SND.MAX].
     pub ack: u64,
     /// The peer's advertised window in bytes.
@@ -147,26 +147,9 @@ pub struct AckInput {
     pub ts_ecr: Option<u32>,
     /// The SACK blocks as stream offsets (those that fall outside the sequence space sent
     /// left out), in the order received.
-    pub sack: [(u64, u64); 4],
-    pub sack_len: usize,
+    pub sack: &'a [(u64, u64)],
     /// ECN-Echo set.
     pub ece: bool,
-}
-
-impl AckInput {
-    /// A plain ACK: no SACK blocks, no ECE.
-    pub fn plain(ack: u64, window: u64) -> Self {
-        AckInput {
-            ack,
-            window,
-            window_update: true,
-            occupies_sequence: false,
-            ts_ecr: None,
-            sack: [(0, 0); 4],
-            sack_len: 0,
-            ece: false,
-        }
-    }
 }
 
 /// The sending half of a connection.
@@ -199,6 +182,8 @@ pub struct Sender {
     persist_at: Option<SimTime>,
     persist_shift: u32,
     use_timestamps: bool,
+    /// SACK recovery, FACK or limited transmit in use: `choose` takes its longer path.
+    extended: bool,
     /// ECN negotiated: new data is ECT, ECE is answered.
     ecn: bool,
     /// SND.MAX at the last ECN reduction: no other until SND.UNA passes it.
@@ -245,6 +230,7 @@ impl Sender {
             persist_at: None,
             persist_shift: 0,
             use_timestamps: false,
+            extended: false,
             ecn: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -266,6 +252,7 @@ impl Sender {
         if !n.sack {
             self.recovery.without_sack();
         }
+        self.extended = self.recovery.reads_sack() || self.recovery.uses_limited_transmit();
     }
 
     pub fn write(&mut self, bytes: u64) {
@@ -393,7 +380,7 @@ impl Sender {
     }
 
     /// SND.UNA advances to `a.ack`: the delivered ranges and the RTT sample it gives.
-    #[inline]
+    #[inline(always)]
     fn advance_una(
         &mut self,
         now: SimTime,
@@ -457,7 +444,7 @@ impl Sender {
         let flight = self.flight();
         let input = SackInput {
             acked,
-            blocks: &a.sack[..a.sack_len.min(4)],
+            blocks: a.sack,
             rfc5681_dupack,
         };
         let r = self
@@ -494,6 +481,7 @@ impl Sender {
 
     /// Forgets the ranges `ack` covers, feeding them to the delivery-rate estimator when it
     /// runs; that ACK's rate sample.
+    #[inline(always)]
     fn pop_delivered(&mut self, now: SimTime, ack: u64) -> RateSample {
         if !self.rate_sampling {
             while self.first_sends.front().is_some_and(|r| r.end <= ack) {
@@ -501,6 +489,11 @@ impl Sender {
             }
             return RateSample::default();
         }
+        self.pop_delivered_sampling(now, ack)
+    }
+
+    #[inline(never)]
+    fn pop_delivered_sampling(&mut self, now: SimTime, ack: u64) -> RateSample {
         let mut delivered = SampleBuilder::default();
         while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
             let tx = self.tx_states.pop_front().unwrap_or_default();
@@ -611,7 +604,7 @@ impl Sender {
         Some(d)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_unpaced(&mut self, now: SimTime) -> Option<DataSegment> {
         let Some(c) = self.choose() else {
             if self.rate_sampling {
@@ -639,11 +632,11 @@ impl Sender {
     }
 
     /// What would be sent now, without sending it.
-    #[inline]
+    #[inline(always)]
     fn choose(&self) -> Option<Choice> {
         if let Some(offset) = self.recovery.next_retransmission(self.snd_max) {
             let mut len = self.mss.min(self.written.saturating_sub(offset));
-            if !self.recovery.scoreboard().is_empty() {
+            if self.extended && !self.recovery.scoreboard().is_empty() {
                 len = len.min(self.sacked_stop(offset) - offset);
             }
             return Some(Choice {
@@ -652,22 +645,17 @@ impl Sender {
                 source: Source::Forced,
             });
         }
-        if self.recovery.gates_sending(self.snd_nxt, self.snd_max) {
-            return self.choose_by_recovery();
+        if self.extended {
+            return self.choose_extended();
         }
-        let mut offset = self.snd_nxt;
-        let mut stop = u64::MAX;
-        if offset < self.snd_max && !self.recovery.scoreboard().is_empty() {
-            (offset, stop) = self.skip_sacked(offset);
-        }
+        self.window_segment(self.snd_nxt, u64::MAX, self.window.cwnd)
+    }
+
+    /// A segment from `offset` (stopping before `stop`) under min(`cwnd`, SND.WND), if the
+    /// sender-side SWS rule lets it go.
+    #[inline(always)]
+    fn window_segment(&self, offset: u64, stop: u64, cwnd: u64) -> Option<Choice> {
         let avail = self.written.saturating_sub(offset);
-        let extra = self.recovery.limited_transmit_allowance(self.mss);
-        let limited = extra > 0 && offset == self.snd_max;
-        let cwnd = if limited {
-            self.window.cwnd + extra
-        } else {
-            self.window.cwnd
-        };
         let limit = self.snd_una + cwnd.min(self.snd_wnd);
         let room = limit.saturating_sub(offset);
         let len = self.mss.min(avail).min(room).min(stop - offset);
@@ -681,12 +669,34 @@ impl Sender {
             || len == avail
             || 2 * len >= self.max_snd_wnd.max(1)
             || offset == self.snd_una;
-        let limited = limited && offset + len > self.snd_una + self.window.cwnd;
         worth_sending.then_some(Choice {
             offset,
             len,
-            source: Source::Window { limited },
+            source: Source::Window { limited: false },
         })
+    }
+
+    /// `choose` with SACK or limited transmit: the recovery's own choice while it gates
+    /// sending, going back N over SACKed data, one SMSS more per early duplicate ACK.
+    #[inline(never)]
+    fn choose_extended(&self) -> Option<Choice> {
+        if self.recovery.gates_sending(self.snd_nxt, self.snd_max) {
+            return self.choose_by_recovery();
+        }
+        let mut offset = self.snd_nxt;
+        let mut stop = u64::MAX;
+        if offset < self.snd_max && !self.recovery.scoreboard().is_empty() {
+            (offset, stop) = self.skip_sacked(offset);
+        }
+        let extra = self.recovery.limited_transmit_allowance(self.mss);
+        if extra == 0 || offset != self.snd_max {
+            return self.window_segment(offset, stop, self.window.cwnd);
+        }
+        let mut c = self.window_segment(offset, stop, self.window.cwnd + extra)?;
+        c.source = Source::Window {
+            limited: c.offset + c.len > self.snd_una + self.window.cwnd,
+        };
+        Some(c)
     }
 
     /// Going back N over data the receiver SACKed: the next un-SACKed offset at or after

@@ -301,6 +301,11 @@ impl LossRecovery {
         }
     }
 
+    /// True when RFC 3042 limited transmit is on.
+    pub fn uses_limited_transmit(&self) -> bool {
+        self.limited_transmit
+    }
+
     /// `bytes` of new data went out thanks to limited transmit.
     pub fn on_limited_transmit(&mut self, bytes: u64) {
         self.dupacks.limited_sent += bytes;
