@@ -70,6 +70,9 @@ pub struct LinkSummary {
     pub bytes_sent: u64,
     pub queue_drops: u64,
     pub max_queue_packets: u64,
+    /// Packets the queue's RED marked with CE instead of dropping (RFC 3168); 0 for
+    /// drop-tail.
+    pub ce_marks: u64,
 }
 
 /// The lossy ("wireless") hop's metrics, in its data-bound direction.

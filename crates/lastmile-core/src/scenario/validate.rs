@@ -18,8 +18,8 @@ use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
 use super::model::{
-    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, InitialWindow, LinkLayerKind, LinkSpec,
-    MacKind, RecoveryKind, Scenario, TcpSpec,
+    AckPolicy, AgentKind, AppSpec, AqmSpec, BaseStation, FlowSpec, InitialWindow, LinkLayerKind,
+    LinkSpec, MacKind, RecoveryKind, Scenario, TcpSpec,
 };
 use super::topology::{
     check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
@@ -129,6 +129,15 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             format!("\"{}\"", spec.queue),
             "room for at least one packet (e.g. \"100pkt\")",
         ));
+    }
+    if let Some(AqmSpec::Red(red)) = &spec.aqm {
+        if let Err((field, value, expected)) = red.check() {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.aqm.{field}"),
+                value,
+                expected,
+            ));
+        }
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;

@@ -33,8 +33,10 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{RngStream, SimDuration, SimTime, TimerAction, TimerFire, TimerSlot};
 use crate::ids::{FlowId, NodeId};
-use crate::net::{CellId, DropTail};
-use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
+use crate::net::{Admission, CellId, Queue};
+use crate::packet::{
+    Ecn, Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL,
+};
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
     dcf_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config, tulip_config,
@@ -82,7 +84,7 @@ pub struct Station {
     pub mac: AnyMac<LinkFrame>,
     mac_timer: TimerSlot,
     pub links: Vec<PeerLink>,
-    ifq: DropTail<(Packet, NodeId)>,
+    ifq: Queue<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// datagram a data frame carries — for the signals to an agent on this station).
     at_mac: VecDeque<(u16, bool, Option<Packet>)>,
@@ -171,7 +173,12 @@ impl Cell {
                 mac,
                 mac_timer: TimerSlot::default(),
                 links: Vec::new(),
-                ifq: DropTail::new(spec.queue),
+                ifq: Queue::new(
+                    spec.queue,
+                    spec.aqm.as_ref(),
+                    phy.data_rate_bps,
+                    RngStream::derive(seed, &format!("cell/{name}/{}/aqm", node.0)),
+                ),
                 at_mac: VecDeque::new(),
                 reported_busy: false,
                 pumping: false,
@@ -258,6 +265,15 @@ impl World {
             return Ok(());
         };
         let st = &mut c.stations[m];
+        let mut packet = packet;
+        match st.ifq.admit(now, packet.ip.ecn.is_ecn_capable()) {
+            Admission::Admit => {}
+            Admission::AdmitMarked => packet.ip.ecn = Ecn::Ce,
+            Admission::Drop => {
+                st.stats.queue_drops += 1;
+                return Ok(());
+            }
+        }
         if st.ifq.push((packet, to), packet.size_bytes()).is_err() {
             st.stats.queue_drops += 1;
             return Ok(());
@@ -287,7 +303,7 @@ impl World {
             if !c.stations[m].links[li].layer.can_accept() {
                 return Ok(());
             }
-            let (packet, _) = c.stations[m].ifq.pop().expect("front was there");
+            let (packet, _) = c.stations[m].ifq.pop(now).expect("front was there");
             self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
             self.refill_saturating(now, packet.flow)?;
         }
@@ -750,7 +766,7 @@ impl World {
                 ttl: DEFAULT_TTL,
                 total_len: 0,
                 ident: 0,
-                ecn: crate::packet::Ecn::NotEct,
+                ecn: Ecn::NotEct,
             },
             transport: Transport::Udp(UdpDatagram {
                 src_port: 49152 + flow.0 as u16,

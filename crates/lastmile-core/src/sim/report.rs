@@ -71,6 +71,7 @@ pub fn summarize(
                 bytes_sent: c.stats.bytes_sent,
                 queue_drops: c.stats.queue_drops,
                 max_queue_packets: c.stats.max_queue_packets,
+                ce_marks: c.stats.ce_marks,
             });
         }
     }

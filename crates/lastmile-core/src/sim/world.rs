@@ -308,14 +308,23 @@ impl World {
             Hop::Link { link, dir } => (link, dir),
             Hop::Cell { cell, to } => return self.cell_send(now, cell, node, to, slot),
         };
-        let size = self.packets.get(slot).size_bytes();
+        let packet = self.packets.get(slot);
+        let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
-        match channel.offer(now, slot, size) {
-            Offer::Started { tx_end } => {
+        match channel.offer(now, slot, size, ect) {
+            Offer::Started { tx_end, ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
                 self.capture_frame(link, dir, now, slot)?;
                 self.schedule(tx_end, Event::TxDone { link, dir })
             }
-            Offer::Queued => Ok(()),
+            Offer::Queued { ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
+                Ok(())
+            }
             Offer::Dropped(p) => {
                 self.packets.remove(p);
                 Ok(())

@@ -6,7 +6,7 @@ use super::*;
 use crate::engine::SimDuration;
 use crate::ids::FlowId;
 use crate::packet::{
-    Ipv4Addr, Ipv4Header, PacketId, SackBlock, SackBlocks, SeqNumber, Service, DEFAULT_TTL,
+    Ecn, Ipv4Addr, Ipv4Header, PacketId, SackBlock, SackBlocks, SeqNumber, Service, DEFAULT_TTL,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -196,6 +196,7 @@ fn decode(bytes: &[u8]) -> Packet {
     assert_eq!(total_len, bytes.len(), "IP total length");
     assert_eq!(be16(bytes, 6), 0x4000, "DF set, not fragmented");
     assert_eq!(naive_checksum(&bytes[..20]), 0, "IP header checksum");
+    assert_eq!(bytes[1] >> 2, 0, "DSCP 0");
     let (ttl, protocol) = (bytes[8], bytes[9]);
     let (src, dst) = (be32(bytes, 12), be32(bytes, 16));
     let seg = &bytes[20..];
@@ -254,7 +255,12 @@ fn decode(bytes: &[u8]) -> Packet {
             ttl,
             total_len: total_len as u32,
             ident: be16(bytes, 4),
-            ecn: crate::packet::Ecn::NotEct,
+            ecn: match bytes[1] & 0b11 {
+                0b00 => Ecn::NotEct,
+                0b01 => Ecn::Ect1,
+                0b10 => Ecn::Ect0,
+                _ => Ecn::Ce,
+            },
         },
         transport,
         flow: FlowId(0),
@@ -385,6 +391,22 @@ fn data_fin_rst_and_flag_segments_round_trip() {
     }
     assert_eq!(encode_ipv4(&psh)[33], PSH | ACK | ECE | CWR);
     round_trip(&psh);
+}
+
+/// RFC 3168 §5: the ECN field is the low two bits of the old TOS byte.
+#[test]
+fn ecn_codepoints_sit_in_the_low_bits_of_the_tos_byte_and_round_trip() {
+    for (ecn, bits) in [
+        (Ecn::NotEct, 0b00),
+        (Ecn::Ect1, 0b01),
+        (Ecn::Ect0, 0b10),
+        (Ecn::Ce, 0b11),
+    ] {
+        let mut p = Seg::new(true, 1, Some(1)).payload(100).build();
+        p.ip.ecn = ecn;
+        let bytes = round_trip(&p);
+        assert_eq!(bytes[1], bits, "{ecn:?}");
+    }
 }
 
 #[test]
