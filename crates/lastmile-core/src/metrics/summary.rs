@@ -57,6 +57,9 @@ pub struct FlowSummary {
     /// All bytes the source sent beyond the application payload: headers of every segment
     /// and the whole of every retransmission.
     pub overhead_bytes: u64,
+    /// Window reductions the source made in answer to ECN-Echo (RFC 3168 §6.1.2); 0 without
+    /// ECN.
+    pub tcp_ecn_reductions: u64,
 }
 
 /// Per-link, per-direction counters.

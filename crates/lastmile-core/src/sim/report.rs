@@ -56,6 +56,7 @@ pub fn summarize(
                 delay_std_s: f.delay.std(),
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
+                tcp_ecn_reductions: stats.ecn_reductions,
             }
         })
         .collect();

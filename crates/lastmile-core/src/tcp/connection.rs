@@ -298,9 +298,21 @@ impl TcpConnection {
     pub fn rttvar(&self) -> SimDuration {
         self.sender.rtx.rttvar()
     }
-    /// True while in Reno / NewReno fast recovery.
+    /// True while in Reno / NewReno fast recovery (SACK and FACK: loss recovery).
     pub fn in_fast_recovery(&self) -> bool {
         self.sender.recovery().in_recovery()
+    }
+    /// The loss recovery's state: its variant, the scoreboard, RFC 6675's pipe, PRR.
+    pub fn loss_recovery(&self) -> &LossRecovery {
+        self.sender.recovery()
+    }
+    /// True once SACK-permitted was exchanged on the SYNs (RFC 2018 §2).
+    pub fn sack_in_use(&self) -> bool {
+        self.sack
+    }
+    /// True once ECN setup completed on the SYNs (RFC 3168 §6.1.1).
+    pub fn ecn_in_use(&self) -> bool {
+        self.ecn
     }
     /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
     pub fn bytes_in_flight(&self) -> u64 {

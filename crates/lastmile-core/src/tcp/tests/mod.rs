@@ -5,7 +5,9 @@
 //! endpoints back to back through two FIFO links with a fixed rate and delay and can drop
 //! chosen segments. Segment sizes are 1000 bytes so offsets read as segment numbers.
 
+mod knobs;
 mod receiver;
+mod sack;
 mod sender;
 mod timer;
 mod transfer;
@@ -131,6 +133,10 @@ impl Scripted {
             synack.header.options.timestamp = Some((PEER_TSVAL, tsval));
             s.ts_echo = Some(tsval);
         }
+        // The scripted peer agrees to SACK and ECN whenever the SYN offers them.
+        let syn = s.out.segments[0].segment.header;
+        synack.header.options.sack_permitted = syn.options.sack_permitted;
+        synack.header.ece = syn.ece && syn.cwr;
         s.deliver(synack);
         assert_eq!(s.conn.state(), TcpState::Established);
         s
@@ -165,6 +171,40 @@ impl Scripted {
             0,
         );
         seg.header.options.timestamp = self.ts_echo.map(|ecr| (PEER_TSVAL, ecr));
+        self.deliver(seg);
+        self.sent()
+    }
+
+    /// An ACK up to stream offset `offset` carrying SACK blocks `[start, end)` (stream
+    /// offsets); returns the data segments sent.
+    pub fn sack(&mut self, offset: u64, blocks: &[(u64, u64)]) -> Vec<Seg> {
+        self.ack_with(offset, |h| {
+            let first = SeqNumber(ISN) + 1;
+            for &(start, end) in blocks {
+                h.options
+                    .sack_blocks
+                    .push((first + start as u32, first + end as u32));
+            }
+        })
+    }
+
+    /// An ACK up to `offset` with ECN-Echo set; returns the data segments sent.
+    pub fn ack_ece(&mut self, offset: u64) -> Vec<Seg> {
+        self.ack_with(offset, |h| h.ece = true)
+    }
+
+    /// An ACK up to `offset`, its header adjusted by `edit`.
+    pub fn ack_with(&mut self, offset: u64, edit: impl FnOnce(&mut TcpHeader)) -> Vec<Seg> {
+        let ack = SeqNumber(ISN) + 1 + offset as u32;
+        let mut seg = peer_segment(
+            SeqNumber(PEER_ISN) + 1,
+            Some(ack),
+            Control::None,
+            self.peer_window,
+            0,
+        );
+        seg.header.options.timestamp = self.ts_echo.map(|ecr| (PEER_TSVAL, ecr));
+        edit(&mut seg.header);
         self.deliver(seg);
         self.sent()
     }

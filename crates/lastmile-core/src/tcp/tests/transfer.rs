@@ -4,6 +4,15 @@
 use super::*;
 use TcpState::*;
 
+/// Every loss recovery, by its classic name.
+const ALL_VARIANTS: [TcpVariant; 5] = [
+    TcpVariant::Tahoe,
+    TcpVariant::Reno,
+    TcpVariant::Newreno,
+    TcpVariant::Sack,
+    TcpVariant::Fack,
+];
+
 fn secs(n: u64) -> SimDuration {
     SimDuration::from_secs(n)
 }
@@ -138,7 +147,7 @@ fn lossy_transfer(variant: TcpVariant, ack_policy: AckPolicy, timestamps: bool) 
 
 #[test]
 fn lossy_transfers_deliver_everything_once_in_order_for_every_variant() {
-    for variant in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::Newreno] {
+    for variant in ALL_VARIANTS {
         for policy in [AckPolicy::Every, AckPolicy::Delayed] {
             for timestamps in [false, true] {
                 lossy_transfer(variant, policy, timestamps);
@@ -248,7 +257,7 @@ fn coin(seed: u64) -> impl FnMut(u64) -> bool {
 #[test]
 fn random_losses_both_ways_never_break_exactly_once_in_order_delivery() {
     const BYTES: u64 = 60_000;
-    for variant in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::Newreno] {
+    for variant in ALL_VARIANTS {
         for (policy, timestamps, tick_ms) in [
             (AckPolicy::Every, false, 1),
             (AckPolicy::Delayed, true, 1),
