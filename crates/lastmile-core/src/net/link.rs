@@ -84,20 +84,29 @@ impl<P: Copy> Channel<P> {
 
     /// Offers a packet of `ip_bytes` for transmission (`ect`: it is ECN-capable).
     pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
-        let ce = match self.queue.admit(now, ect) {
-            Admission::Admit => false,
-            Admission::AdmitMarked => {
-                self.stats.ce_marks += 1;
-                true
-            }
-            Admission::Drop => {
-                self.stats.queue_drops += 1;
-                self.stats.early_drops += 1;
-                return Offer::Dropped(packet);
-            }
+        if self.queue.has_aqm() {
+            return self.offer_through_aqm(now, packet, ip_bytes, ect);
+        }
+        self.enter(now, packet, ip_bytes, false)
+    }
+
+    /// `offer` under RED: its verdict first, then the FIFO or the transmitter.
+    #[inline(never)]
+    fn offer_through_aqm(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
+        let Some(ce) = self.aqm_admission(now, ect) else {
+            return Offer::Dropped(packet);
         };
-        if self.on_wire.is_none() {
+        let offer = self.enter(now, packet, ip_bytes, ce);
+        if matches!(offer, Offer::Started { .. }) {
             self.queue.passed_through(now);
+        }
+        offer
+    }
+
+    /// The admitted packet starts at once or joins the FIFO (drop-tail when it is full).
+    #[inline(always)]
+    fn enter(&mut self, now: SimTime, packet: P, ip_bytes: u32, ce: bool) -> Offer<P> {
+        if self.on_wire.is_none() {
             return Offer::Started {
                 tx_end: self.start(now, packet, ip_bytes),
                 ce,
@@ -112,6 +121,23 @@ impl<P: Copy> Channel<P> {
             Err((p, _)) => {
                 self.stats.queue_drops += 1;
                 Offer::Dropped(p)
+            }
+        }
+    }
+
+    /// RED's verdict: `Some(marked)` to let the packet in, `None` if it dropped it.
+    #[inline(never)]
+    fn aqm_admission(&mut self, now: SimTime, ect: bool) -> Option<bool> {
+        match self.queue.admit(now, ect) {
+            Admission::Admit => Some(false),
+            Admission::AdmitMarked => {
+                self.stats.ce_marks += 1;
+                Some(true)
+            }
+            Admission::Drop => {
+                self.stats.queue_drops += 1;
+                self.stats.early_drops += 1;
+                None
             }
         }
     }

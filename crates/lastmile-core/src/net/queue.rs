@@ -101,6 +101,12 @@ impl<T> Queue<T> {
         }
     }
 
+    /// True when a discipline (RED) looks at arrivals before the FIFO.
+    #[inline]
+    pub fn has_aqm(&self) -> bool {
+        self.red.is_some()
+    }
+
     /// RED's verdict on an arrival (`ect`: ECN-capable) with `self.len()` packets waiting;
     /// always `Admit` without RED.
     #[inline]

@@ -332,6 +332,7 @@ impl World {
         }
     }
 
+    #[inline]
     fn capture_frame(
         &mut self,
         link: LinkId,
