@@ -3,7 +3,7 @@
 //! pcap of a SACK and ECN conversation read back by tshark, and a transfer whose sequence
 //! numbers cross 2^32 behaving exactly like one whose do not.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 
 use lastmile_core::metrics::RunSummary;
@@ -135,7 +135,7 @@ fn a_transfer_across_the_2_pow_32_boundary_behaves_like_one_that_does_not() {
     }
 }
 
-fn tshark_fields(file: &PathBuf, filter: &str) -> Option<usize> {
+fn tshark_fields(file: &Path, filter: &str) -> Option<usize> {
     let out = Command::new("tshark")
         .args([
             "-r",

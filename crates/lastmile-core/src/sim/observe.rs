@@ -88,6 +88,7 @@ impl DataAccounting {
     }
 
     /// A transmission over the air of `packet` in a frame of `frame_bytes`.
+    #[inline(never)]
     pub fn on_air(&mut self, packet: &Packet, frame_bytes: u64) {
         self.all_bytes_sent += frame_bytes;
         let Some((flow, start, end)) = self.range(packet) else {
@@ -117,6 +118,7 @@ impl DataAccounting {
     /// The receiving link layer passed `packet` up. Only data passed up for the first time
     /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
     /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
+    #[inline(never)]
     pub fn on_passed_up(&mut self, packet: &Packet) {
         if packet.tcp().is_none_or(|s| s.payload_len == 0) {
             return;

@@ -25,11 +25,10 @@
 //! Left out: the paper's refinements "overdamping" and "rampdown" (off by default in
 //! ns-2's FACK too), and the detection of a lost retransmission other than by the timer.
 
-use super::sack::{hole_segment, new_data};
-use super::{DupAcks, Flight, NextSeg, Reaction, Scoreboard, SegKind, SendContext};
-use crate::engine::SimTime;
+use super::sack::{hole_segment, new_data, SackAck};
+use super::{NextSeg, Reaction, SackContext, Scoreboard, SegKind, SendContext};
 use crate::ranges::RangeSet;
-use crate::tcp::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
+use crate::tcp::cc::CongestionControl;
 
 /// FACK's state beyond what every recovery shares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,52 +57,41 @@ impl FackState {
     }
 
     /// One ACK, after the scoreboard took its blocks.
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(
-        &mut self,
-        now: SimTime,
-        dupacks: &mut DupAcks,
-        hole: &mut Option<u64>,
-        board: &Scoreboard,
-        w: &mut CongestionWindow,
-        cc: &mut AnyCongestionControl,
-        f: &Flight,
-        acked: u64,
-        rfc5681_dupack: bool,
-    ) -> Reaction {
-        self.forget_delivered(board, f.snd_una);
-        if rfc5681_dupack {
-            dupacks.count += 1;
+    pub fn on_ack(&mut self, c: &mut SackContext, a: &SackAck) -> Reaction {
+        let f = c.f;
+        self.forget_delivered(c.board, f.snd_una);
+        if a.rfc5681_dupack {
+            c.dupacks.count += 1;
         } else {
             // A new ACK, or one at SND.UNA that is no duplicate: count afresh (4.4BSD).
-            dupacks.count = 0;
+            c.dupacks.count = 0;
         }
         if self.in_recovery {
-            if f.snd_una >= dupacks.recover {
+            if f.snd_una >= c.dupacks.recover {
                 self.in_recovery = false;
-                dupacks.count = 0;
+                c.dupacks.count = 0;
             }
             return Reaction {
-                restart_rto: acked > 0,
+                restart_rto: a.acked > 0,
                 ..Reaction::default()
             };
         }
-        let beyond = Self::fack(board, f.snd_una) - f.snd_una;
-        let trigger = beyond > u64::from(dupacks.threshold) * f.mss
-            || (rfc5681_dupack && dupacks.count == dupacks.threshold);
-        if !trigger || f.snd_una < dupacks.recover {
+        let beyond = Self::fack(c.board, f.snd_una) - f.snd_una;
+        let trigger = beyond > u64::from(c.dupacks.threshold) * f.mss
+            || (a.rfc5681_dupack && c.dupacks.count == c.dupacks.threshold);
+        if !trigger || f.snd_una < c.dupacks.recover {
             return Reaction {
-                restart_rto: acked > 0,
-                grow_window: acked > 0,
+                restart_rto: a.acked > 0,
+                grow_window: a.acked > 0,
                 ..Reaction::default()
             };
         }
-        dupacks.recover = f.snd_max;
-        w.ssthresh = cc.ssthresh_on_loss(now, w, f.size(), f.mss);
-        w.cwnd = w.ssthresh;
+        c.dupacks.recover = f.snd_max;
+        c.w.ssthresh = c.cc.ssthresh_on_loss(c.now, c.w, f.size(), f.mss);
+        c.w.cwnd = c.w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = f.snd_una;
-        *hole = Some(f.snd_una);
+        *c.hole = Some(f.snd_una);
         Reaction {
             restart_rto: true,
             fast_retransmit: true,

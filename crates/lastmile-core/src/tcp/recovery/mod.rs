@@ -94,6 +94,19 @@ pub enum SegKind {
     Rescue,
 }
 
+/// What a SACK recovery reads and changes on an ACK: the shared state of
+/// [`LossRecovery`], the window and the congestion control, and the flight after the ACK.
+pub struct SackContext<'a> {
+    pub now: SimTime,
+    pub dupacks: &'a mut DupAcks,
+    /// The segment named for retransmission regardless of the window.
+    pub hole: &'a mut Option<u64>,
+    pub board: &'a Scoreboard,
+    pub w: &'a mut CongestionWindow,
+    pub cc: &'a mut AnyCongestionControl,
+    pub f: &'a Flight,
+}
+
 /// An ACK as the SACK recoveries receive it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SackInput<'a> {
@@ -381,12 +394,18 @@ impl LossRecovery {
             delivered: acked - trimmed.min(acked) + newly_sacked,
             rfc5681_dupack,
         };
-        let (dupacks, hole, board) = (&mut self.dupacks, &mut self.hole, &self.scoreboard);
+        let mut c = SackContext {
+            now,
+            dupacks: &mut self.dupacks,
+            hole: &mut self.hole,
+            board: &self.scoreboard,
+            w,
+            cc,
+            f,
+        };
         match &mut self.variant {
-            AnyRecovery::Sack(s) => s.on_ack(now, dupacks, hole, board, w, cc, f, &a),
-            AnyRecovery::Fack(k) => {
-                k.on_ack(now, dupacks, hole, board, w, cc, f, acked, rfc5681_dupack)
-            }
+            AnyRecovery::Sack(s) => s.on_ack(&mut c, &a),
+            AnyRecovery::Fack(k) => k.on_ack(&mut c, &a),
             _ => Reaction::default(),
         }
     }

@@ -36,9 +36,8 @@
 //! RFC 6298 one), and any use of D-SACK (RFC 6675 makes none).
 
 use super::prr::Prr;
-use super::{DupAcks, Flight, NextSeg, Reaction, Scoreboard, SegKind, SendContext};
-use crate::engine::SimTime;
-use crate::tcp::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
+use super::{DupAcks, Flight, NextSeg, Reaction, SackContext, Scoreboard, SegKind, SendContext};
+use crate::tcp::cc::{CongestionControl, CongestionWindow};
 
 /// RFC 6675's state beyond what every recovery shares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -79,37 +78,26 @@ impl SackState {
     }
 
     /// §5 for one ACK, after the scoreboard took its blocks (`Update()`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(
-        &mut self,
-        now: SimTime,
-        dupacks: &mut DupAcks,
-        hole: &mut Option<u64>,
-        board: &Scoreboard,
-        w: &mut CongestionWindow,
-        cc: &mut AnyCongestionControl,
-        f: &Flight,
-        a: &SackAck,
-    ) -> Reaction {
+    pub fn on_ack(&mut self, c: &mut SackContext, a: &SackAck) -> Reaction {
         if a.acked > 0 {
-            dupacks.count = 0;
-            dupacks.limited_sent = 0;
+            c.dupacks.count = 0;
+            c.dupacks.limited_sent = 0;
         }
         if self.in_recovery {
-            return self.in_recovery_ack(dupacks, board, w, f, a);
+            return self.in_recovery_ack(c.dupacks, c.board, c.w, c.f, a);
         }
         let normal = Reaction {
             restart_rto: a.acked > 0,
             grow_window: a.acked > 0,
             ..Reaction::default()
         };
-        if a.newly_sacked == 0 || f.snd_una < dupacks.recover {
+        if a.newly_sacked == 0 || c.f.snd_una < c.dupacks.recover {
             return normal;
         }
-        dupacks.count += 1;
-        let lost = board.is_lost(f.snd_una, dupacks.threshold, f.mss);
-        if dupacks.count >= dupacks.threshold || lost {
-            self.enter(now, dupacks, hole, board, w, cc, f, a);
+        c.dupacks.count += 1;
+        let lost = c.board.is_lost(c.f.snd_una, c.dupacks.threshold, c.f.mss);
+        if c.dupacks.count >= c.dupacks.threshold || lost {
+            self.enter(c, a);
             return Reaction {
                 restart_rto: true,
                 fast_retransmit: true,
@@ -118,38 +106,28 @@ impl SackState {
         }
         if self.limited_transmit {
             // Step (3): HighRxt = HighACK, SetPipe; the sender then sends new data only.
-            self.high_rxt = f.snd_una;
-            self.set_pipe(board, f);
+            self.high_rxt = c.f.snd_una;
+            self.set_pipe(c.board, c.f);
         }
         normal
     }
 
     /// Steps (4.1)–(4.4); the sender makes the retransmission of (4.3), `hole`.
-    #[allow(clippy::too_many_arguments)]
-    fn enter(
-        &mut self,
-        now: SimTime,
-        dupacks: &mut DupAcks,
-        hole: &mut Option<u64>,
-        board: &Scoreboard,
-        w: &mut CongestionWindow,
-        cc: &mut AnyCongestionControl,
-        f: &Flight,
-        a: &SackAck,
-    ) {
-        dupacks.recover = f.snd_max;
-        let flight = f.size().saturating_sub(dupacks.limited_sent);
-        w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
-        w.cwnd = w.ssthresh;
+    fn enter(&mut self, c: &mut SackContext, a: &SackAck) {
+        let f = c.f;
+        c.dupacks.recover = f.snd_max;
+        let flight = f.size().saturating_sub(c.dupacks.limited_sent);
+        c.w.ssthresh = c.cc.ssthresh_on_loss(c.now, c.w, flight, f.mss);
+        c.w.cwnd = c.w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = f.snd_una;
         self.rescue_rxt = None;
-        *hole = Some(f.snd_una);
-        self.set_pipe(board, f);
+        *c.hole = Some(f.snd_una);
+        self.set_pipe(c.board, f);
         if self.prr_enabled {
             // RFC 6937: RecoverFS = snd.nxt − snd.una, then this ACK's share.
             let mut prr = Prr::start(f.size());
-            w.cwnd = prr.on_ack(a.delivered, self.pipe, w.ssthresh, f.mss);
+            c.w.cwnd = prr.on_ack(a.delivered, self.pipe, c.w.ssthresh, f.mss);
             self.prr = Some(prr);
         }
     }

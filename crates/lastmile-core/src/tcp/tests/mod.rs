@@ -162,17 +162,7 @@ impl Scripted {
 
     /// A pure ACK from the peer up to stream offset `offset`; returns the data segments sent.
     pub fn ack(&mut self, offset: u64) -> Vec<Seg> {
-        let ack = SeqNumber(ISN) + 1 + offset as u32;
-        let mut seg = peer_segment(
-            SeqNumber(PEER_ISN) + 1,
-            Some(ack),
-            Control::None,
-            self.peer_window,
-            0,
-        );
-        seg.header.options.timestamp = self.ts_echo.map(|ecr| (PEER_TSVAL, ecr));
-        self.deliver(seg);
-        self.sent()
+        self.ack_with(offset, |_| {})
     }
 
     /// An ACK up to stream offset `offset` carrying SACK blocks `[start, end)` (stream

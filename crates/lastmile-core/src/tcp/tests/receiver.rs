@@ -60,6 +60,12 @@ impl Rx {
     /// Segment `i` with the IP header's CE (`ce`) and the TCP CWR flag (`cwr`); the ACK's
     /// ECE flag, if one was sent.
     fn seg_marked(&mut self, i: u64, ce: bool, cwr: bool) -> Option<bool> {
+        self.data(i, ce, |h| h.cwr = cwr);
+        self.out.segments.last().map(|s| s.segment.header.ece)
+    }
+
+    /// Segment `i` (MSS bytes, origin now), CE as given, its header edited by `edit`.
+    fn data(&mut self, i: u64, ce: bool, edit: impl FnOnce(&mut TcpHeader)) {
         let seq = SeqNumber(PEER_ISN) + 1 + (i * 1000) as u32;
         let mut seg = peer_segment(
             seq,
@@ -68,11 +74,10 @@ impl Rx {
             1_000_000,
             1000,
         );
-        seg.header.cwr = cwr;
+        edit(&mut seg.header);
         self.out.clear();
         self.conn
             .on_segment_marked(self.now, &seg, ce, self.now, &mut self.out);
-        self.out.segments.last().map(|s| s.segment.header.ece)
     }
 
     /// Segment `i` (MSS bytes), its origin time = now.
@@ -416,18 +421,8 @@ fn daass_acks_every_slow_start_segment_and_delays_the_others() {
     let mut cfg = config(TcpVariant::Reno);
     cfg.ack_policy = AckPolicy::Daass;
     let mut rx = Rx::new(cfg);
-    let mut in_slow_start = |rx: &mut Rx, i: u64, ss: bool| {
-        let seq = SeqNumber(PEER_ISN) + 1 + (i * 1000) as u32;
-        let mut seg = peer_segment(
-            seq,
-            Some(SeqNumber(ISN) + 1),
-            Control::None,
-            1_000_000,
-            1000,
-        );
-        seg.header.sender_in_slow_start = ss;
-        rx.out.clear();
-        rx.conn.on_segment(rx.now, &seg, rx.now, &mut rx.out);
+    let in_slow_start = |rx: &mut Rx, i: u64, ss: bool| {
+        rx.data(i, false, |h| h.sender_in_slow_start = ss);
         rx.ack_sent().map(|a| a / 1000)
     };
     assert_eq!(in_slow_start(&mut rx, 0, true), Some(1));
