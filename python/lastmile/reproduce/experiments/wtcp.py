@@ -194,7 +194,9 @@ def _fig5(ctx: Context) -> None:
                 trace = ctx.run_traced(SCENARIO, 1, overrides, ["rtt"]).trace("rtt")
                 t = trace["time_s"].to_numpy()
                 rto = trace["rto_s"].to_numpy()
-                after = rto[t > 5.0]
+                # The estimator's RTO: rows with a sample (the others are timer backoffs).
+                sampled = trace["sample_s"].notna().to_numpy()
+                after = rto[(t > 5.0) & sampled]
                 largest[(clock, ts)] = float(np.max(after)) if after.size else float("nan")
                 ax.step(t, rto, where="post", label=f"timestamps: {ts}")
             ax.set_xlabel("time (s)")
