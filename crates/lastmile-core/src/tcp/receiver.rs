@@ -40,7 +40,11 @@
 //!   segment only; if the duplicate lies in a block held above the cumulative ACK, that
 //!   block is the second. It counts against the block limit.
 //! * **DAASS** (`ack = "daass"`, Allman 1998): an ACK for every in-order segment the
-//!   sender sent in slow start, the delayed-ACK rule for the others.
+//!   sender sent in slow start, the delayed-ACK rule for the others. The receiver cannot
+//!   observe the sender's state, so the segment carries it (`TcpHeader::
+//!   sender_in_slow_start`, simulation-only): an oracle, as a simulation study may use, not
+//!   a heuristic. Which signal Allman's own simulations used could not be checked against
+//!   the paper's text here.
 //! * **ECN** (RFC 3168 §6.1.3): after a CE-marked data segment every ACK carries ECE until
 //!   a segment carrying CWR arrives (a CWR segment that is itself marked keeps ECE on).
 //!

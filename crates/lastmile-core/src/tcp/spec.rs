@@ -113,10 +113,12 @@ pub enum AckPolicy {
     /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
     /// out-of-order and gap-filling segments at once.
     Delayed,
-    /// Delayed ACKs After Slow Start (Allman, CCR 28(5) 1998): an ACK for every segment the
-    /// sender sent in slow start, delayed ACKs for the others. The receiver learns the
-    /// sender's state from the segment itself (a simulation-only flag, as in a simulation
-    /// study the receiver can be told), not from a heuristic.
+    /// Delayed ACKs After Slow Start (Allman, CCR 28(5) 1998, whose abstract puts it as
+    /// "generate delayed ACKs only when the sender is not using the slow start algorithm"):
+    /// an ACK for every segment the sender sent in slow start, the delayed-ACK rule for the
+    /// others. A receiver cannot see cwnd; here each data segment tells it whether its sender
+    /// was in slow start (a simulation-only flag, never on the wire), not a receiver-side
+    /// heuristic.
     Daass,
 }
 
