@@ -201,3 +201,40 @@ fn the_pcap_shows_sack_blocks_and_ecn_bits_to_tshark() {
     assert_eq!(count("_ws.malformed || _ws.expert.severity == error"), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// RED works on a cell's interface queues too: the access point's queue marks an ECN flow.
+#[test]
+fn red_on_a_cell_marks_the_access_points_queue() {
+    let text = |aqm: &str| {
+        format!(
+            r#"
+name = "wlan-red"
+seed = 2
+stop_time = "100s"
+[topology]
+preset = "wlan"
+mobiles = 1
+wired = {{ rate = "100Mbps", delay = "2ms" }}
+wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf"{aqm} }}
+[[flow]]
+src = "fh"
+dst = "mh1"
+tcp = {{ variant = "newreno", mss = "1460B", rwnd = "256KB", ecn = true }}
+app = {{ kind = "bulk", bytes = "3MB" }}
+"#
+        )
+    };
+    let load = |aqm: &str| load_str(&text(aqm), Format::Toml, "wlan.toml", &[]).expect("valid");
+    let red = run_ok(
+        &load(r#", aqm = { kind = "red", gentle = true }"#),
+        &RunOptions::default(),
+    );
+    let f = &red.summary.flows[0];
+    assert!(f.completed, "{f:?}");
+    assert!(f.tcp_ecn_reductions > 0, "{f:?}");
+    let plain = run_ok(&load(""), &RunOptions::default());
+    assert_eq!(
+        plain.summary.flows[0].tcp_ecn_reductions, 0,
+        "drop-tail marks nothing"
+    );
+}
