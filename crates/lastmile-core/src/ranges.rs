@@ -30,12 +30,14 @@ impl RangeSet {
             new_end = new_end.max(e);
             last += 1;
         }
-        if first == last {
-            self.ranges.insert(first, (new_start, new_end));
-        } else {
-            self.ranges[first] = (new_start, new_end);
-            if last > first + 1 {
-                self.ranges.drain(first + 1..last);
+        // The merged range replaces ranges `first..last` (usually one: the range grows).
+        match last - first {
+            0 => self.ranges.insert(first, (new_start, new_end)),
+            n => {
+                self.ranges[first] = (new_start, new_end);
+                if n > 1 {
+                    self.ranges.drain(first + 1..last);
+                }
             }
         }
         (end - start) - covered

@@ -62,6 +62,14 @@ impl<T> DropTail<T> {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// Keeps the items `keep` accepts, in order; returns how many were removed.
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> usize {
+        let before = self.items.len();
+        self.items.retain(|(item, _)| keep(item));
+        self.bytes = self.items.iter().map(|(_, size)| u64::from(*size)).sum();
+        before - self.items.len()
+    }
 }
 
 /// A FIFO with drop-tail overflow, and RED in front of it when configured.
@@ -151,6 +159,10 @@ impl<T> Queue<T> {
 
     pub fn front(&self) -> Option<&T> {
         self.fifo.front()
+    }
+    /// Keeps the items `keep` accepts, in order; returns how many were removed.
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) -> usize {
+        self.fifo.retain(keep)
     }
     pub fn len(&self) -> usize {
         self.fifo.len()
