@@ -306,11 +306,17 @@ impl Receiver {
         let rcv_nxt = self.rcv_nxt;
         self.recent_blocks.retain(|&o| o >= rcv_nxt);
         for &o in &self.recent_blocks {
+            if out.1 == max {
+                return out;
+            }
             if let Some(b) = self.held.contiguous(o) {
                 push(b, &mut out);
             }
         }
         for b in self.held.runs_descending() {
+            if out.1 == max {
+                break;
+            }
             push(b, &mut out);
         }
         out
@@ -319,6 +325,10 @@ impl Receiver {
     /// Remembers the block holding `offset` as the most recent first block.
     #[inline(never)]
     fn report_first(&mut self, offset: u64) {
+        // One entry per block: older points inside the same block say nothing more.
+        if let Some((start, end)) = self.held.contiguous(offset) {
+            self.recent_blocks.retain(|&o| o < start || o >= end);
+        }
         self.recent_blocks.push_front(offset);
         self.recent_blocks.truncate(RECENT_BLOCKS);
     }
