@@ -4,8 +4,11 @@
 //!
 //! Absent values are nulls in the traces, never sentinels: the `cwnd` trace's
 //! `ssthresh_bytes` is null while ssthresh is unlimited (RFC 5681 §3.1's "arbitrarily
-//! high" initial value, `u64::MAX` inside the sender), and `wireless_tx`'s `offset` is null
-//! for a frame that carries no stream data.
+//! high" initial value, `u64::MAX` inside the sender), `wireless_tx`'s `offset` is null
+//! for a frame that carries no stream data, and the `rtt` trace's `sample_s` is null on
+//! the row a retransmission-timer backoff adds (its `rto_s` the backed-off RTO; `srtt_s`
+//! and `rttvar_s` null too before the first sample), so a plotted RTO shows the backoff
+//! through a long stall.
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
@@ -85,6 +88,7 @@ impl DataAccounting {
     }
 
     /// A transmission over the air of `packet` in a frame of `frame_bytes`.
+    #[inline(never)]
     pub fn on_air(&mut self, packet: &Packet, frame_bytes: u64) {
         self.all_bytes_sent += frame_bytes;
         let Some((flow, start, end)) = self.range(packet) else {
@@ -114,6 +118,7 @@ impl DataAccounting {
     /// The receiving link layer passed `packet` up. Only data passed up for the first time
     /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
     /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
+    #[inline(never)]
     pub fn on_passed_up(&mut self, packet: &Packet) {
         if packet.tcp().is_none_or(|s| s.payload_len == 0) {
             return;
@@ -207,10 +212,31 @@ struct CwndColumns {
 struct RttColumns {
     time_s: Vec<f64>,
     flow: Vec<u32>,
-    sample_s: Vec<f64>,
-    srtt_s: Vec<f64>,
-    rttvar_s: Vec<f64>,
+    /// None on a backoff row.
+    sample_s: Vec<Option<f64>>,
+    /// None before the first sample.
+    srtt_s: Vec<Option<f64>>,
+    rttvar_s: Vec<Option<f64>>,
     rto_s: Vec<f64>,
+}
+
+impl RttColumns {
+    fn push(
+        &mut self,
+        t: f64,
+        flow: u32,
+        sample: Option<f64>,
+        srtt: Option<f64>,
+        rttvar: f64,
+        rto: f64,
+    ) {
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.sample_s.push(sample);
+        self.srtt_s.push(srtt);
+        self.rttvar_s.push(srtt.map(|_| rttvar));
+        self.rto_s.push(rto);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -319,14 +345,17 @@ impl Traces {
                 srtt,
                 rttvar,
                 rto,
-            } if self.rtt => {
-                let c = &mut self.rtt_cols;
-                c.time_s.push(t);
-                c.flow.push(flow.0);
-                c.sample_s.push(secs(sample));
-                c.srtt_s.push(secs(srtt));
-                c.rttvar_s.push(secs(rttvar));
-                c.rto_s.push(secs(rto));
+            } if self.rtt => self.rtt_cols.push(
+                t,
+                flow.0,
+                Some(secs(sample)),
+                Some(secs(srtt)),
+                secs(rttvar),
+                secs(rto),
+            ),
+            TcpTraceEvent::RtoBackoff { srtt, rttvar, rto } if self.rtt => {
+                self.rtt_cols
+                    .push(t, flow.0, None, srtt.map(secs), secs(rttvar), secs(rto))
             }
             _ => {}
         }
@@ -384,9 +413,9 @@ impl Traces {
                 &[
                     ("time_s", Column::F64(c.time_s)),
                     ("flow", Column::U32(c.flow)),
-                    ("sample_s", Column::F64(c.sample_s)),
-                    ("srtt_s", Column::F64(c.srtt_s)),
-                    ("rttvar_s", Column::F64(c.rttvar_s)),
+                    ("sample_s", Column::opt_f64(c.sample_s)),
+                    ("srtt_s", Column::opt_f64(c.srtt_s)),
+                    ("rttvar_s", Column::opt_f64(c.rttvar_s)),
                     ("rto_s", Column::F64(c.rto_s)),
                 ],
             ));

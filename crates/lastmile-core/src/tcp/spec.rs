@@ -4,9 +4,9 @@
 //! RFC 5681 / RFC 6298 / RFC 7323 knobs. Serde reads them (unknown keys refused), schemars
 //! exports them, `TcpConfig::from_spec` turns them into an endpoint's configuration.
 //!
-//! `variant = "tahoe" | "reno" | "newreno"` is the name the seeds use for a TCP: it sets
-//! `recovery` to the same name and `cc` to `reno` (every classic TCP grows its window by
-//! RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
+//! `variant = "tahoe" | "reno" | "newreno" | "sack" | "fack"` is the name the seeds use for a
+//! TCP: it sets `recovery` to the same name and `cc` to `reno` (every classic TCP grows its
+//! window by RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
 //! with it; [`TcpSpec::check_names`] refuses a contradiction.
 
 use schemars::JsonSchema;
@@ -25,6 +25,10 @@ pub enum TcpVariant {
     Reno,
     /// NewReno (RFC 6582) with the RFC 5681 window rule.
     Newreno,
+    /// SACK loss recovery (RFC 2018, RFC 6675) with the RFC 5681 window rule.
+    Sack,
+    /// FACK (Mathis & Mahdavi 1996) with the RFC 5681 window rule.
+    Fack,
 }
 
 impl TcpVariant {
@@ -34,6 +38,8 @@ impl TcpVariant {
             TcpVariant::Tahoe => RecoveryKind::Tahoe,
             TcpVariant::Reno => RecoveryKind::Reno,
             TcpVariant::Newreno => RecoveryKind::Newreno,
+            TcpVariant::Sack => RecoveryKind::Sack,
+            TcpVariant::Fack => RecoveryKind::Fack,
         }
     }
     /// The congestion control this name stands for.
@@ -53,6 +59,12 @@ pub enum RecoveryKind {
     /// Reno with partial-ACK handling, RFC 6582.
     #[default]
     Newreno,
+    /// SACK-based recovery, RFC 6675 (pipe, NextSeg, rescue retransmission) over the RFC 2018
+    /// scoreboard; NewReno when the peer does not offer SACK.
+    Sack,
+    /// Forward acknowledgment, Mathis & Mahdavi (SIGCOMM 1996): awnd = snd.nxt − snd.fack +
+    /// retran_data; NewReno when the peer does not offer SACK.
+    Fack,
 }
 
 impl RecoveryKind {
@@ -62,7 +74,13 @@ impl RecoveryKind {
             RecoveryKind::Tahoe => "tahoe",
             RecoveryKind::Reno => "reno",
             RecoveryKind::Newreno => "newreno",
+            RecoveryKind::Sack => "sack",
+            RecoveryKind::Fack => "fack",
         }
+    }
+    /// True for the recoveries that read SACK blocks (and so offer SACK-permitted).
+    pub fn uses_sack(self) -> bool {
+        matches!(self, RecoveryKind::Sack | RecoveryKind::Fack)
     }
 }
 
@@ -95,6 +113,124 @@ pub enum AckPolicy {
     /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
     /// out-of-order and gap-filling segments at once.
     Delayed,
+    /// Delayed ACKs After Slow Start (Allman, CCR 28(5) 1998, whose abstract puts it as
+    /// "generate delayed ACKs only when the sender is not using the slow start algorithm"):
+    /// an ACK for every segment the sender sent in slow start, the delayed-ACK rule for the
+    /// others. A receiver cannot see cwnd; here each data segment tells it whether its sender
+    /// was in slow start (a simulation-only flag, never on the wire), not a receiver-side
+    /// heuristic.
+    Daass,
+}
+
+impl AckPolicy {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            AckPolicy::Every => "every",
+            AckPolicy::Delayed => "delayed",
+            AckPolicy::Daass => "daass",
+        }
+    }
+}
+
+/// The initial congestion window: a number of segments or a rule of its RFC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// IW = n·SMSS.
+    Segments(u32),
+    /// RFC 3390: IW = min(4·SMSS, max(2·SMSS, 4380 bytes)).
+    Rfc3390,
+    /// RFC 6928: IW = min(10·SMSS, max(2·SMSS, 14600 bytes)).
+    Rfc6928,
+}
+
+impl InitialWindow {
+    /// The window in bytes for segments of `mss` bytes.
+    pub fn bytes(self, mss: u64) -> u64 {
+        match self {
+            InitialWindow::Segments(n) => u64::from(n.max(1)) * mss,
+            InitialWindow::Rfc3390 => (4 * mss).min((2 * mss).max(4380)),
+            InitialWindow::Rfc6928 => (10 * mss).min((2 * mss).max(14_600)),
+        }
+    }
+}
+
+impl Default for InitialWindow {
+    fn default() -> Self {
+        InitialWindow::Segments(1)
+    }
+}
+
+impl std::fmt::Display for InitialWindow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InitialWindow::Segments(n) => write!(f, "{n}"),
+            InitialWindow::Rfc3390 => f.write_str("\"rfc3390\""),
+            InitialWindow::Rfc6928 => f.write_str("\"rfc6928\""),
+        }
+    }
+}
+
+impl Serialize for InitialWindow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            InitialWindow::Segments(n) => s.serialize_u32(*n),
+            InitialWindow::Rfc3390 => s.serialize_str("rfc3390"),
+            InitialWindow::Rfc6928 => s.serialize_str("rfc6928"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InitialWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = InitialWindow;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of segments, \"rfc3390\" or \"rfc6928\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<InitialWindow, E> {
+                u32::try_from(v)
+                    .map(InitialWindow::Segments)
+                    .map_err(|_| E::custom(format!("{v} segments is too many")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<InitialWindow, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom("a negative number of segments"))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<InitialWindow, E> {
+                match v {
+                    "rfc3390" => Ok(InitialWindow::Rfc3390),
+                    "rfc6928" => Ok(InitialWindow::Rfc6928),
+                    other => Err(E::invalid_value(serde::de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl JsonSchema for InitialWindow {
+    fn schema_name() -> String {
+        "InitialWindow".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        use schemars::schema::{InstanceType, SchemaObject, SingleOrVec};
+        let mut s = SchemaObject {
+            instance_type: Some(SingleOrVec::Vec(vec![
+                InstanceType::Integer,
+                InstanceType::String,
+            ])),
+            ..Default::default()
+        };
+        s.metadata().description = Some(
+            "segments (an integer), or \"rfc3390\" (min(4·SMSS, max(2·SMSS, 4380 B))) or \
+             \"rfc6928\" (min(10·SMSS, max(2·SMSS, 14600 B)))"
+                .into(),
+        );
+        s.into()
+    }
 }
 
 /// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
@@ -126,14 +262,51 @@ pub struct TcpSpec {
     /// advertise without window scaling, 65,535 bytes: RFC 7323 §2).
     #[serde(default = "default_rwnd")]
     pub rwnd: ByteSize,
-    /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
-    #[serde(default = "default_initial_window")]
-    pub initial_window: u32,
+    /// Initial congestion window: a number of segments, or "rfc3390" for RFC 3390's
+    /// min(4·SMSS, max(2·SMSS, 4380 B)), or "rfc6928" for RFC 6928's min(10·SMSS,
+    /// max(2·SMSS, 14600 B)); one segment whatever it says if the SYN or SYN-ACK was
+    /// retransmitted (RFC 5681 §3.1). Default 1 (4.4BSD, as the seeds ran it).
+    #[serde(default)]
+    pub initial_window: InitialWindow,
     /// Initial slow-start threshold. Default: unlimited (RFC 5681 §3.1: "arbitrarily high").
     pub initial_ssthresh: Option<ByteSize>,
-    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
+    /// Duplicate ACKs that trigger fast retransmit (DupThresh, also RFC 6675's `IsLost` and
+    /// FACK's trigger of DupThresh·SMSS). Default 3 (RFC 5681 §3.2).
     #[serde(default = "default_dupack_threshold")]
     pub dupack_threshold: u32,
+    /// Offer and use SACK (RFC 2018): SACK-permitted on the SYN, and SACK blocks on ACKs once
+    /// both SYNs carried it. Default: true with `recovery = "sack"` or `"fack"`, else false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// Report duplicate segments in a first D-SACK block (RFC 2883) when SACK is in use.
+    /// Default false.
+    #[serde(default)]
+    pub dsack: bool,
+    /// Limited transmit (RFC 3042): a new segment on each of the first DupThresh − 1
+    /// duplicate ACKs, cwnd unchanged (with `recovery = "sack"`, RFC 6675 step (3), governed
+    /// by pipe). Default false (the seeds' TCPs predate it).
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// Proportional rate reduction (RFC 6937, with the slow-start reduction bound) sets cwnd
+    /// during `recovery = "sack"`. Default false (RFC 6675's cwnd = ssthresh).
+    #[serde(default)]
+    pub prr: bool,
+    /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
+    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); 1 or 2 = L, slow start adds
+    /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
+    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0.
+    #[serde(default)]
+    pub abc: u8,
+    /// Explicit congestion notification (RFC 3168): negotiated on the SYNs; data segments
+    /// carry ECT(0), the receiver echoes a CE mark with ECE until CWR, the sender reduces its
+    /// window once per window of data. Default false.
+    #[serde(default)]
+    pub ecn: bool,
+    /// The largest factor the retransmission timer backs off by (4.4BSD and ns-2 cap it at
+    /// 64); the RTO stays capped by `max_rto` too. Default: none (doubling until `max_rto`,
+    /// RFC 6298 (5.5)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_backoff: Option<u32>,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
     /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
     /// modern clock; the seeds' experiments set their own).
@@ -168,9 +341,6 @@ fn default_mss() -> ByteSize {
 fn default_rwnd() -> ByteSize {
     ByteSize(65_536)
 }
-fn default_initial_window() -> u32 {
-    1
-}
 fn default_dupack_threshold() -> u32 {
     3
 }
@@ -199,9 +369,16 @@ impl Default for TcpSpec {
             pacing: false,
             mss: default_mss(),
             rwnd: default_rwnd(),
-            initial_window: default_initial_window(),
+            initial_window: InitialWindow::default(),
             initial_ssthresh: None,
             dupack_threshold: default_dupack_threshold(),
+            sack: None,
+            dsack: false,
+            limited_transmit: false,
+            prr: false,
+            abc: 0,
+            ecn: false,
+            max_backoff: None,
             timer_granularity: default_granularity(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),
@@ -252,7 +429,13 @@ impl TcpSpec {
     pub fn cc_settings(&self) -> CcSettings {
         CcSettings {
             pacing: self.pacing,
+            abc: self.abc,
         }
+    }
+
+    /// Whether SACK-permitted is offered: `sack`, else whether the recovery reads SACK.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack.unwrap_or(self.recovery_kind().uses_sack())
     }
 
     /// Refuses `recovery` or `cc` contradicting `variant`.

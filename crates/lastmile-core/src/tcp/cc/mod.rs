@@ -137,6 +137,9 @@ pub trait CongestionControl {
 pub struct CcSettings {
     /// Pace a window-based controller at Linux's ratios of cwnd/SRTT ([`window_pacing_rate`]).
     pub pacing: bool,
+    /// RFC 3465 appropriate byte counting: 0 = off (RFC 5681 per-ACK growth), else the
+    /// slow-start limit L in SMSS (1 or 2); read where slow-start growth is computed.
+    pub abc: u8,
 }
 
 /// The closed set of congestion controls.

@@ -29,7 +29,7 @@ fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
 }
 
 fn reno(pacing: bool) -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Reno, CcSettings { pacing })
+    AnyCongestionControl::new(CcKind::Reno, CcSettings { pacing, abc: 0 })
 }
 
 fn window(cwnd: u64, ssthresh: u64) -> CongestionWindow {

@@ -5,7 +5,7 @@ use super::*;
 
 fn with_iw(variant: TcpVariant, iw: u32) -> Scripted {
     let mut cfg = config(variant);
-    cfg.initial_window_segments = iw;
+    cfg.initial_window = InitialWindow::Segments(iw);
     Scripted::established(cfg, ms(100))
 }
 
@@ -312,7 +312,7 @@ fn rfc9293_a_window_below_one_smss_is_used_when_nothing_is_in_flight() {
 #[test]
 fn pacing_releases_segments_one_gap_apart_at_twice_cwnd_per_srtt() {
     let mut cfg = config(TcpVariant::Reno);
-    cfg.initial_window_segments = 10;
+    cfg.initial_window = InitialWindow::Segments(10);
     cfg.cc_settings.pacing = true;
     let mut s = Scripted::established(cfg, ms(100));
     // No rate before the first ACK: the initial window goes out at once.
