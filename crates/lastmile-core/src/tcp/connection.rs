@@ -86,6 +86,7 @@ pub struct TcpConnection {
     snd_wl1: SeqNumber,
     snd_wl2: SeqNumber,
     traced_window: Option<CongestionWindow>,
+    traced_cc: Option<CcMetrics>,
 }
 
 impl TcpConnection {
@@ -128,6 +129,7 @@ impl TcpConnection {
             snd_wl1: SeqNumber(0),
             snd_wl2: iss,
             traced_window: None,
+            traced_cc: None,
         }
     }
 
@@ -229,11 +231,15 @@ impl TcpConnection {
     pub fn congestion_window(&self) -> CongestionWindow {
         self.sender.window()
     }
-    /// The congestion control's state: cwnd, ssthresh, pacing rate.
+    /// The congestion control's state: cwnd, ssthresh, pacing rate, its estimates.
     pub fn cc_metrics(&self) -> CcMetrics {
         self.sender
             .congestion_control()
             .metrics(&self.sender.window())
+    }
+    /// The congestion control's name, as a scenario writes it (`tcp.cc`).
+    pub fn cc_name(&self) -> &'static str {
+        self.sender.congestion_control().name()
     }
 
     /// The current RTO, backoff included.
@@ -673,6 +679,11 @@ impl TcpConnection {
                 cwnd: w.cwnd,
                 ssthresh: w.ssthresh,
             });
+        }
+        let m = self.cc_metrics();
+        if self.traced_cc != Some(m) {
+            self.traced_cc = Some(m);
+            out.trace.push(TcpTraceEvent::Cc(m));
         }
     }
 }

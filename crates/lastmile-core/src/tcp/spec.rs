@@ -12,7 +12,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::cc::CcSettings;
+use super::cc::{
+    BbrConfig, CcSettings, CubicConfig, FastConfig, IllinoisConfig, SantaCruzConfig, VegasConfig,
+    VenoConfig, WestwoodConfig,
+};
 use crate::units::{ByteSize, Duration};
 
 /// The classic TCP names: each sets `recovery` and `cc`.
@@ -74,13 +77,52 @@ pub enum CcKind {
     /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
     #[default]
     Reno,
+    /// TCP Vegas (Brakmo & Peterson 1995): keeps between α and β segments queued.
+    Vegas,
+    /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE × RTTmin
+    /// after a loss.
+    WestwoodPlus,
+    /// TCP Veno (Fu & Liew 2003): cuts to 4/5 on a loss it judges random.
+    Veno,
+    /// FAST TCP (Wei, Jin, Low & Hegde 2006): keeps α segments queued.
+    Fast,
+    /// TCP Illinois (Liu, Başar & Srikant 2006): α and β from the queueing delay.
+    Illinois,
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// BBR version 1 (Cardwell et al. 2016): paces at the measured bottleneck rate.
+    Bbr,
+    /// TCP Santa Cruz's congestion control (Parsa & Garcia-Luna-Aceves 1999): keeps an
+    /// operating point of queued packets.
+    SantaCruz,
 }
 
 impl CcKind {
+    /// Every congestion control.
+    pub const ALL: [CcKind; 9] = [
+        CcKind::Reno,
+        CcKind::Vegas,
+        CcKind::WestwoodPlus,
+        CcKind::Veno,
+        CcKind::Fast,
+        CcKind::Illinois,
+        CcKind::Cubic,
+        CcKind::Bbr,
+        CcKind::SantaCruz,
+    ];
+
     /// The name as written in scenario files.
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
+            CcKind::Vegas => "vegas",
+            CcKind::WestwoodPlus => "westwood_plus",
+            CcKind::Veno => "veno",
+            CcKind::Fast => "fast",
+            CcKind::Illinois => "illinois",
+            CcKind::Cubic => "cubic",
+            CcKind::Bbr => "bbr",
+            CcKind::SantaCruz => "santa_cruz",
         }
     }
 }
@@ -160,6 +202,30 @@ pub struct TcpSpec {
     pub delack_timeout: Duration,
     /// Initial sequence number. Default: drawn from the flow's random stream.
     pub isn: Option<u32>,
+    /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas: Option<VegasConfig>,
+    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub westwood_plus: Option<WestwoodConfig>,
+    /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub veno: Option<VenoConfig>,
+    /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast: Option<FastConfig>,
+    /// Illinois's constants (with `cc = "illinois"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub illinois: Option<IllinoisConfig>,
+    /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic: Option<CubicConfig>,
+    /// BBR's constants (with `cc = "bbr"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<BbrConfig>,
+    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: 1.5 packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub santa_cruz: Option<SantaCruzConfig>,
 }
 
 fn default_mss() -> ByteSize {
@@ -210,6 +276,14 @@ impl Default for TcpSpec {
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,
+            vegas: None,
+            westwood_plus: None,
+            veno: None,
+            fast: None,
+            illinois: None,
+            cubic: None,
+            bbr: None,
+            santa_cruz: None,
         }
     }
 }
@@ -222,6 +296,18 @@ pub struct NameConflict {
     /// Its value as written, quoted.
     pub value: String,
     /// What would agree with `variant`, and the fix.
+    pub expected: String,
+}
+
+/// A congestion control's setting out of range, or a table of settings for an algorithm
+/// not in force.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadCcSetting {
+    /// The key under `tcp`, e.g. "cubic.beta" or "cubic".
+    pub field: String,
+    /// The value as written.
+    pub value: String,
+    /// What is expected, and the fix.
     pub expected: String,
 }
 
@@ -252,7 +338,54 @@ impl TcpSpec {
     pub fn cc_settings(&self) -> CcSettings {
         CcSettings {
             pacing: self.pacing,
+            vegas: self.vegas.unwrap_or_default(),
+            westwood: self.westwood_plus.unwrap_or_default(),
+            veno: self.veno.unwrap_or_default(),
+            fast: self.fast.unwrap_or_default(),
+            illinois: self.illinois.unwrap_or_default(),
+            cubic: self.cubic.unwrap_or_default(),
+            bbr: self.bbr.unwrap_or_default(),
+            santa_cruz: self.santa_cruz.unwrap_or_default(),
         }
+    }
+
+    /// Refuses an algorithm's settings out of range, or given for an algorithm other than
+    /// the one in force.
+    pub fn check_cc_settings(&self) -> Result<(), BadCcSetting> {
+        type Check = Result<(), (&'static str, f64, &'static str)>;
+        let given: [(CcKind, Option<Check>); 8] = [
+            (CcKind::Vegas, self.vegas.map(|c| c.check())),
+            (CcKind::WestwoodPlus, self.westwood_plus.map(|c| c.check())),
+            (CcKind::Veno, self.veno.map(|c| c.check())),
+            (CcKind::Fast, self.fast.map(|c| c.check())),
+            (CcKind::Illinois, self.illinois.map(|c| c.check())),
+            (CcKind::Cubic, self.cubic.map(|c| c.check())),
+            (CcKind::Bbr, self.bbr.map(|c| c.check())),
+            (CcKind::SantaCruz, self.santa_cruz.map(|c| c.check())),
+        ];
+        let cc = self.cc_kind();
+        for (kind, check) in given {
+            let Some(check) = check else { continue };
+            let table = kind.name();
+            if kind != cc {
+                return Err(BadCcSetting {
+                    field: table.to_string(),
+                    value: format!("a `{table}` table with cc = \"{}\"", cc.name()),
+                    expected: format!(
+                        "settings for the congestion control in force: set \
+                         cc = \"{table}\" or remove the `{table}` table"
+                    ),
+                });
+            }
+            if let Err((field, value, expected)) = check {
+                return Err(BadCcSetting {
+                    field: format!("{table}.{field}"),
+                    value: value.to_string(),
+                    expected: expected.to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Refuses `recovery` or `cc` contradicting `variant`.

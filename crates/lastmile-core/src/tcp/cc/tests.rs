@@ -29,7 +29,13 @@ fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
 }
 
 fn reno(pacing: bool) -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Reno, CcSettings { pacing })
+    AnyCongestionControl::new(
+        CcKind::Reno,
+        CcSettings {
+            pacing,
+            ..CcSettings::default()
+        },
+    )
 }
 
 fn window(cwnd: u64, ssthresh: u64) -> CongestionWindow {
@@ -112,6 +118,7 @@ fn linux_pacing_is_twice_cwnd_per_srtt_in_early_slow_start_then_six_fifths() {
             cwnd_bytes: 10 * SMSS,
             ssthresh_bytes: 16 * SMSS,
             pacing_rate_bytes_per_s: Some(180_000),
+            ..CcMetrics::of_window(&w, None)
         }
     );
 }
