@@ -132,3 +132,35 @@ fn reno_without_pacing_gives_no_rate_and_asks_no_rate_samples() {
     assert!(!cc.wants_rate_samples());
     assert_eq!(cc.name(), "reno");
 }
+
+/// `AnyCongestionControl::pacing_rate` matches only the algorithms that pace (it is asked
+/// before every segment); every algorithm's own answer must come through it.
+#[test]
+fn every_algorithm_reports_its_pacing_rate() {
+    use super::test_support::{at_ms, window, Path, SMSS};
+    for kind in CcKind::ALL {
+        for pacing in [false, true] {
+            let settings = CcSettings {
+                pacing,
+                ..CcSettings::default()
+            };
+            let mut cc = AnyCongestionControl::new(kind, settings);
+            let mut w = window(2, u64::MAX);
+            let path = Path {
+                rate_bytes_per_s: 100 * SMSS,
+                prop: SimDuration::from_millis(20),
+            };
+            path.run(&mut cc, &mut w, at_ms(1000));
+            let own = dispatch!(&cc, c => c.pacing_rate());
+            assert_eq!(cc.pacing_rate(), own, "{}", kind.name());
+        }
+    }
+    let mut bbr = AnyCongestionControl::new(CcKind::Bbr, CcSettings::default());
+    let mut w = window(2, u64::MAX);
+    let path = Path {
+        rate_bytes_per_s: 100 * SMSS,
+        prop: SimDuration::from_millis(20),
+    };
+    path.run(&mut bbr, &mut w, at_ms(1000));
+    assert!(bbr.pacing_rate().is_some(), "BBR paces");
+}
