@@ -447,6 +447,72 @@ mod tests {
     }
 
     #[test]
+    fn every_cc_name_parses_back_to_its_kind() {
+        for kind in CcKind::ALL {
+            let parsed: CcKind = serde_json::from_value(serde_json::json!(kind.name())).unwrap();
+            assert_eq!(parsed, kind);
+        }
+    }
+
+    #[test]
+    fn cc_settings_default_to_the_documents_constants() {
+        let s = TcpSpec::default().cc_settings();
+        assert_eq!(
+            (s.vegas.alpha, s.vegas.beta, s.vegas.gamma),
+            (1.0, 3.0, 1.0)
+        );
+        assert_eq!((s.veno.beta, s.veno.random_loss_factor), (3.0, 0.8));
+        assert_eq!(
+            (s.cubic.c, s.cubic.beta, s.cubic.fast_convergence),
+            (0.4, 0.7, true)
+        );
+        assert_eq!(s.fast.gamma, 0.5);
+        assert_eq!((s.illinois.alpha_max, s.illinois.beta_max), (10.0, 0.5));
+        assert_eq!(s.bbr.min_pipe_cwnd, 4);
+        assert_eq!(s.westwood.filter_gain, 0.9);
+    }
+
+    #[test]
+    fn settings_for_the_algorithm_in_force_are_read() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(CubicConfig {
+                beta: 0.8,
+                ..CubicConfig::default()
+            }),
+            ..TcpSpec::default()
+        };
+        assert_eq!(s.check_cc_settings(), Ok(()));
+        assert_eq!(s.cc_settings().cubic.beta, 0.8);
+    }
+
+    #[test]
+    fn settings_for_another_algorithm_are_refused_with_the_fix() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Bbr),
+            vegas: Some(VegasConfig::default()),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!(e.field, "vegas");
+        assert!(e.expected.contains("cc = \"vegas\""), "{}", e.expected);
+    }
+
+    #[test]
+    fn a_setting_out_of_range_names_its_key() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(CubicConfig {
+                beta: 1.5,
+                ..CubicConfig::default()
+            }),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("cubic.beta", "1.5"));
+    }
+
+    #[test]
     fn recovery_contradicting_variant_is_refused_with_the_fix() {
         let e = spec(Some(TcpVariant::Reno), Some(RecoveryKind::Tahoe))
             .check_names()
