@@ -350,3 +350,26 @@ app = { kind = "bulk", bytes = "1MB" }
 "#
     .to_string()
 }
+
+#[test]
+fn explore_bbr() {
+    for per in [0.0, 0.01, 0.05] {
+        for (wired, rate, rwnd, bytes) in
+            [(50, "10Mbps", "2MB", "20MB"), (1, "1Mbps", "42KB", "2MB")]
+        {
+            let tcp = format!(r#"cc = "bbr", rwnd = "{rwnd}""#);
+            let hop = format!(r#"rate = "{rate}", errors = {{ model = "per", per = {per} }}"#);
+            let out = traced(&chain(wired, &hop, &tcp, bytes), &["cc"]);
+            let f = &summary(&out).flows[0];
+            let cc = table(&out, "cc");
+            let bw = f64s(cc, "bandwidth_bps")
+                .into_iter()
+                .filter(|x| !x.is_nan())
+                .fold(0.0, f64::max);
+            println!(
+                "per {per} {rate}: throughput {:.0} timeouts {} fr {} max btlbw {bw:.0}",
+                f.throughput_bps, f.tcp_timeouts, f.tcp_fast_retransmits
+            );
+        }
+    }
+}

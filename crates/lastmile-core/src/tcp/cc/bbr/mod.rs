@@ -25,7 +25,11 @@
 //!   BBR's own rule overrides cwnd on the same ACK.
 //!
 //! Without SACK the flight is estimated as Linux does for Reno (`tcp_add_reno_sack`): each
-//! duplicate ACK since the last new ACK counts one segment delivered. The draft's random
+//! duplicate ACK since the last new ACK counts one segment delivered. The delivery-rate
+//! estimator counts only cumulatively acknowledged data, so the ACK that fills a hole
+//! reports a round trip's worth of data at once; samples taken in loss recovery or right
+//! after duplicate ACKs, and those of segments sent before such an ACK, are therefore kept
+//! out of the BtlBw filter (with SACK they would not be inflated). The draft's random
 //! start phase is drawn from a hash of the time ProbeBW is entered (the controller has no
 //! random stream; sim time is a function of the scenario and seed). Departures (see
 //! `docs/congestion-control.md`): Linux adds a 1 % pacing margin, the long-term
@@ -222,6 +226,11 @@ pub struct Bbr {
     loss_seen: bool,
     /// Duplicate ACKs since the last new ACK (each one segment delivered).
     dupacks: u64,
+    /// This ACK's rate sample overstates the bandwidth (taken in loss recovery).
+    sample_inflated: bool,
+    /// Delivered data at the last ACK that may have reported a burst at once: samples of
+    /// segments sent before it span that burst.
+    inflation_mark: u64,
     pacing_rate: Option<u64>,
     initial_cwnd: Option<u64>,
     mss: u64,
@@ -256,6 +265,8 @@ impl Bbr {
             recovery: None,
             loss_seen: false,
             dupacks: 0,
+            sample_inflated: false,
+            inflation_mark: 0,
             pacing_rate: None,
             initial_cwnd: None,
             mss: 0,
@@ -324,7 +335,7 @@ impl Bbr {
         let Some(rate) = rs.rate_bytes_per_s() else {
             return;
         };
-        if self.rtprop.is_some_and(|m| rs.interval < m) {
+        if self.sample_inflated || self.rtprop.is_some_and(|m| rs.interval < m) {
             return;
         }
         let len = u64::from(self.config.btlbw_filter_rounds);

@@ -311,3 +311,26 @@ fn draft_timeout_cuts_to_one_segment() {
     assert_eq!(w.cwnd, SMSS);
     assert!(cc.pacing_rate().is_some(), "BBR keeps pacing");
 }
+
+#[test]
+fn samples_taken_in_loss_recovery_stay_out_of_the_bandwidth_filter() {
+    let mut cc = bbr();
+    let mut w = window(20, u64::MAX);
+    let mut r = Rounds::default();
+    r.round(&mut cc, &mut w, 400_000, false);
+    // A loss: duplicate ACKs, then the ACK that fills the hole reports 20 segments at once.
+    cc.ssthresh_on_loss(at_ms(200), &w, 20 * SMSS, SMSS);
+    let una = r.delivered;
+    for k in 0..3 {
+        let mut d = new_ack(at_ms(200 + k), 0, None, una, una + 20 * SMSS);
+        d.duplicate = true;
+        d.may_grow = false;
+        cc.on_ack(&mut w, &d);
+    }
+    r.round(&mut cc, &mut w, 4_000_000, false);
+    assert_eq!(
+        cc.btlbw_bytes_per_s(),
+        400_000,
+        "the inflated sample was kept out"
+    );
+}

@@ -94,6 +94,17 @@ impl CongestionControl for Bbr {
             self.initial_cwnd = Some(w.cwnd);
             self.cwnd = w.cwnd;
         }
+        // Without SACK, an ACK in loss recovery or right after duplicate ACKs reports at
+        // once data the receiver got over the round trip before: its rate sample would
+        // overstate the bandwidth, so it does not enter the BtlBw filter.
+        // So would a segment sent before such an ACK: its sample spans the jump.
+        let jump = self.recovery.is_some()
+            || self.entering_recovery
+            || (!ack.duplicate && self.dupacks > 0);
+        self.sample_inflated = jump || ack.rate.prior_delivered < self.inflation_mark;
+        if jump {
+            self.inflation_mark = ack.rate.total_delivered;
+        }
         if ack.duplicate {
             self.dupacks += 1;
         } else if ack.acked_bytes > 0 {
