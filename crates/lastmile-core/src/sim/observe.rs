@@ -333,6 +333,8 @@ pub struct Traces {
     pub cc: bool,
     pub rtt: bool,
     pub wireless_tx: bool,
+    /// Any of the traces the TCP endpoints feed (asked for every call into one).
+    tcp: bool,
     seq_cols: SeqColumns,
     cwnd_cols: CwndColumns,
     cc_cols: CcColumns,
@@ -349,12 +351,14 @@ impl Traces {
             cc: has("cc"),
             rtt: has("rtt"),
             wireless_tx: has("wireless_tx"),
+            tcp: ["seq", "cwnd", "cc", "rtt"].iter().any(|n| has(n)),
             ..Default::default()
         }
     }
 
+    #[inline]
     pub fn wants_tcp(&self) -> bool {
-        self.seq || self.cwnd || self.cc || self.rtt
+        self.tcp
     }
 
     pub fn on_tcp(&mut self, now: SimTime, flow: FlowId, ev: &TcpTraceEvent) {

@@ -325,12 +325,19 @@ impl AnyCongestionControl {
 }
 
 impl AnyCongestionControl {
+    #[inline(never)]
+    fn pacing_rate_out_of_line(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+
     /// `on_ack` of every algorithm but Reno, out of line so that the classic TCPs' per-ACK
     /// path stays as small as before the other algorithms existed (issue 12's performance
     /// budget for the reference run).
+    /// The sample is taken by value so that the caller builds it only on this path (a
+    /// reference would make it assemble every field for Reno too).
     #[inline(never)]
-    fn on_ack_out_of_line(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
-        dispatch!(self, c => c.on_ack(w, ack))
+    fn on_ack_out_of_line(&mut self, w: &mut CongestionWindow, ack: AckSample) {
+        dispatch!(self, c => c.on_ack(w, &ack))
     }
 }
 
@@ -339,7 +346,7 @@ impl CongestionControl for AnyCongestionControl {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
         match self {
             AnyCongestionControl::Reno(c) => c.on_ack(w, ack),
-            other => other.on_ack_out_of_line(w, ack),
+            other => other.on_ack_out_of_line(w, *ack),
         }
     }
     #[inline(never)]
@@ -367,14 +374,12 @@ impl CongestionControl for AnyCongestionControl {
     fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
         dispatch!(self, c => c.on_ecn_echo(now, w, flight, mss))
     }
-    /// Asked before every segment: only the algorithms that pace are matched (the test
-    /// `every_algorithm_reports_its_pacing_rate` keeps this list complete).
+    /// Asked before every segment: Reno's answer inline, the others' out of line.
     #[inline(always)]
     fn pacing_rate(&self) -> Option<u64> {
         match self {
             AnyCongestionControl::Reno(c) => c.pacing_rate(),
-            AnyCongestionControl::Bbr(c) => c.pacing_rate(),
-            _ => None,
+            other => other.pacing_rate_out_of_line(),
         }
     }
     #[inline(never)]
