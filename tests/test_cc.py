@@ -9,7 +9,6 @@ import lastmile
 from conftest import example
 
 
-
 def _run(cc: str, *extra: str) -> lastmile.RunResult:
     # The example names `variant = "newreno"`, which implies cc = "reno": replace the table.
     tcp = f'{{ mss = "1400B", rwnd = "42KB", recovery = "newreno", cc = "{cc}" }}'

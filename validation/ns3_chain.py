@@ -11,7 +11,7 @@ drop-tail device queues and no queue disc, segments of 1400 bytes, an initial wi
 segment, an ACK for every segment, no SACK, no timestamps, no limited transmit, classic
 (RFC 5681 / RFC 6582) fast recovery rather than ns-3's default PRR, a 1 s minimum RTO. Frames
 are lost at random on the hop's receiving side with probability `--per` (RateErrorModel per
-packet). It reports the throughput (bytes delivered × 8 over the time from the first SYN to
+packet). It reports the throughput (bytes delivered times 8 over the time from the first SYN to
 the last byte), the mean number of packets waiting in the base station's queue onto the hop
 (sampled every 10 ms from `--measure-from` until the last byte arrives), and the packets the
 source sent.
@@ -48,7 +48,7 @@ def main() -> None:
     )
     args = p.parse_args()
 
-    from ns import ns  # noqa: PLC0415 - only ns-3's interpreter has it
+    from ns import ns
 
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(args.seed)
@@ -147,8 +147,8 @@ def main() -> None:
                 ns3::Simulator::Stop();
             }
         }
-        void Start(ns3::Ptr<ns3::Queue<ns3::Packet>> q, double from, ns3::Ptr<ns3::Application> sink,
-                   uint64_t target) {
+        void Start(ns3::Ptr<ns3::Queue<ns3::Packet>> q, double from,
+                   ns3::Ptr<ns3::Application> sink, uint64_t target) {
             queue = q;
             from_s = from;
             target_bytes = target;
@@ -163,7 +163,9 @@ def main() -> None:
 
     ns.Simulator.Stop(ns.Seconds(args.stop))
     ns.Simulator.Run()
-    sent = int(wired.Get(0).GetObject[ns.PointToPointNetDevice]().GetQueue().GetTotalReceivedPackets())
+    sent = int(
+        wired.Get(0).GetObject[ns.PointToPointNetDevice]().GetQueue().GetTotalReceivedPackets()
+    )
     samples = [int(x) for x in probe.samples]
     rx_bytes = int(probe.rx_bytes)
     last_rx_s = int(probe.last_rx_ns) / 1e9

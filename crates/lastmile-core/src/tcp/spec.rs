@@ -205,7 +205,7 @@ pub struct TcpSpec {
     /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas: Option<VegasConfig>,
-    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`).
+    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`). Default: filter gain 0.9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub westwood_plus: Option<WestwoodConfig>,
     /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
@@ -214,16 +214,18 @@ pub struct TcpSpec {
     /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast: Option<FastConfig>,
-    /// Illinois's constants (with `cc = "illinois"`).
+    /// Illinois's constants (with `cc = "illinois"`). Default: the paper's α from 0.3 to 10,
+    /// β from 1/8 to 1/2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub illinois: Option<IllinoisConfig>,
     /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cubic: Option<CubicConfig>,
-    /// BBR's constants (with `cc = "bbr"`).
+    /// BBR's constants (with `cc = "bbr"`). Default: the draft's (gains 2/ln 2 and 2,
+    /// 10-round and 10 s filters, ProbeRTT of 200 ms at 4 segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bbr: Option<BbrConfig>,
-    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: 1.5 packets.
+    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: n = 1.5 packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub santa_cruz: Option<SantaCruzConfig>,
 }
