@@ -3,11 +3,15 @@
 ``lastmile reproduce`` lists the experiments. ``lastmile reproduce NAME|all [--quick]
 [--jobs N | --dask ADDRESS|local:N] [--out DIR] [--docs [DIR]]`` runs one experiment (or
 every one) as sweeps into ``DIR/store.duckdb`` and writes ``DIR/NAME/``: the paper's
-figures redrawn (PNG and SVG), ``comparison.md`` and ``comparison.csv``. ``--docs`` also
-regenerates ``DIR/reproductions.md`` (default ``docs``) with the figures it shows.
+figures redrawn (PNG and SVG), ``comparison.md``, ``comparison.csv`` and ``comparison.json``,
+and ``DIR/index.json``. ``--docs`` also regenerates ``DIR/reproductions.md`` (default
+``docs``) with the figures it shows.
 
-Exit status: 0 every claim holds; 1 some claim fails (the reports are still written), or a
-run failed; 2 bad input. Progress goes to stderr. Registering imports only argparse.
+Exit status (`EXIT_STATUSES`, also in ``--help``): 0 every claim holds and every run is
+sound; 1 some claim fails; 3 the integrity check fails (a mechanism's series stalled where
+the paper shows no stall, or a run failed), whatever the claims; 2 bad input; 130
+interrupted. The reports are written in every case but 2 and 130. Progress goes to stderr.
+Registering imports only argparse.
 """
 
 from __future__ import annotations
@@ -18,13 +22,30 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lastmile.reproduce import Outcome
 
 __all__ = ["COMMANDS", "cmd_reproduce", "main", "register"]
 
 EXIT_OK = 0
 EXIT_CLAIM_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTEGRITY_FAILED = 3
 EXIT_INTERRUPTED = 130
+
+#: What `lastmile reproduce --help` says about its exit statuses.
+EXIT_STATUSES = f"""exit status:
+  {EXIT_OK}    every claim holds and every run is sound
+  {EXIT_CLAIM_FAILED}    some claim of the paper does not hold in our runs (a finding: the
+       reports say why); every run is sound
+  {EXIT_BAD_INPUT}    bad input (unknown experiment, bad option)
+  {EXIT_INTEGRITY_FAILED}    the integrity check fails: a run of a mechanism's series (TULIP,
+       Snoop, WTCP, I-TCP, LLE-TCP) stalled where the paper shows no stall, or a
+       run failed; takes precedence over {EXIT_CLAIM_FAILED}
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); finished runs stay in the store
+The reports (comparison.md/.csv/.json, index.json) are written for 0, 1 and 3."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +54,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "reproduce",
         help="re-run a seed paper's experiment and compare with its published numbers",
         description="Without NAME: list the experiments. With NAME (or `all`): run it as "
-        "sweeps, redraw the paper's figures and write comparison.md/.csv under DIR/NAME.",
+        "sweeps, check every run's integrity, redraw the paper's figures and write "
+        "comparison.md/.csv/.json under DIR/NAME and DIR/index.json.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", nargs="?", metavar="NAME", help="an experiment, or `all`")
     p.add_argument(
@@ -116,18 +140,33 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     total = time.perf_counter() - start
     for o in outcomes:
-        for claim in o.context.claims:
-            if not claim.holds:
-                print(f"claim fails: {o.experiment.name}: {claim.claim} ({claim.detail})")
-        print(
-            f"{o.experiment.name}: {sum(c.holds for c in o.context.claims)}/"
-            f"{len(o.context.claims)} claims hold; {o.out_dir / 'comparison.md'}"
-        )
+        _print_outcome(o)
     if args.docs is not None:
         page = write_docs(outcomes, args.docs, total)
         print(f"wrote {page}")
     print(f"total wall time {total:.1f} s", file=sys.stderr)
+    if not all(o.integrity_ok for o in outcomes):
+        return EXIT_INTEGRITY_FAILED
     return EXIT_OK if all(o.all_hold for o in outcomes) else EXIT_CLAIM_FAILED
+
+
+def _print_outcome(o: Outcome) -> None:
+    """One line per failing claim and unsound series, then the experiment's headline."""
+    from lastmile.reproduce.report import headline, headline_text
+
+    for claim in o.context.claims:
+        if not claim.holds:
+            print(f"claim fails: {o.experiment.name}: {claim.claim} ({claim.detail})")
+    for row in o.context.integrity:
+        if not row.ok:
+            print(
+                f"integrity fails: {o.experiment.name}: {row.series}: {row.stalled} stalled, "
+                f"{row.failed} failed of {row.runs} runs ({row.where})"
+            )
+    print(
+        f"{o.experiment.name}: {headline_text(headline(o))}; integrity "
+        f"{'ok' if o.integrity_ok else 'FAILS'}; {o.out_dir / 'comparison.md'}"
+    )
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"reproduce": cmd_reproduce}

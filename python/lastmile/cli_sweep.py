@@ -270,7 +270,7 @@ def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
 
 def _guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run `command`, turning errors into one stderr line and an exit status."""
-    from lastmile.sweep.executors import ExecutorError
+    from lastmile.sweep.executors import ExecutorError, MissingExtraError
     from lastmile.sweep.spec import SweepError
     from lastmile.sweep.store import StoreError
 
@@ -282,7 +282,7 @@ def _guarded(command: Callable[[argparse.Namespace], int], args: argparse.Namesp
         # Output piped into e.g. `head`: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
-    except (SweepError, StoreError, ValueError) as e:
+    except (SweepError, StoreError, ValueError, MissingExtraError) as e:
         _error(str(e))
         return EXIT_BAD_INPUT
     except (OSError, ExecutorError) as e:

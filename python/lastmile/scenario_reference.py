@@ -167,6 +167,9 @@ class _Reference:
             self.add_enum(title, target, values, place)
             listed = ", ".join(f"`{v}`" for v, _ in values)
             return f"one of {listed} ([{title}](#{_anchor(title)}))", json.dumps(values[0][0])
+        alternatives = target.get("anyOf")
+        if isinstance(alternatives, list) and alternatives:
+            return self.any_of(alternatives, place)
         tag = self.tagged(target)
         if tag is not None and name is not None:
             self.add_tagged(name, target, tag, place)
@@ -189,6 +192,22 @@ class _Reference:
         if kind == "boolean":
             return "boolean", "true"
         return "string", '"text"'
+
+    def any_of(self, alternatives: list[dict[str, Any]], place: tuple[str, str]) -> tuple[str, str]:
+        """A value written in one of several forms (`agent = "snoop"` or a table): each
+        form's type, joined by "or"; an unnamed list of names is listed in place."""
+        cells, samples = [], []
+        for alternative in alternatives:
+            node, _ = _unwrap(alternative)
+            values = None if _ref(node) else self.enum_values(node)
+            if values is not None:
+                cells.append("one of " + ", ".join(f"`{v}`" for v, _ in values))
+                samples.append(json.dumps(values[0][0]))
+            else:
+                cell, sample = self.type_of(node, place)
+                cells.append(cell)
+                samples.append(sample)
+        return " or ".join(cells), samples[0]
 
     def example_of(self, form: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}

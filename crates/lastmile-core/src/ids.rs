@@ -45,3 +45,9 @@ impl Direction {
         }
     }
 }
+
+id!(/// A member of a wireless cell, for as long as it is one: a node that leaves and joins
+    /// again gets a new id, so events meant for its former membership find nothing.
+    StationId);
+id!(/// A base-station agent placed on a node (or an agent's client on an end host).
+    AgentId);

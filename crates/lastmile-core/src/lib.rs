@@ -13,12 +13,13 @@
 //! - `tcp`: the connection state machine, loss recovery, congestion control, pacing, and
 //!   the TCP settings of a scenario.
 //! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP).
+//! - `apps`: the applications at a flow's source (bulk, Poisson, saturating UDP).
 //! - `metrics`: counters and summaries, opt-in traces, pcap.
 //! - `scenario`: the file format, its loading, overrides and checks.
-//! - `sim`: the world that wires them together and runs; the applications live here for
-//!   now.
+//! - `sim`: the world that wires them together and runs.
 
 pub mod agents;
+pub mod apps;
 pub mod engine;
 pub mod error_model;
 pub mod ids;

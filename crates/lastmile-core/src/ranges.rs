@@ -30,8 +30,16 @@ impl RangeSet {
             new_end = new_end.max(e);
             last += 1;
         }
-        self.ranges
-            .splice(first..last, std::iter::once((new_start, new_end)));
+        // The merged range replaces ranges `first..last` (usually one: the range grows).
+        match last - first {
+            0 => self.ranges.insert(first, (new_start, new_end)),
+            n => {
+                self.ranges[first] = (new_start, new_end);
+                if n > 1 {
+                    self.ranges.drain(first + 1..last);
+                }
+            }
+        }
         (end - start) - covered
     }
 

@@ -144,7 +144,7 @@ fn scenario_error(py: Python<'_>, e: &scenario::ScenarioError) -> PyErr {
 
 fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
     let kind = match e {
-        SimError::Invalid(_) => "invalid",
+        SimError::Invalid(_) | SimError::Option(_) => "invalid",
         SimError::Invariant(_) => "invariant",
         SimError::PastEvent(_) => "past_event",
         SimError::Io(_) => "io",

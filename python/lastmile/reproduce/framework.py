@@ -4,9 +4,31 @@ An experiment (one module under `lastmile.reproduce.experiments`) defines ``EXPE
 an `Experiment`: its name and paper, the campaigns it runs (full and ``--quick``), and an
 ``analyse(ctx)`` function that, given the campaigns' results as `Data` (mean and 95 %
 Student-t interval per point), puts every published number beside ours (`Context.compare`),
-checks every claim (`Context.claim`) and redraws every figure (`Context.figure`). The
-command (`lastmile.reproduce.runner`) runs the campaigns through `lastmile.sweep`, calls
-``analyse`` and writes ``comparison.md`` / ``comparison.csv`` (`lastmile.reproduce.report`).
+checks every claim (`Context.claim`), reports what it ran to find out why we differ
+(`Context.finding`) and redraws every figure (`Context.figure`). The command
+(`lastmile.reproduce.runner`) runs the campaigns through `lastmile.sweep`, checks every
+run's integrity (`lastmile.reproduce.integrity`), calls ``analyse`` and writes
+``comparison.md`` / ``.csv`` / ``.json`` (`lastmile.reproduce.report`).
+
+**Claims.** A claim carries the paper's sentence verbatim (`quote`) and the `band` that
+sentence implies, as tested; the band is fixed from the words before the run and never
+widened after seeing ours. A claim that fails keeps failing, with an `explanation` that
+points at evidence (a series of the same experiment, or a run named in it). How words
+become bands, the same for every experiment:
+
+- a number is tested at the precision it is written: "around 2 %" is 1.5-2.5 %, "4 - 5 %"
+  is 3.5-5.5 %, "30 %" is 25-35 %, "2.4 seconds" is 2.35-2.45 s, "five fold" 4.5-5.5x;
+  two published numbers give the range their roundings allow (4.71 / 4.1: 13.4-16.4 %);
+- "similar", "nearly identical", "comparable": within 10 % of each other;
+- "no appreciable degradation", "degrades once ...": less than 5 % below, and not;
+- "does not greatly modify": stays within a factor of two either way;
+- "near standstill": below 10 % of the mechanism's throughput at the same point;
+- "clearly", "significantly", "much": the 95 % confidence intervals do not overlap;
+- "in every instance", "consistently": at every point we run;
+- a comparison ("above", "lower", "more than twice") compares means.
+
+**Numbers.** A published number beside ours is flagged when ours differs by more than
+10 % ("10%") or 25 % ("25%"); a published zero is flagged unless ours is zero too.
 
 Aggregation is column-wise (pandas group-by over the runs table): no per-row Python loops.
 matplotlib is imported only when a figure is drawn.
@@ -15,7 +37,7 @@ matplotlib is imported only when a figure is drawn.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +49,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from lastmile._run import RunResult
+    from lastmile.reproduce.integrity import IntegrityRow
 
 __all__ = [
     "Campaign",
@@ -36,11 +59,19 @@ __all__ = [
     "Data",
     "Experiment",
     "ExperimentError",
+    "Finding",
     "Stat",
+    "clearly_above",
+    "ratio",
+    "scaled",
+    "within",
 ]
 
 #: Where the experiment files' scenarios live (next to the modules).
 EXPERIMENTS_DIR = Path(__file__).resolve().parent / "experiments"
+
+#: Relative differences above which a published number is flagged (item 7 of issue 10).
+FLAG_LIMITS = (0.10, 0.25)
 
 
 class ExperimentError(Exception):
@@ -54,6 +85,10 @@ class Campaign:
     `scenario` is a file name under the experiments directory (or an absolute path);
     `axes` maps the short names the analysis uses to the sweep's dotted paths;
     `grid`, `zip` and `variants` are as in a sweep file (`docs/sweeps.md`).
+    `mechanisms` names the variants that run one of the papers' mechanisms (TULIP, Snoop,
+    WTCP, I-TCP, LLE-TCP): a stall in one of them fails the experiment unless
+    `paper_stalls` says where the paper itself shows it. `finite` is true when every run's
+    transfer is meant to finish within the run (an unfinished one is then "incomplete").
     """
 
     name: str
@@ -72,6 +107,13 @@ class Campaign:
         "delay_mean_s",
         "delay_std_s",
     )
+    mechanisms: Collection[str] = ()
+    finite: bool = True
+    #: variant → where the paper shows that variant's stall (the only excuse for one).
+    paper_stalls: Mapping[str, str] = field(default_factory=dict)
+    #: Runs of this campaign that are not measurements (e.g. a 2 s warm-up run): a boolean
+    #: mask over the runs, excluded from the integrity check.
+    not_measured: Callable[[pd.DataFrame], pd.Series] | None = None
 
     def scenario_path(self) -> Path:
         path = Path(self.scenario)
@@ -105,7 +147,39 @@ class Stat:
         return fmt_stat(self.mean, self.ci)
 
 
-def fmt_num(value: float) -> str:
+def scaled(stat: Stat, k: float) -> Stat:
+    """`stat` in another unit (mean and interval times `k`)."""
+    return Stat(stat.mean * k, stat.ci * k, stat.n)
+
+
+def ratio(num: Stat, den: Stat) -> Stat:
+    """num / den, its interval from both relative intervals (first order)."""
+    mean = num.mean / den.mean
+    rel = math.hypot(_rel(num), _rel(den))
+    return Stat(mean, abs(mean) * rel, min(num.n, den.n))
+
+
+def _rel(stat: Stat) -> float:
+    if stat.mean == 0 or math.isnan(stat.ci):
+        return 0.0
+    return stat.ci / abs(stat.mean)
+
+
+def clearly_above(a: Stat, b: Stat) -> bool:
+    """a is above b with non-overlapping 95 % intervals ("clearly", "significantly")."""
+    return a.mean - _ci(a) > b.mean + _ci(b)
+
+
+def _ci(stat: Stat) -> float:
+    return 0.0 if math.isnan(stat.ci) else stat.ci
+
+
+def within(a: float, b: float, fraction: float) -> bool:
+    """|a - b| is at most `fraction` of the larger of the two ("similar": 0.10)."""
+    return abs(a - b) <= fraction * max(abs(a), abs(b))
+
+
+def fmt_num(value: float | None) -> str:
     """A number with about four significant digits (integers stay integers)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -132,14 +206,15 @@ class Data:
         from lastmile.sweep.stats import t_quantile
 
         self.campaign = campaign
-        ok = runs[runs["status"] == "ok"].rename(
-            columns={path: alias for alias, path in campaign.axes.items()}
-        )
+        renamed = runs.rename(columns={path: alias for alias, path in campaign.axes.items()})
+        #: Every run, failed ones included (what the integrity check reads).
+        self.all_runs = renamed
+        ok = renamed[renamed["status"] == "ok"]
         self.failed = int((runs["status"] != "ok").sum())
         if campaign.derive is not None:
             ok = ok.assign(**campaign.derive(ok))
         self.keys = ["variant", *campaign.axes]
-        metrics = [m for m in campaign.metrics if m in ok.columns]
+        metrics = list(dict.fromkeys(m for m in campaign.metrics if m in ok.columns))
         self.runs = ok
         grouped = ok.groupby(self.keys, sort=False, dropna=False)[metrics]
         mean = grouped.mean()
@@ -244,15 +319,41 @@ class Comparison:
             return None
         return (self.ours.mean - self.paper) / abs(self.paper)
 
+    @property
+    def flag(self) -> str:
+        """ "" (within 10 %), "10%" (more than 10 % apart) or "25%" (more than 25 %)."""
+        if self.paper is None:
+            return ""
+        if self.paper == 0:
+            return "" if self.ours.mean == 0 else "25%"
+        rel = abs(self.relative or 0.0)
+        if rel > FLAG_LIMITS[1]:
+            return "25%"
+        return "10%" if rel > FLAG_LIMITS[0] else ""
+
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """One of the paper's claims and whether it holds in our run."""
+    """One of the paper's claims: its sentence, the band it implies, and our result."""
 
     claim: str
     source: str
     holds: bool
     detail: str
+    #: The paper's sentence, verbatim (parts joined by " [...] ").
+    quote: str
+    #: What the sentence says, as tested (e.g. "4 <= WTCP / Tahoe <= 8 at every Bad period").
+    band: str
+    #: Why it fails, pointing at evidence; None when it holds.
+    explanation: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A run made to find out why we differ from the paper, and what it showed."""
+
+    title: str
+    text: str
 
 
 @dataclass
@@ -265,7 +366,9 @@ class Context:
     out_dir: Path
     comparisons: list[Comparison] = field(default_factory=list)
     claims: list[ClaimResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
+    integrity: list[IntegrityRow] = field(default_factory=list)
 
     def __getitem__(self, campaign: str) -> Data:
         return self.data[campaign]
@@ -282,10 +385,31 @@ class Context:
         """Put a published number (in `unit`) beside ours (in the same unit)."""
         self.comparisons.append(Comparison(item, source, unit, paper, ours, note))
 
-    def claim(self, claim: str, source: str, holds: bool, detail: str) -> bool:
-        """Record whether one of the paper's claims holds; `detail` gives our numbers."""
-        self.claims.append(ClaimResult(claim, source, bool(holds), detail))
-        return bool(holds)
+    def claim(
+        self,
+        claim: str,
+        source: str,
+        holds: bool,
+        detail: str,
+        *,
+        quote: str,
+        band: str,
+        explanation: str | None = None,
+    ) -> bool:
+        """Record whether one of the paper's claims holds; `detail` gives our numbers.
+
+        `quote` is the paper's sentence, `band` what it implies as tested; `explanation`
+        (kept only when the claim fails) says why, with evidence.
+        """
+        holds = bool(holds)
+        self.claims.append(
+            ClaimResult(claim, source, holds, detail, quote, band, None if holds else explanation)
+        )
+        return holds
+
+    def finding(self, title: str, text: str) -> None:
+        """Report a run made to test a suspected cause of a difference, whatever it showed."""
+        self.findings.append(Finding(title, " ".join(text.split())))
 
     @contextmanager
     def figure(
@@ -343,18 +467,51 @@ def errorbars(
     scale: float = 1.0,
     x_scale: float = 1.0,
     marker: str = "o",
+    linestyle: str = "-",
+    nonnegative: bool = True,
     **where: Any,
 ) -> None:
-    """One series with its 95 % confidence interval as error bars."""
+    """One series with its 95 % confidence interval as error bars; for a quantity that
+    cannot be negative (`nonnegative`: throughput, delay) the lower bar stops at zero."""
+    import numpy as np
+
     xs, mean, ci = data.series(metric, x, variant, **where)
+    y = mean * scale
+    half = ci * scale
+    lower = np.minimum(half, np.maximum(y, 0.0)) if nonnegative else half
     ax.errorbar(
         xs * x_scale,
-        mean * scale,
-        yerr=ci * scale,
+        y,
+        yerr=[lower, half],
         label=label,
         marker=marker,
+        linestyle=linestyle,
         capsize=3,
         markersize=4,
+    )
+
+
+def spread_bars(
+    ax: Axes,
+    xs: Sequence[float] | np.ndarray,
+    mean: Sequence[float] | np.ndarray,
+    std: Sequence[float] | np.ndarray,
+    label: str,
+    **style: Any,
+) -> None:
+    """Mean ± standard deviation bars, the lower bar cut at zero (a delay is never < 0)."""
+    import numpy as np
+
+    m = np.asarray(mean, dtype=float)
+    s = np.asarray(std, dtype=float)
+    ax.errorbar(
+        np.asarray(xs, dtype=float),
+        m,
+        yerr=[np.minimum(s, np.maximum(m, 0.0)), s],
+        label=label,
+        capsize=3,
+        markersize=4,
+        **{"marker": "o", **style},
     )
 
 
@@ -370,5 +527,7 @@ class Experiment:
     differences: str
     #: The campaigns for the full run (``quick=False``) and for ``--quick``.
     campaigns: Callable[[bool], Sequence[Campaign]]
-    #: Compare, check claims, draw figures.
+    #: Compare, check claims, report findings, draw figures.
     analyse: Callable[[Context], None]
+    #: The seed document (``/work/shared/seeds/<seed>_*.txt``) the quotes come from.
+    seed: str = ""

@@ -4,8 +4,9 @@ Experiments are the modules of `lastmile.reproduce.experiments` that define
 ``EXPERIMENT`` (files starting with ``_`` are helpers). Adding one is adding one module
 (plus, if it wants, its base scenario TOML beside it). `reproduce` runs an experiment's
 campaigns through `lastmile.sweep.sweep` into ``<out>/store.duckdb`` (a second call runs
-only what is missing), then its analysis, and writes ``<out>/<name>/``: the figures,
-``comparison.md`` and ``comparison.csv``.
+only what is missing), checks the integrity of every run (`lastmile.reproduce.integrity`),
+then its analysis, and writes ``<out>/<name>/``: the figures, ``comparison.md``,
+``comparison.csv`` and ``comparison.json``, and refreshes ``<out>/index.json``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ class Outcome:
     def all_hold(self) -> bool:
         return all(c.holds for c in self.context.claims)
 
+    @property
+    def integrity_ok(self) -> bool:
+        """No unexplained stall in a mechanism series and no failed run."""
+        from lastmile.reproduce.integrity import integrity_ok
+
+        return integrity_ok(self.context.integrity)
+
 
 def _log(message: str) -> None:
     print(f"reproduce: {message}", file=sys.stderr, flush=True)
@@ -67,7 +75,8 @@ def reproduce(
     progress: bool | None = None,
 ) -> Outcome:
     """Run `experiment` (full or quick) and write its figures and comparison under `out`."""
-    from lastmile.reproduce.report import write_comparison
+    from lastmile.reproduce.integrity import check
+    from lastmile.reproduce.report import headline, headline_text, write_comparison, write_index
     from lastmile.sweep import sweep
 
     start = time.perf_counter()
@@ -90,14 +99,15 @@ def reproduce(
     exp_dir = out / experiment.name
     exp_dir.mkdir(parents=True, exist_ok=True)
     context = Context(experiment=experiment, quick=quick, data=data, out_dir=exp_dir)
+    context.integrity = [row for d in data.values() for row in check(d)]
     _log(f"{experiment.name}: comparing with the paper and drawing figures")
     experiment.analyse(context)
     wall = time.perf_counter() - start
     outcome = Outcome(experiment, context, exp_dir, wall, runs)
     write_comparison(outcome)
-    failed = [c for c in context.claims if not c.holds]
+    write_index(out)
     _log(
-        f"{experiment.name}: {runs} runs, {len(context.claims) - len(failed)}/"
-        f"{len(context.claims)} claims hold, {wall:.1f} s; wrote {exp_dir}"
+        f"{experiment.name}: {runs} runs, {headline_text(headline(outcome))}, integrity "
+        f"{'ok' if outcome.integrity_ok else 'FAILS'}, {wall:.1f} s; wrote {exp_dir}"
     )
     return outcome

@@ -24,20 +24,35 @@ at most that much work.
   a run, the OOM killer), the pool is rebuilt and the runs that were in flight are
   retried one by one: the run that kills its worker again is recorded as failed, the
   others complete.
-- `execute_dask`: futures on a `distributed.Client`. Dask itself re-runs the tasks of a
-  lost worker; a chunk Dask gives up on (`KilledWorker`) is recorded as failed.
+- `execute_dask`: futures on a `distributed.Client` (`_DaskSweep`). Dask itself re-runs
+  the tasks of a lost worker, and a result lost with its worker is computed again; the
+  client stores each chunk once, when its future completes. A chunk Dask gives up on
+  (`KilledWorker`: every worker that held it died) has its runs retried alone, one at a
+  time; the run Dask gives up on again is recorded as failed. Every task first checks
+  that its worker runs the client's code version and can read the scenario file, whose
+  path travels absolute (`run_chunk_checked`); a worker that cannot stops the sweep. How
+  many chunks are in flight follows the cluster's worker threads as workers join and
+  leave. A lost scheduler stops the sweep.
 
 Any other exception escaping a chunk (the runner cannot be unpickled, lastmile is missing
-on a Dask worker) is not a run's failure: it stops the sweep, and what is stored stays.
+on a Dask worker, or is another version there) is not a run's failure: it stops the sweep
+(`ExecutorError`), and what is stored stays. Without the Dask extra installed, any Dask
+entry point raises `MissingExtraError` naming the command that installs it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import logging
 import math
+import os
+import socket
+import time
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lastmile._errors import LastmileError
@@ -45,6 +60,7 @@ from lastmile.sweep.runner import (
     Columns,
     Runner,
     RunTask,
+    code_version,
     failed_rows,
     init_worker,
     run_chunk,
@@ -52,17 +68,20 @@ from lastmile.sweep.runner import (
 )
 
 __all__ = [
+    "DASK_INSTALL",
     "MAX_CHUNK",
     "MIN_CHUNK_S",
     "TARGET_CHUNK_S",
     "Chunker",
     "ExecutorError",
+    "MissingExtraError",
     "connect_dask",
     "dask_workers",
     "distributed",
     "execute_dask",
     "execute_pool",
     "execute_serial",
+    "run_chunk_checked",
 ]
 
 if TYPE_CHECKING:
@@ -235,9 +254,55 @@ def _one_by_one(
     return pool
 
 
+class MissingExtraError(LastmileError, ImportError):
+    """An optional dependency is not installed: `extra` names the extra that brings it."""
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
+#: The command that installs the Dask extra, quoted for a shell.
+DASK_INSTALL = "pip install 'lastmile[dask]'"
+
+
 def distributed() -> Any:
-    """The `distributed` module, typed as Any (its API is not annotated)."""
-    return importlib.import_module("distributed")
+    """The `distributed` module, typed as Any (its API is not annotated).
+
+    Raises `MissingExtraError` (an `ImportError`, shown by the CLI as one line with exit
+    status 2) when the Dask extra is not installed.
+    """
+    try:
+        return importlib.import_module("distributed")
+    except ImportError as e:
+        raise MissingExtraError(
+            f"running on Dask needs the Dask extra, which is not installed ({e}): {DASK_INSTALL}",
+            extra="dask",
+        ) from None
+
+
+def _quiet_dask_logs(stack: ExitStack) -> Callable[[], None]:
+    """Keep distributed's INFO lines out of the sweep's stderr until `stack` closes.
+
+    A lost connection logs at INFO with a traceback, which reads like a crash; the sweep
+    says what happened in its own words. The function returned silences distributed
+    altogether: closing a client whose scheduler is gone logs its failed reconnection as
+    errors, noise after the sweep's own one-line error.
+    """
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.client")]
+    levels = [logger.level for logger in loggers]
+
+    def restore() -> None:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+    def silence() -> None:
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL + 1)
+
+    stack.callback(restore)
+    loggers[0].setLevel(max(logging.WARNING, loggers[0].getEffectiveLevel()))
+    return silence
 
 
 def connect_dask(address: str, stack: ExitStack) -> Any:
@@ -247,57 +312,200 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
     else is a scheduler address (``tcp://host:8786``).
     """
     dask = distributed()
+    count = address.removeprefix("local:")
+    if address.startswith("local:") and (not count.isdigit() or int(count) < 1):
+        raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
+    silence = _quiet_dask_logs(stack)
     if address.startswith("local:"):
-        count = address.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"--dask local:N needs a worker count N ≥ 1, got {address!r}")
         cluster = stack.enter_context(
             dask.LocalCluster(
                 n_workers=int(count),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # a free port: no clash, no warning
             )
         )
-        return stack.enter_context(dask.Client(cluster))
-    return stack.enter_context(dask.Client(address))
+        client = stack.enter_context(dask.Client(cluster))
+    else:
+        client = stack.enter_context(dask.Client(address))
+    stack.callback(silence)  # runs before the client closes
+    return client
 
 
 def dask_workers(client: Any) -> int:
-    """Worker threads of a Dask cluster (at least 1)."""
-    info = client.scheduler_info()
-    return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+    """Worker threads of a Dask cluster now (at least 1)."""
+    # `nthreads` lists every worker in every version; `scheduler_info` lists only the
+    # first five by default in some.
+    return max(1, sum(int(n) for n in client.nthreads().values()))
+
+
+@functools.lru_cache(maxsize=1)
+def _worker_code_version() -> str:
+    """This worker process's code version (git is asked once per process)."""
+    return code_version().key
+
+
+def _worker_name() -> str:
+    try:
+        return str(distributed().get_worker().address)
+    except (ValueError, MissingExtraError):  # not inside a Dask worker
+        return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+def run_chunk_checked(runner: Runner, tasks: list[RunTask], code: str) -> Columns:
+    """`run_chunk` on a Dask worker, once it has shown it can run `tasks` as the client would.
+
+    Every stored row carries the client's code version, so a worker with other code (an
+    older install, another checkout) would store results under a version that did not
+    make them; and a worker that cannot read the base scenario file would store every run
+    as failed. Either raises `ExecutorError` instead, which stops the sweep.
+    """
+    here = _worker_code_version()
+    if here != code:
+        import lastmile
+
+        raise ExecutorError(
+            f"Dask worker {_worker_name()} runs lastmile {here} (from "
+            f"{Path(lastmile.__file__).parent}), the client {code}: install the same "
+            "lastmile on every worker as on the client (the same checkout, or the same "
+            "wheel outside any git checkout); nothing that worker ran was stored"
+        )
+    for scenario in {t.scenario for t in tasks if isinstance(t.scenario, str)}:
+        if not Path(scenario).is_file():
+            raise ExecutorError(
+                f"Dask worker {_worker_name()} cannot read the scenario file {scenario}: "
+                "workers read it at the client's path, so put it on a filesystem every "
+                "worker shares at that path, or write it inline in the sweep file (a "
+                "[scenario] table)"
+            )
+    return run_chunk(runner, tasks)
+
+
+def _absolute(tasks: list[RunTask]) -> list[RunTask]:
+    """`tasks` with a scenario path made absolute: a worker's working directory is its own."""
+    paths = {t.scenario for t in tasks if isinstance(t.scenario, str)}
+    absolute = {path: str(Path(path).absolute()) for path in paths}
+    if all(path == full for path, full in absolute.items()):
+        return tasks
+    return [
+        RunTask(absolute[t.scenario], t.seed, t.overrides, t.columns)
+        if isinstance(t.scenario, str)
+        else t
+        for t in tasks
+    ]
+
+
+#: Why a sweep stops when its futures are cancelled or their results cannot be fetched.
+_LOST = (
+    "the sweep lost its Dask scheduler, or the scheduler cancelled its tasks (a restarted "
+    "cluster?); what finished is stored: run the sweep again to finish"
+)
+
+
+def _one_line(error: BaseException, limit: int = 1000) -> str:
+    text = f"{type(error).__name__}: {' '.join(str(error).split())}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _DaskSweep:
+    """The futures of one sweep on a Dask client, what each one runs, and what to retry.
+
+    Dask re-runs the tasks of a lost worker itself. A task it gives up on (`KilledWorker`:
+    every worker that held it died, ``distributed.scheduler.allowed-failures`` + 1 times)
+    may be innocent (it waited on a worker that another task crashed), so its runs are
+    retried alone, one at a time; a run Dask gives up on again is recorded as failed.
+    """
+
+    #: Seconds between two looks at how many worker threads the cluster has.
+    REFRESH_S = 2.0
+
+    def __init__(self, runner: Runner, chunker: Chunker, client: Any) -> None:
+        self.dask = distributed()
+        self.runner = runner
+        self.chunker = chunker
+        self.client = client
+        self.code = code_version().key
+        self.chunks: dict[Any, tuple[Any, list[RunTask]]] = {}
+        self.pending = self.dask.as_completed()
+        #: Runs of chunks Dask gave up on, to run alone; the key of the one in flight.
+        self.suspects: deque[RunTask] = deque()
+        self.suspect_key: Any = None
+        self.looked_at = time.monotonic()
+
+    def _submit(self, chunk: list[RunTask]) -> Any:
+        future = self.client.submit(
+            run_chunk_checked, self.runner, _absolute(chunk), self.code, pure=False
+        )
+        self.chunks[future.key] = (future, chunk)
+        self.pending.add(future)
+        return future.key
+
+    def fill(self) -> None:
+        """Keep two chunks per worker thread in flight, and one suspect run."""
+        if time.monotonic() - self.looked_at > self.REFRESH_S:  # workers come and go
+            self.chunker.workers = dask_workers(self.client)
+            self.looked_at = time.monotonic()
+        in_flight = len(self.chunks) - (self.suspect_key is not None)
+        while in_flight < 2 * self.chunker.workers and (chunk := self.chunker.next()):
+            self._submit(chunk)
+            in_flight += 1
+        if self.suspect_key is None and self.suspects:
+            self.suspect_key = self._submit([self.suspects.popleft()])
+
+    def rows(self, future: Any) -> Columns | None:
+        """The rows of a finished future, or None when its runs are to be retried."""
+        from concurrent.futures import CancelledError
+
+        _, chunk = self.chunks.pop(future.key)
+        suspect = future.key == self.suspect_key
+        if suspect:
+            self.suspect_key = None
+        try:
+            if future.status == "finished":
+                rows: Columns = future.result()
+                return rows
+            error = future.exception() if future.status == "error" else None
+        except (OSError, CancelledError) as e:  # the scheduler went away meanwhile
+            raise ExecutorError(f"{_LOST} ({_one_line(e, 160)})") from e
+        if error is None:  # cancelled: the connection to the scheduler was lost
+            raise ExecutorError(_LOST)
+        if isinstance(error, self.dask.KilledWorker):
+            if not suspect:
+                self.suspects.extend(chunk)
+                return None
+            return failed_rows(chunk, f"Dask worker lost while running it alone: {error}")
+        if isinstance(error, ExecutorError):
+            raise error
+        raise ExecutorError(
+            f"a Dask worker could not run a chunk ({_one_line(error)}); every worker needs "
+            f"lastmile installed, the same code version as the client ({self.code})"
+        ) from error
+
+    def close(self) -> None:
+        self.pending.clear()
+        self.client.cancel([future for future, _ in self.chunks.values()])
 
 
 def execute_dask(runner: Runner, chunker: Chunker, client: Any) -> Iterator[pa.Table]:
     """Run the chunks as futures on `client` (a `distributed.Client`)."""
-    dask = distributed()
-    chunks: dict[Any, tuple[Any, list[RunTask]]] = {}
-    pending = dask.as_completed()
-
-    def submit() -> None:
-        chunk = chunker.next()
-        if chunk is not None:
-            future = client.submit(run_chunk, runner, chunk, pure=False)
-            chunks[future.key] = (future, chunk)
-            pending.add(future)
-
-    for _ in range(2 * chunker.workers):
-        submit()
+    sweep = _DaskSweep(runner, chunker, client)
+    sweep.fill()
     try:
-        for batch in pending.batches():
+        while sweep.chunks:
             done_rows: list[Columns] = []
-            for future in batch:
-                _, chunk = chunks.pop(future.key)
-                if future.status != "error":
-                    done_rows.append(future.result())
-                elif isinstance(error := future.exception(), dask.KilledWorker):
-                    done_rows.append(failed_rows(chunk, f"Dask worker lost while running: {error}"))
-                else:
-                    raise error
-                submit()
-            if done_rows:
+            stop: ExecutorError | None = None
+            for future in sweep.pending.next_batch(block=True):
+                try:
+                    rows = sweep.rows(future)
+                except ExecutorError as e:
+                    stop = stop or e
+                    continue
+                if rows is not None:
+                    done_rows.append(rows)
+            if done_rows:  # chunks that finished together are stored together
                 yield to_table(done_rows)
+            if stop is not None:  # once what finished beside it is stored
+                raise stop
+            sweep.fill()
     finally:
-        pending.clear()
-        client.cancel([future for future, _ in chunks.values()])
+        sweep.close()

@@ -1,9 +1,131 @@
-//! Pieces every agent shares: the occupancy meter behind the buffer metrics, the common
-//! counters, and the `agent_rtt` trace record and its columns.
+//! Pieces every agent shares: the per-connection table (`Conns`), the occupancy meter
+//! behind the buffer metrics, the common counters, and the `agent_rtt` trace record and its
+//! columns.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::{Column, TraceTable};
+
+/// What the table of connections needs to know of one connection's state.
+pub trait ConnState {
+    /// When the connection next needs the agent's timer.
+    fn deadline(&self) -> Option<SimTime>;
+    /// The payload bytes it holds at the base station (the occupancy metric).
+    fn held_bytes(&self) -> u64;
+}
+
+/// An agent's connections, keyed by 4-tuple (ordered, so that no iteration depends on
+/// hashing), with an index of their deadlines and the total of the bytes they hold, kept
+/// up to date by `update`: the agent's `poll_timeout` and its occupancy cost O(log n) per
+/// input, not O(connections) — one base station may carry thousands of flows.
+#[derive(Clone, Debug)]
+pub struct Conns<K, C> {
+    map: BTreeMap<K, C>,
+    deadlines: BTreeSet<(SimTime, K)>,
+    held: u64,
+}
+
+impl<K, C> Default for Conns<K, C> {
+    fn default() -> Self {
+        Conns {
+            map: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
+            held: 0,
+        }
+    }
+}
+
+impl<K: Ord + Copy, C: ConnState> Conns<K, C> {
+    pub fn get(&self, key: &K) -> Option<&C> {
+        self.map.get(key)
+    }
+    pub fn contains(&self, key: &K) -> bool {
+        self.map.contains_key(key)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &C)> + '_ {
+        self.map.iter()
+    }
+    pub fn values(&self) -> impl Iterator<Item = &C> + '_ {
+        self.map.values()
+    }
+    /// Connection `key` is now `conn` (a new one, or a fresh start on the same 4-tuple).
+    pub fn insert(&mut self, key: K, conn: C) {
+        self.forget(&key);
+        self.remember(key, &conn);
+        self.map.insert(key, conn);
+    }
+    /// Runs `f` on connection `key`, if there is one, and re-indexes it.
+    pub fn update<R>(&mut self, key: &K, f: impl FnOnce(&mut C) -> R) -> Option<R> {
+        let c = self.map.get_mut(key)?;
+        let (old_deadline, old_held) = (c.deadline(), c.held_bytes());
+        let r = f(c);
+        let (deadline, held) = (c.deadline(), c.held_bytes());
+        self.held = self.held - old_held + held;
+        if deadline != old_deadline {
+            if let Some(t) = old_deadline {
+                self.deadlines.remove(&(t, *key));
+            }
+            if let Some(t) = deadline {
+                self.deadlines.insert((t, *key));
+            }
+        }
+        Some(r)
+    }
+    /// Drops connection `key`.
+    pub fn remove(&mut self, key: &K) {
+        self.forget(key);
+        self.map.remove(key);
+    }
+    /// Keeps the connections for which `keep` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &C) -> bool) {
+        let gone: Vec<K> = self
+            .map
+            .iter()
+            .filter(|(k, c)| !keep(k, c))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in gone {
+            self.forget(&key);
+            self.map.remove(&key);
+        }
+    }
+    /// The earliest deadline of any connection.
+    pub fn earliest(&self) -> Option<SimTime> {
+        self.deadlines.first().map(|&(t, _)| t)
+    }
+    /// The connections whose deadline has come, in key order.
+    pub fn due(&self, now: SimTime) -> Vec<K> {
+        let mut due: Vec<K> = self
+            .deadlines
+            .iter()
+            .take_while(|&&(t, _)| t <= now)
+            .map(|&(_, k)| k)
+            .collect();
+        due.sort_unstable();
+        due
+    }
+    /// The bytes all connections hold.
+    pub fn held_bytes(&self) -> u64 {
+        self.held
+    }
+
+    fn forget(&mut self, key: &K) {
+        if let Some(old) = self.map.get(key) {
+            self.held -= old.held_bytes();
+            if let Some(t) = old.deadline() {
+                self.deadlines.remove(&(t, *key));
+            }
+        }
+    }
+    fn remember(&mut self, key: K, conn: &C) {
+        self.held += conn.held_bytes();
+        if let Some(t) = conn.deadline() {
+            self.deadlines.insert((t, key));
+        }
+    }
+}
 
 /// Occupancy of a cache or buffer in bytes, as a maximum and a **time-weighted** mean
 /// (the integral of the occupancy over time divided by the time from the first change to
@@ -123,6 +245,35 @@ mod tests {
 
     fn at(ms: u64) -> SimTime {
         SimTime::ZERO + SimDuration::from_millis(ms)
+    }
+
+    #[derive(Clone, Debug)]
+    struct Conn(Option<u64>, u64);
+    impl ConnState for Conn {
+        fn deadline(&self) -> Option<SimTime> {
+            self.0.map(at)
+        }
+        fn held_bytes(&self) -> u64 {
+            self.1
+        }
+    }
+
+    #[test]
+    fn conns_index_the_earliest_deadline_and_the_bytes_held_as_they_change() {
+        let mut conns: Conns<u32, Conn> = Conns::default();
+        conns.insert(3, Conn(Some(30), 100));
+        conns.insert(1, Conn(Some(30), 50));
+        conns.insert(2, Conn(None, 10));
+        assert_eq!((conns.earliest(), conns.held_bytes()), (Some(at(30)), 160));
+        conns.update(&2, |c| *c = Conn(Some(10), 0));
+        assert_eq!((conns.earliest(), conns.held_bytes()), (Some(at(10)), 150));
+        assert_eq!(conns.due(at(30)), [1, 2, 3], "in key order");
+        conns.update(&2, |c| c.0 = None);
+        conns.insert(3, Conn(Some(40), 5)); // a fresh start replaces the old entry
+        assert_eq!(conns.due(at(35)), [1]);
+        conns.retain(|&k, _| k != 1);
+        assert_eq!((conns.earliest(), conns.held_bytes()), (Some(at(40)), 5));
+        assert_eq!(conns.update(&9, |_| ()), None);
     }
 
     #[test]

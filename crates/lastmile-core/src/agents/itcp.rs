@@ -22,14 +22,14 @@
 //!
 //! Left out: handoff (state migration), the mobile as sender.
 
+mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
-use super::common::{AgentTrace, Occupancy};
-use super::config::ItcpSpec;
-use super::{AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use super::common::{AgentTrace, ConnState, Conns, Occupancy};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
@@ -39,9 +39,12 @@ use crate::packet::{
 };
 use crate::tcp::{TcpConfig, TcpConnection, TcpOutbox, TcpState, TcpTraceEvent};
 
+pub use spec::ItcpSpec;
+
 /// One split connection.
 #[derive(Clone, Debug)]
 struct Split {
+    key: ConnKey,
     flow: FlowId,
     /// Faces the fixed host, in the mobile's name.
     wired: TcpConnection,
@@ -55,12 +58,21 @@ struct Split {
     closing: bool,
 }
 
+/// What every split's handlers share: the counters and the outbox.
+struct Cx<'a> {
+    zero_windows: &'a mut u64,
+    rtt_samples: &'a mut u64,
+    out: &'a mut AgentOutbox,
+}
+
 /// The I-TCP agent.
 #[derive(Clone, Debug)]
 pub struct ItcpAgent {
     spec: ItcpSpec,
     isn: RngStream,
-    splits: BTreeMap<ConnKey, Split>,
+    splits: Conns<ConnKey, Split>,
+    /// Splits whose both halves are done; forgotten at the next timer expiry.
+    finished: BTreeSet<ConnKey>,
     occupancy: Occupancy,
     zero_windows: u64,
     rtt_samples: u64,
@@ -71,7 +83,8 @@ impl ItcpAgent {
         ItcpAgent {
             spec,
             isn,
-            splits: BTreeMap::new(),
+            splits: Conns::default(),
+            finished: BTreeSet::new(),
             occupancy: Occupancy::default(),
             zero_windows: 0,
             rtt_samples: 0,
@@ -89,11 +102,123 @@ impl ItcpAgent {
         self.zero_windows
     }
 
-    /// The liveness invariant (the world checks it after every input in debug builds):
-    /// each half with bytes its peer has not acknowledged has a timer running
+    /// Runs `f` on split connection `key` (if there is one) with the context its handlers
+    /// share.
+    fn with_split<R>(
+        &mut self,
+        key: &ConnKey,
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut Split, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let ItcpAgent {
+            splits,
+            finished,
+            zero_windows,
+            rtt_samples,
+            ..
+        } = self;
+        splits.update(key, |split| {
+            let r = f(
+                split,
+                &mut Cx {
+                    zero_windows,
+                    rtt_samples,
+                    out,
+                },
+            );
+            if split.wired.state() == TcpState::Closed && split.wireless.is_finished() {
+                finished.insert(*key);
+            }
+            r
+        })
+    }
+
+    fn on_packet(&mut self, now: SimTime, side: Side, packet: &mut Packet, out: &mut AgentOutbox) {
+        let Some((key, seg)) = ConnKey::of(side, packet) else {
+            return;
+        };
+        if !self.splits.contains(&key) {
+            let is_open = side == Side::Wired
+                && seg.header.control == Control::Syn
+                && seg.header.ack.is_none();
+            if !is_open {
+                return; // Not a connection we split: forwarded.
+            }
+            let split = self.open(key, packet.flow);
+            self.splits.insert(key, split);
+            self.with_split(&key, out, |split, cx| {
+                let mut tcp_out = TcpOutbox::default();
+                split.wireless.connect(now, &mut tcp_out);
+                split.apply(cx, now, Side::Wireless, &tcp_out);
+            });
+        }
+        let origin = packet.origin_time;
+        self.with_split(&key, out, |split, cx| {
+            cx.out.verdict = Verdict::Consume;
+            let mut tcp_out = TcpOutbox::default();
+            let half = match side {
+                Side::Wired => &mut split.wired,
+                Side::Wireless => &mut split.wireless,
+            };
+            half.on_segment(now, &seg, origin, &mut tcp_out);
+            split.apply(cx, now, side, &tcp_out);
+            split.relay(cx, now);
+        });
+    }
+
+    /// The fixed host's SYN: both halves, the one facing it listening.
+    fn open(&mut self, key: ConnKey, flow: FlowId) -> Split {
+        let t = &self.spec.tcp;
+        let mut wired_cfg =
+            TcpConfig::from_spec(t, key.mh, key.fh, self.isn.next_u64() as u32, true);
+        wired_cfg.rwnd_bytes = self.spec.buffer.bytes().min(u64::from(u32::MAX)) as u32;
+        wired_cfg.trace = false;
+        let wireless_isn = self.isn.next_u64() as u32;
+        let mut wired = TcpConnection::new(wired_cfg);
+        wired.listen();
+        let wireless =
+            TcpConnection::new(TcpConfig::from_spec(t, key.fh, key.mh, wireless_isn, true));
+        Split {
+            key,
+            flow,
+            wired,
+            wireless,
+            wireless_isn,
+            relayed: 0,
+            origins: VecDeque::new(),
+            closing: false,
+        }
+    }
+
+    fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
+        // Splits not due have nothing to send: their relay ran after their last input.
+        for key in self.splits.due(now) {
+            self.with_split(&key, out, |split, cx| split.on_timer(cx, now));
+        }
+        for key in std::mem::take(&mut self.finished) {
+            self.splits.remove(&key);
+        }
+    }
+}
+
+impl Agent for ItcpAgent {
+    fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
+        match input {
+            AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
+            AgentInput::Timer => self.on_timer(now, out),
+            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+        }
+        self.occupancy.set(now, self.splits.held_bytes());
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        self.splits.earliest()
+    }
+
+    /// Each half with bytes its peer has not acknowledged has a timer running
     /// (retransmission or persist), so relayed data is never left without a way forward.
-    pub fn check(&self) -> Result<(), String> {
-        for (key, s) in &self.splits {
+    fn check(&self) -> Result<(), String> {
+        for (key, s) in self.splits.iter() {
             for (half, conn) in [("wired", &s.wired), ("wireless", &s.wireless)] {
                 if conn.unacknowledged_bytes() > 0 && conn.poll_timeout().is_none() {
                     return Err(format!(
@@ -106,29 +231,7 @@ impl ItcpAgent {
         Ok(())
     }
 
-    pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
-        match input {
-            AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
-            AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
-        }
-        let bytes = self
-            .splits
-            .values()
-            .map(|s| s.wireless.unacknowledged_bytes())
-            .sum();
-        self.occupancy.set(now, bytes);
-    }
-
-    pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.splits
-            .values()
-            .flat_map(|s| [s.wired.poll_timeout(), s.wireless.poll_timeout()])
-            .flatten()
-            .min()
-    }
-
-    pub fn summary(&self, end: SimTime) -> AgentSummary {
+    fn summary(&self, end: SimTime) -> AgentSummary {
         let (mut rexmt, mut timeouts) = (0, 0);
         for s in self.splits.values() {
             rexmt += s.wireless.stats().retransmits;
@@ -149,117 +252,61 @@ impl ItcpAgent {
             lle: None,
         }
     }
+}
 
-    fn on_packet(&mut self, now: SimTime, side: Side, packet: &mut Packet, out: &mut AgentOutbox) {
-        let Some(key) = ConnKey::of(side, packet) else {
-            return;
-        };
-        let seg = *packet.tcp().expect("keyed packets are TCP");
-        if !self.splits.contains_key(&key) {
-            let is_open = side == Side::Wired
-                && seg.header.control == Control::Syn
-                && seg.header.ack.is_none();
-            if !is_open {
-                return; // Not a connection we split: forwarded.
-            }
-            self.open(now, key, packet.flow, out);
-        }
-        out.verdict = Verdict::Consume;
-        let mut tcp_out = TcpOutbox::default();
-        let split = self.splits.get_mut(&key).expect("ensured");
-        match side {
-            Side::Wired => {
-                split
-                    .wired
-                    .on_segment(now, &seg, packet.origin_time, &mut tcp_out);
-            }
-            Side::Wireless => {
-                split
-                    .wireless
-                    .on_segment(now, &seg, packet.origin_time, &mut tcp_out);
-            }
-        }
-        self.apply(now, key, side, &tcp_out, out);
-        self.relay(now, key, out);
+impl ConnState for Split {
+    fn deadline(&self) -> Option<SimTime> {
+        [self.wired.poll_timeout(), self.wireless.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
-
-    /// The fixed host's SYN: set up both halves and open the one towards the mobile.
-    fn open(&mut self, now: SimTime, key: ConnKey, flow: FlowId, out: &mut AgentOutbox) {
-        let t = &self.spec.tcp;
-        let mut wired_cfg =
-            TcpConfig::from_spec(t, key.mh, key.fh, self.isn.next_u64() as u32, true);
-        wired_cfg.rwnd_bytes = self.spec.buffer.bytes().min(u64::from(u32::MAX)) as u32;
-        wired_cfg.trace = false;
-        let wireless_isn = self.isn.next_u64() as u32;
-        let mut wired = TcpConnection::new(wired_cfg);
-        wired.listen();
-        let wireless =
-            TcpConnection::new(TcpConfig::from_spec(t, key.fh, key.mh, wireless_isn, true));
-        self.splits.insert(
-            key,
-            Split {
-                flow,
-                wired,
-                wireless,
-                wireless_isn,
-                relayed: 0,
-                origins: VecDeque::new(),
-                closing: false,
-            },
-        );
-        let mut tcp_out = TcpOutbox::default();
-        let split = self.splits.get_mut(&key).expect("just inserted");
-        split.wireless.connect(now, &mut tcp_out);
-        self.apply(now, key, Side::Wireless, &tcp_out, out);
+    /// The relay buffer: what the half towards the mobile has not had acknowledged.
+    fn held_bytes(&self) -> u64 {
+        self.wireless.unacknowledged_bytes()
     }
+}
 
+impl Split {
     /// Closes the mobile half after the fixed host's FIN, and updates the window the fixed
     /// host sees from the relay buffer.
-    fn relay(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
-        let split = self.splits.get_mut(&key).expect("caller checked");
+    fn relay(&mut self, cx: &mut Cx<'_>, now: SimTime) {
         let mut to_mobile = TcpOutbox::default();
-        if split.wired.peer_closed() && !split.closing {
-            split.closing = true;
-            split.wireless.app_close(now, &mut to_mobile);
+        if self.wired.peer_closed() && !self.closing {
+            self.closing = true;
+            self.wireless.app_close(now, &mut to_mobile);
         }
         let mut to_fh = TcpOutbox::default();
-        let backlog = split.wireless.unacknowledged_bytes();
-        split.wired.set_receive_backlog(now, backlog, &mut to_fh);
-        self.apply(now, key, Side::Wireless, &to_mobile, out);
-        self.apply(now, key, Side::Wired, &to_fh, out);
+        let backlog = self.wireless.unacknowledged_bytes();
+        self.wired.set_receive_backlog(now, backlog, &mut to_fh);
+        self.apply(cx, now, Side::Wireless, &to_mobile);
+        self.apply(cx, now, Side::Wired, &to_fh);
     }
 
     /// Turns one half's outbox into packets; `side` names the half (`Wired`: towards the
     /// fixed host). Deliveries of the wired half are written to the wireless half.
-    fn apply(
-        &mut self,
-        now: SimTime,
-        key: ConnKey,
-        side: Side,
-        tcp_out: &TcpOutbox,
-        out: &mut AgentOutbox,
-    ) {
-        let split = self.splits.get_mut(&key).expect("caller checked");
+    fn apply(&mut self, cx: &mut Cx<'_>, now: SimTime, side: Side, tcp_out: &TcpOutbox) {
         let (from, to) = match side {
-            Side::Wired => (key.mh, key.fh),
-            Side::Wireless => (key.fh, key.mh),
+            Side::Wired => (self.key.mh, self.key.fh),
+            Side::Wireless => (self.key.fh, self.key.mh),
         };
         for s in &tcp_out.segments {
             let origin = match side {
                 Side::Wired => s.origin_time,
-                Side::Wireless => origin_of(split, &s.segment).unwrap_or(s.origin_time),
+                Side::Wireless => self.origin_of(&s.segment).unwrap_or(s.origin_time),
             };
             if side == Side::Wired && s.segment.header.window == 0 {
-                self.zero_windows += 1;
+                *cx.zero_windows += 1;
             }
-            out.packets
-                .push(packet(from.0, to.0, s.segment, origin, split.flow));
+            cx.out
+                .packets
+                .push(packet(from.0, to.0, s.segment, origin, self.flow));
         }
         for ev in &tcp_out.trace {
             if let (Side::Wireless, TcpTraceEvent::Rtt { srtt, rto, .. }) = (side, ev) {
-                self.rtt_samples += 1;
-                out.trace.push(AgentTrace::Rtt {
-                    flow: split.flow,
+                *cx.rtt_samples += 1;
+                cx.out.trace.push(AgentTrace::Rtt {
+                    flow: self.flow,
                     rtt: *srtt,
                     timeout: *rto,
                 });
@@ -268,54 +315,50 @@ impl ItcpAgent {
         if side == Side::Wired && !tcp_out.delivered.is_empty() {
             let mut more = TcpOutbox::default();
             for d in &tcp_out.delivered {
-                split.origins.push_back((split.relayed, d.origin_time));
-                split.relayed += u64::from(d.len);
-                split.wireless.app_write(now, u64::from(d.len), &mut more);
+                self.origins.push_back((self.relayed, d.origin_time));
+                self.relayed += u64::from(d.len);
+                self.wireless.app_write(now, u64::from(d.len), &mut more);
             }
-            self.apply(now, key, Side::Wireless, &more, out);
+            self.apply(cx, now, Side::Wireless, &more);
         }
     }
 
-    fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
-        let keys: Vec<ConnKey> = self.splits.keys().copied().collect();
-        for key in keys {
-            for side in [Side::Wired, Side::Wireless] {
-                let split = self.splits.get_mut(&key).expect("from the map");
-                let conn = match side {
-                    Side::Wired => &mut split.wired,
-                    Side::Wireless => &mut split.wireless,
-                };
-                if conn.poll_timeout().is_some_and(|t| t <= now) {
-                    let mut tcp_out = TcpOutbox::default();
-                    conn.on_timeout(now, &mut tcp_out);
-                    self.apply(now, key, side, &tcp_out, out);
-                }
+    /// The halves whose timers are due, then the relay.
+    fn on_timer(&mut self, cx: &mut Cx<'_>, now: SimTime) {
+        for side in [Side::Wired, Side::Wireless] {
+            let conn = match side {
+                Side::Wired => &mut self.wired,
+                Side::Wireless => &mut self.wireless,
+            };
+            if conn.poll_timeout().is_some_and(|t| t <= now) {
+                let mut tcp_out = TcpOutbox::default();
+                conn.on_timeout(now, &mut tcp_out);
+                self.apply(cx, now, side, &tcp_out);
             }
-            self.relay(now, key, out);
         }
-        self.splits
-            .retain(|_, s| !(s.wired.state() == TcpState::Closed && s.wireless.is_finished()));
+        self.relay(cx, now);
     }
-}
 
-/// The fixed host's origin time of the first byte of `seg` (a segment of the wireless half).
-fn origin_of(split: &mut Split, seg: &TcpSegment) -> Option<SimTime> {
-    if seg.payload_len == 0 {
-        return None;
+    /// The fixed host's origin time of the first byte of `seg` (a segment of the wireless
+    /// half).
+    fn origin_of(&mut self, seg: &TcpSegment) -> Option<SimTime> {
+        if seg.payload_len == 0 {
+            return None;
+        }
+        let offset = u64::from(
+            seg.header
+                .seq
+                .0
+                .wrapping_sub(self.wireless_isn.wrapping_add(1)),
+        );
+        let acked = self.relayed - self.wireless.unacknowledged_bytes().min(self.relayed);
+        // Forget the pieces wholly acknowledged (keep the one containing `acked`).
+        while self.origins.len() > 1 && self.origins[1].0 <= acked {
+            self.origins.pop_front();
+        }
+        let i = self.origins.partition_point(|(o, _)| *o <= offset);
+        i.checked_sub(1).map(|i| self.origins[i].1)
     }
-    let offset = u64::from(
-        seg.header
-            .seq
-            .0
-            .wrapping_sub(split.wireless_isn.wrapping_add(1)),
-    );
-    let acked = split.relayed - split.wireless.unacknowledged_bytes().min(split.relayed);
-    // Forget the pieces wholly acknowledged (keep the one containing `acked`).
-    while split.origins.len() > 1 && split.origins[1].0 <= acked {
-        split.origins.pop_front();
-    }
-    let i = split.origins.partition_point(|(o, _)| *o <= offset);
-    i.checked_sub(1).map(|i| split.origins[i].1)
 }
 
 fn packet(

@@ -1,31 +1,33 @@
-//! Base-station agents: TCP-aware hooks on the base station's forwarding path
-//! (architecture.md, principle 4). An agent sees every transit packet, from the wired side
-//! (towards the mobile) and from the wireless side (from the mobile), and answers with a
-//! `Verdict::{Forward, Drop, Consume}`; it may send packets of its own (local
-//! retransmissions, relayed data, acknowledgements), ask for a timer, and emit trace
-//! records. Agents are pure state machines: `handle(now, AgentInput, &mut AgentOutbox)` and
-//! `poll_timeout()`; the world applies what they ask for and never the other way round.
+//! Base-station agents: TCP-aware hooks on a node's forwarding path (conventions, rule 4).
+//! An agent sees every transit packet, from the wired side (towards the mobile) and from
+//! the wireless side (from the mobile), and answers with a `Verdict::{Forward, Drop,
+//! Consume}`; it may send packets of its own (local retransmissions, relayed data,
+//! acknowledgements), ask for a timer, and emit trace records. Agents are pure state
+//! machines (`Agent`: `handle(now, AgentInput, &mut AgentOutbox)` and `poll_timeout()`);
+//! the world applies what they ask for and never the other way round.
 //!
 //! * `snoop` — Snoop (Balakrishnan et al.) as the TULIP paper ran it (TULIP §4).
 //! * `wtcp` — WTCP (Ratnam & Matta §3–4): buffering, its own wireless window and timer,
 //!   end-to-end acknowledgements, timestamp rewriting.
 //! * `itcp` — I-TCP (Bakre & Badrinath): a split connection. It **breaks TCP's end-to-end
 //!   semantics**: the fixed host's data is acknowledged when the base station has it.
-//!
 //! * `lle` — LLE-TCP (Kliazovich, Granelli & Gerla §3): TCP ACKs generated on the MAC's
 //!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
 //!
-//! Link-layer signals (`AgentInput::Link`, with the packet of the frame they concern) and
-//! the packets of an end host's own TCP (`AgentInput::Local`) reach only agents that ask for
-//! them (`wants_link_signals`, `wants_local_packets`): LLE-TCP, which sits on the wireless
-//! sender's station even when that is an end host (ad hoc) and on the receiver.
+//! Each agent's module holds its state machine and, in `<agent>/spec.rs`, its settings
+//! (`AgentSettings`: how it is built, its checks, where it may sit). The one list of agents
+//! is the `agents!` invocation below: it makes the scenario's tagged table `AgentSpec`
+//! (`agent = { kind = "snoop", ... }`) and the dispatch enum `AnyAgent`. What the world
+//! offers beyond transit packets — its station's MAC signals (`AgentInput::Link`), the
+//! packets of its own node's TCP (`AgentInput::Local`), a client on each receiver across
+//! its cell — an agent asks for through its `Agent` and `AgentSettings` methods.
 //!
-//! Per-connection state is keyed by the data direction's 4-tuple in a `BTreeMap`, so no
-//! iteration order depends on hashing. Timers: each agent reports one deadline (the
-//! earliest over its connections); the world keeps one `TimerSlot` per agent.
+//! Per-connection state is keyed by the connection's 4-tuple in a `BTreeMap`, so no
+//! iteration order depends on hashing; per-connection handlers are methods of that state
+//! taking a small shared context. Timers: each agent reports one deadline (the earliest
+//! over its connections); the world keeps one timer per agent.
 
 pub mod common;
-pub mod config;
 pub mod itcp;
 pub mod lle;
 pub mod snoop;
@@ -34,17 +36,20 @@ pub mod wtcp;
 #[cfg(test)]
 mod testkit;
 
-use crate::engine::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{RngStream, SimTime};
 use crate::metrics::AgentSummary;
-use crate::packet::{Ipv4Addr, Packet};
+use crate::packet::{Ipv4Addr, Packet, TcpSegment};
+use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns};
-pub use config::{ItcpSpec, LleAfterGiveUp, LleSpec, SnoopSpec, WtcpSpec, WtcpTimestamps};
-pub use itcp::ItcpAgent;
-pub use lle::{LleAgent, LleKey, LleRole};
-pub use snoop::SnoopAgent;
-pub use wtcp::WtcpAgent;
+pub use itcp::{ItcpAgent, ItcpSpec};
+pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
+pub use snoop::{SnoopAgent, SnoopSpec};
+pub use wtcp::{WtcpAgent, WtcpSpec, WtcpTimestamps};
 
 /// Which side of the base station a packet came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -74,9 +79,10 @@ pub enum AgentInput<'a> {
     Packet { side: Side, packet: &'a mut Packet },
     /// The deadline from `poll_timeout` was reached.
     Timer,
-    /// A signal from the MAC of the agent's own station (for link-aware agents such as
-    /// LLE-TCP). For `TxSuccess` / `TxFailure`, `packet` is the datagram the frame carried
-    /// (`None` for link-level control frames); `Trans` and `Wait` carry none.
+    /// A signal from the MAC of the agent's own station, for agents that ask for them
+    /// (`Agent::wants_link_signals`). For `TxSuccess` / `TxFailure`, `packet` is the
+    /// datagram the frame carried (`None` for link-level control frames); `Trans` and
+    /// `Wait` carry none.
     Link {
         signal: MacSignal,
         packet: Option<&'a Packet>,
@@ -103,8 +109,8 @@ pub enum LocalDir {
 pub struct AgentOutbox {
     /// The verdict on the packet of an `AgentInput::Packet` (ignored otherwise).
     pub verdict: Verdict,
-    /// Packets the agent sends from the base station, routed by their destination. The
-    /// world assigns their ids and fixes their IP length.
+    /// Packets the agent sends from its node, routed by their destination. The world
+    /// assigns their ids and fixes their IP length.
     pub packets: Vec<Packet>,
     pub trace: Vec<AgentTrace>,
 }
@@ -126,79 +132,255 @@ pub struct ConnKey {
 }
 
 impl ConnKey {
-    /// The key of the connection `packet` belongs to, given the side it came from.
-    pub fn of(side: Side, packet: &Packet) -> Option<ConnKey> {
-        let seg = packet.tcp()?;
+    /// The key of the connection `packet` belongs to, given the side it came from, with
+    /// its TCP segment; `None` for a packet that is not TCP.
+    pub fn of(side: Side, packet: &Packet) -> Option<(ConnKey, TcpSegment)> {
+        let seg = *packet.tcp()?;
         let (src, dst) = (
             (packet.ip.src, seg.header.src_port),
             (packet.ip.dst, seg.header.dst_port),
         );
-        Some(match side {
+        let key = match side {
             Side::Wired => ConnKey { fh: src, mh: dst },
             Side::Wireless => ConnKey { fh: dst, mh: src },
-        })
+        };
+        Some((key, seg))
     }
 }
 
-/// The agents, dispatched without allocation (conventions, rule 3).
+/// An agent's state machine (module notes).
+pub trait Agent {
+    fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox);
+    /// The earliest time at which the agent wants `AgentInput::Timer`.
+    fn poll_timeout(&self) -> Option<SimTime>;
+    /// The agent's liveness invariant: no state in which data the agent is responsible for
+    /// is outstanding and nothing (no timer, no expected signal) will move it. The world
+    /// checks it after every input in debug builds and stops the run with an `Invariant`
+    /// error if it fails.
+    fn check(&self) -> Result<(), String>;
+    /// The agent's metrics for the run summary; `end` closes time-weighted averages.
+    fn summary(&self, end: SimTime) -> AgentSummary;
+    /// The agent wants its station's MAC signals for data frames (`AgentInput::Link`).
+    fn wants_link_signals(&self) -> bool {
+        false
+    }
+    /// The agent wants the packets of its own node's TCP (`AgentInput::Local`).
+    fn wants_local_packets(&self) -> bool {
+        false
+    }
+}
+
+/// What an agent's settings are asked when a scenario places the agent.
+pub trait AgentSettings {
+    type Agent: Agent;
+    /// The agent's name in scenario files (`kind = "snoop"`).
+    const KIND: &'static str;
+    /// Added to the error for an unknown `node`: how to choose the agent's node.
+    const NODE_HINT: Option<&'static str> = None;
+    /// The agent, for the node `setup` describes.
+    fn build(&self, setup: &AgentSetup<'_>) -> Self::Agent;
+    /// What the types alone cannot check; error paths are relative to the settings table.
+    fn check(&self) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    /// Where the agent may sit; error paths are `node` or `agent`.
+    fn check_site(&self, _site: &Site<'_>) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    /// A companion placed on the receiving node of every flow that ends at another member
+    /// of the agent's cell (LLE-TCP's ARQ client), if the agent has one.
+    fn receiver_client(&self) -> Option<Self::Agent> {
+        None
+    }
+}
+
+/// What an agent's construction may know of its place.
+#[derive(Clone, Copy, Debug)]
+pub struct AgentSetup<'a> {
+    /// The run seed.
+    pub seed: u64,
+    /// The base station's position in the scenario (0 for the first or only one).
+    pub index: usize,
+    /// The node's name.
+    pub node: &'a str,
+}
+
+impl AgentSetup<'_> {
+    /// The agent's random stream `name`: `agent/<name>` for the first base station,
+    /// `agent/<node>/<name>` for the others.
+    pub fn stream(&self, name: &str) -> RngStream {
+        match self.index {
+            0 => RngStream::derive(self.seed, &format!("agent/{name}")),
+            _ => RngStream::derive(self.seed, &format!("agent/{}/{name}", self.node)),
+        }
+    }
+}
+
+/// Where a scenario places an agent, for the agents' placement rules (`check_site`).
 #[derive(Clone, Debug)]
-pub enum AnyAgent {
-    Snoop(SnoopAgent),
-    Wtcp(WtcpAgent),
-    Itcp(Box<ItcpAgent>),
-    Lle(LleAgent),
+pub struct Site<'a> {
+    /// The node's name.
+    pub node: &'a str,
+    /// The wireless cell the node is a member of, if any.
+    pub cell: Option<SiteCell<'a>>,
+}
+
+/// The cell of a `Site`.
+#[derive(Clone, Debug)]
+pub struct SiteCell<'a> {
+    pub name: &'a str,
+    /// The cell's MAC as written in the scenario, quoted (`"dcf"`).
+    pub mac: String,
+    /// The MAC acknowledges every frame, so that its `TxSuccess` means the frame arrived.
+    pub mac_acknowledges: bool,
+    /// The destinations of flows that end at another member of the cell, in flow order.
+    pub receivers: Vec<&'a str>,
+}
+
+/// The one list of agents: the scenario's tagged table and the dispatch enum, with every
+/// arm. Adding an agent is its module (state machine, `impl Agent`, settings with `impl
+/// AgentSettings`) and one line here.
+macro_rules! agents {
+    ($($(#[$doc:meta])* $variant:ident($spec:ty)),* $(,)?) => {
+        /// The agent of a base station, as a tagged table: `agent = { kind = "snoop",
+        /// dupack_threshold = 3 }`; the keys besides `kind` are that agent's settings, each
+        /// with its default.
+        #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        pub enum AgentSpec {
+            /// No agent: plain IP forwarding.
+            #[default]
+            None,
+            $($(#[$doc])* $variant($spec),)*
+        }
+
+        /// The agents, dispatched without allocation (conventions, rule 3).
+        #[derive(Clone, Debug)]
+        pub enum AnyAgent {
+            $($variant(Box<<$spec as AgentSettings>::Agent>),)*
+        }
+
+        impl AgentSpec {
+            /// Every agent's name in scenario files, `"none"` first.
+            pub const NAMES: &'static [&'static str] =
+                &["none", $(<$spec as AgentSettings>::KIND),*];
+
+            /// The name in scenario files.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    AgentSpec::None => "none",
+                    $(AgentSpec::$variant(_) => <$spec as AgentSettings>::KIND,)*
+                }
+            }
+
+            /// The agent (none for `None`).
+            pub fn build(&self, setup: &AgentSetup<'_>) -> Option<AnyAgent> {
+                match self {
+                    AgentSpec::None => None,
+                    $(AgentSpec::$variant(s) => Some(AnyAgent::$variant(Box::new(s.build(setup)))),)*
+                }
+            }
+
+            /// The settings' own checks (paths relative to the settings table).
+            pub fn check(&self) -> Result<(), ScenarioError> {
+                match self {
+                    AgentSpec::None => Ok(()),
+                    $(AgentSpec::$variant(s) => s.check(),)*
+                }
+            }
+
+            /// The agent's placement rule (paths `node` or `agent`).
+            pub fn check_site(&self, site: &Site<'_>) -> Result<(), ScenarioError> {
+                match self {
+                    AgentSpec::None => Ok(()),
+                    $(AgentSpec::$variant(s) => s.check_site(site),)*
+                }
+            }
+
+            /// How to choose the agent's node, for an unknown `node`.
+            pub fn node_hint(&self) -> Option<&'static str> {
+                match self {
+                    AgentSpec::None => None,
+                    $(AgentSpec::$variant(_) => <$spec as AgentSettings>::NODE_HINT,)*
+                }
+            }
+
+            /// The companion for each receiver across the agent's cell, if it has one.
+            pub fn receiver_client(&self) -> Option<AnyAgent> {
+                match self {
+                    AgentSpec::None => None,
+                    $(AgentSpec::$variant(s) => s.receiver_client().map(|a| AnyAgent::$variant(Box::new(a))),)*
+                }
+            }
+        }
+
+        impl AnyAgent {
+            fn inner(&self) -> &dyn Agent {
+                match self {
+                    $(AnyAgent::$variant(a) => a.as_ref(),)*
+                }
+            }
+
+            pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
+                match self {
+                    $(AnyAgent::$variant(a) => a.handle(now, input, out),)*
+                }
+            }
+        }
+    };
+}
+
+agents! {
+    /// Snoop: caches segments, retransmits locally on duplicate ACKs and timeouts, and
+    /// suppresses the duplicate ACKs it expects (TULIP §2, §4).
+    Snoop(SnoopSpec),
+    /// WTCP: buffers segments, sends them within its own wireless window, retransmits
+    /// locally and rewrites timestamps to hide its residence time (WTCP §3–4).
+    Wtcp(WtcpSpec),
+    /// I-TCP: splits the connection at the base station (breaks end-to-end semantics).
+    Itcp(ItcpSpec),
+    /// LLE-TCP (Kliazovich et al. §3): the ARQ agent on the base station's node, which
+    /// must be a member of a wireless cell and the wireless sender — the base station /
+    /// access point, or in `adhoc` the sending node (`node = "n1"`). An ARQ client goes
+    /// automatically on the receiving node (`dst`) of every flow that ends across the cell
+    /// from it.
+    Lle(LleSpec),
 }
 
 impl AnyAgent {
-    pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
-        match self {
-            AnyAgent::Snoop(a) => a.handle(now, input, out),
-            AnyAgent::Wtcp(a) => a.handle(now, input, out),
-            AnyAgent::Itcp(a) => a.handle(now, input, out),
-            AnyAgent::Lle(a) => a.handle(now, input, out),
-        }
-    }
-
     /// The earliest time at which the agent wants `AgentInput::Timer`.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match self {
-            AnyAgent::Snoop(a) => a.poll_timeout(),
-            AnyAgent::Wtcp(a) => a.poll_timeout(),
-            AnyAgent::Itcp(a) => a.poll_timeout(),
-            AnyAgent::Lle(a) => a.poll_timeout(),
-        }
+        self.inner().poll_timeout()
     }
-
-    /// The agent's liveness invariant: no state in which data the agent is responsible for
-    /// is outstanding and nothing (no timer, no expected signal) will move it. The world
-    /// checks it after every input in debug builds and stops the run with an
-    /// `Invariant` error if it fails.
+    /// The agent's liveness invariant (`Agent::check`).
     pub fn check(&self) -> Result<(), String> {
-        match self {
-            AnyAgent::Snoop(a) => a.check(),
-            AnyAgent::Wtcp(a) => a.check(),
-            AnyAgent::Itcp(a) => a.check(),
-            AnyAgent::Lle(a) => a.check(),
-        }
+        self.inner().check()
     }
-
-    /// True if the agent wants its station's MAC signals (LLE-TCP only).
-    pub fn wants_link_signals(&self) -> bool {
-        matches!(self, AnyAgent::Lle(_))
-    }
-
-    /// True if the agent wants the packets of its own node's TCP (LLE-TCP only).
-    pub fn wants_local_packets(&self) -> bool {
-        matches!(self, AnyAgent::Lle(_))
-    }
-
-    /// The agent's metrics for the run summary; `end` closes time-weighted averages.
+    /// The agent's metrics for the run summary.
     pub fn summary(&self, end: SimTime) -> AgentSummary {
-        match self {
-            AnyAgent::Snoop(a) => a.summary(end),
-            AnyAgent::Wtcp(a) => a.summary(end),
-            AnyAgent::Itcp(a) => a.summary(end),
-            AnyAgent::Lle(a) => a.summary(end),
+        self.inner().summary(end)
+    }
+    /// See `Agent::wants_link_signals`.
+    pub fn wants_link_signals(&self) -> bool {
+        self.inner().wants_link_signals()
+    }
+    /// See `Agent::wants_local_packets`.
+    pub fn wants_local_packets(&self) -> bool {
+        self.inner().wants_local_packets()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_kind_is_its_serde_name() {
+        for name in AgentSpec::NAMES {
+            let spec: AgentSpec =
+                serde_json::from_value(serde_json::json!({ "kind": name })).expect(name);
+            assert_eq!(spec.name(), *name);
+            assert_eq!(serde_json::to_value(&spec).unwrap()["kind"], *name);
         }
     }
 }

@@ -16,9 +16,7 @@
 //!   sent too when they fall in the window: the mobile's dupacks for a hole the base
 //!   station does not hold are forwarded, so the source recovers its own losses, and its
 //!   retransmission, which fills the hole at the ACK point, is always within the window
-//!   and goes out at once. (Counting the segments in flight instead, as this agent once
-//!   did, let three segments beyond a wired hole fill the window and hold the source's
-//!   retransmission back for good.)
+//!   and goes out at once (`docs/models/wtcp.md`: why not count segments in flight).
 //! * **Acknowledgements** (§3): the fixed host gets the mobile's ACKs, forwarded
 //!   unchanged, and nothing else — end-to-end semantics are kept. A new ACK frees the
 //!   buffer and reopens the window fully ("the transmission window size is set to the
@@ -55,18 +53,20 @@
 //!
 //! Left out: handoff (§6), the mobile as sender, SACK.
 
+mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, Occupancy};
-use super::config::{WtcpSpec, WtcpTimestamps};
-use super::{AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
-use crate::packet::{Control, Packet, SeqNumber};
+use crate::packet::{Control, Packet, SeqNumber, TcpSegment};
+
+pub use spec::{WtcpSpec, WtcpTimestamps};
 
 /// A segment held at the base station.
 #[derive(Clone, Debug)]
@@ -107,19 +107,31 @@ struct WtcpConn {
     last_local_retransmission: Option<SimTime>,
 }
 
-impl WtcpConn {
-    /// The wireless window in bytes: `window` segments, capped by the mobile's window.
-    fn window_bytes(&self) -> u64 {
-        (u64::from(self.window) * u64::from(self.smss)).min(self.peer_window)
+/// WTCP's counters beyond the common ones.
+#[derive(Clone, Copy, Debug, Default)]
+struct WtcpCounters {
+    common: AgentCounters,
+    buffer_drops: u64,
+    residence_sum_s: f64,
+    residence_count: u64,
+    residence_max: SimDuration,
+}
+
+/// What every connection's handlers share: the settings, the counters and the outbox.
+struct Cx<'a> {
+    spec: &'a WtcpSpec,
+    counters: &'a mut WtcpCounters,
+    out: &'a mut AgentOutbox,
+}
+
+impl Cx<'_> {
+    /// `timeout_factor` × an RTT (§4).
+    fn timeout(&self, rtt: SimDuration) -> SimDuration {
+        SimDuration::from_secs_f64(rtt.as_secs_f64() * self.spec.timeout_factor)
     }
-    /// How far beyond the mobile's ACK point held segment `i` ends.
-    fn beyond_ack_point(&self, i: usize) -> u64 {
-        u64::from(self.held[i].end.wrapping_diff(self.snd_una).max(0) as u32)
-    }
-    /// A segment is in flight, or the one the mobile waits for is held.
-    fn needs_timer(&self) -> bool {
-        self.held.iter().any(|h| h.outstanding)
-            || self.held.front().is_some_and(|h| h.seq <= self.snd_una)
+    /// A deadline `d` from now, on the base station's clock ticks.
+    fn deadline(&self, now: SimTime, d: SimDuration) -> SimTime {
+        (now + d).ceil_to(self.spec.clock.sim())
     }
 }
 
@@ -127,35 +139,27 @@ impl WtcpConn {
 #[derive(Clone, Debug)]
 pub struct WtcpAgent {
     spec: WtcpSpec,
-    conns: BTreeMap<ConnKey, WtcpConn>,
-    counters: AgentCounters,
-    buffer_drops: u64,
+    conns: Conns<ConnKey, WtcpConn>,
+    counters: WtcpCounters,
     occupancy: Occupancy,
-    residence_sum_s: f64,
-    residence_count: u64,
-    residence_max: SimDuration,
 }
 
 impl WtcpAgent {
     pub fn new(spec: WtcpSpec) -> Self {
         WtcpAgent {
             spec,
-            conns: BTreeMap::new(),
-            counters: AgentCounters::default(),
-            buffer_drops: 0,
+            conns: Conns::default(),
+            counters: WtcpCounters::default(),
             occupancy: Occupancy::default(),
-            residence_sum_s: 0.0,
-            residence_count: 0,
-            residence_max: SimDuration::ZERO,
         }
     }
 
     pub fn counters(&self) -> AgentCounters {
-        self.counters
+        self.counters.common
     }
     /// Segments dropped because the buffer was full.
     pub fn buffer_drops(&self) -> u64 {
-        self.buffer_drops
+        self.counters.buffer_drops
     }
     /// The wireless window (segments) of connection `key`.
     pub fn window(&self, key: &ConnKey) -> Option<u32> {
@@ -170,11 +174,93 @@ impl WtcpAgent {
         self.conns.get(key).map_or(0, |c| c.held.len())
     }
 
-    /// The liveness invariant (module notes; the world checks it after every input in debug
-    /// builds): a segment in flight, or the one the mobile waits for, is covered by the
-    /// timer, and nothing within the window waits unsent.
-    pub fn check(&self) -> Result<(), String> {
-        for (key, c) in &self.conns {
+    /// Runs `f` on connection `key` (if the agent tracks it) with the context its handlers
+    /// share.
+    fn with_conn<R>(
+        &mut self,
+        key: &ConnKey,
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut WtcpConn, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let WtcpAgent {
+            spec,
+            conns,
+            counters,
+            ..
+        } = self;
+        conns.update(key, |c| {
+            f(
+                c,
+                &mut Cx {
+                    spec,
+                    counters,
+                    out,
+                },
+            )
+        })
+    }
+
+    /// A segment from the fixed host.
+    fn on_wired(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
+        let Some((key, seg)) = ConnKey::of(Side::Wired, packet) else {
+            return;
+        };
+        let seq = seg.header.seq;
+        if seg.header.control == Control::Syn {
+            let conn = WtcpConn::new(&self.spec, packet.flow, seq + 1);
+            self.conns.insert(key, conn);
+            return;
+        }
+        if seg.seq_len() == 0 {
+            return; // The fixed host's pure ACKs pass.
+        }
+        if !self.conns.contains(&key) {
+            let conn = WtcpConn::new(&self.spec, packet.flow, seq);
+            self.conns.insert(key, conn);
+        }
+        self.with_conn(&key, out, |c, cx| c.on_data(cx, now, packet, &seg));
+    }
+
+    /// A segment from the mobile.
+    fn on_wireless(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
+        let Some((key, seg)) = ConnKey::of(Side::Wireless, packet) else {
+            return;
+        };
+        self.with_conn(&key, out, |c, cx| c.on_segment(cx, now, &seg, packet));
+    }
+
+    fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
+        for key in self.conns.due(now) {
+            self.with_conn(&key, out, |c, cx| c.on_timeout(cx, now));
+        }
+    }
+}
+
+impl Agent for WtcpAgent {
+    fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
+        match input {
+            AgentInput::Packet {
+                side: Side::Wired,
+                packet,
+            } => self.on_wired(now, packet, out),
+            AgentInput::Packet {
+                side: Side::Wireless,
+                packet,
+            } => self.on_wireless(now, packet, out),
+            AgentInput::Timer => self.on_timer(now, out),
+            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+        }
+        self.occupancy.set(now, self.conns.held_bytes());
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        self.conns.earliest()
+    }
+
+    /// A segment in flight, or the one the mobile waits for, is covered by the timer, and
+    /// nothing within the window waits unsent (module notes, "Liveness").
+    fn check(&self) -> Result<(), String> {
+        for (key, c) in self.conns.iter() {
             if c.needs_timer() && c.rtx_at.is_none() {
                 return Err(format!(
                     "wtcp {key:?}: {} segments held, {} in flight, and no timer armed",
@@ -196,60 +282,50 @@ impl WtcpAgent {
         Ok(())
     }
 
-    pub fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
-        match input {
-            AgentInput::Packet {
-                side: Side::Wired,
-                packet,
-            } => self.on_wired(now, packet, out),
-            AgentInput::Packet {
-                side: Side::Wireless,
-                packet,
-            } => self.on_wireless(now, packet, out),
-            AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
-        }
-        let bytes = self.conns.values().map(|c| c.held_bytes).sum();
-        self.occupancy.set(now, bytes);
-    }
-
-    pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.conns.values().filter_map(|c| c.rtx_at).min()
-    }
-
-    pub fn summary(&self, end: SimTime) -> AgentSummary {
-        let n = self.residence_count;
+    fn summary(&self, end: SimTime) -> AgentSummary {
+        let c = &self.counters;
         AgentSummary {
             kind: "wtcp".into(),
-            local_retransmissions: self.counters.local_retransmissions,
-            suppressed_dupacks: self.counters.suppressed_dupacks,
-            timer_expiries: self.counters.timer_expiries,
+            local_retransmissions: c.common.local_retransmissions,
+            suppressed_dupacks: c.common.suppressed_dupacks,
+            timer_expiries: c.common.timer_expiries,
             persist_retransmissions: None,
-            rtt_samples: self.counters.rtt_samples,
+            rtt_samples: c.common.rtt_samples,
             occupancy_max_bytes: self.occupancy.max(),
             occupancy_mean_bytes: self.occupancy.mean(end),
-            residence_mean_s: Some(if n == 0 {
+            residence_mean_s: Some(if c.residence_count == 0 {
                 0.0
             } else {
-                self.residence_sum_s / n as f64
+                c.residence_sum_s / c.residence_count as f64
             }),
-            residence_max_s: Some(self.residence_max.as_secs_f64()),
+            residence_max_s: Some(c.residence_max.as_secs_f64()),
             zero_window_advertisements: None,
             lle: None,
         }
     }
+}
 
-    fn new_conn(&self, flow: FlowId, next: SeqNumber) -> WtcpConn {
+impl ConnState for WtcpConn {
+    fn deadline(&self) -> Option<SimTime> {
+        self.rtx_at
+    }
+    fn held_bytes(&self) -> u64 {
+        self.held_bytes
+    }
+}
+
+impl WtcpConn {
+    fn new(spec: &WtcpSpec, flow: FlowId, next: SeqNumber) -> Self {
         WtcpConn {
             flow,
             held: VecDeque::new(),
             held_bytes: 0,
             rcv_nxt: next,
             snd_una: next,
-            window: self.spec.window,
+            window: spec.window,
             smss: 1,
             peer_window: u64::MAX,
-            rtt: self.spec.initial_rtt.sim(),
+            rtt: spec.initial_rtt.sim(),
             timed: None,
             rtx_at: None,
             recent_ts: None,
@@ -257,54 +333,42 @@ impl WtcpAgent {
         }
     }
 
-    fn timeout(&self, rtt: SimDuration) -> SimDuration {
-        SimDuration::from_secs_f64(rtt.as_secs_f64() * self.spec.timeout_factor)
+    /// The wireless window in bytes: `window` segments, capped by the mobile's window.
+    fn window_bytes(&self) -> u64 {
+        (u64::from(self.window) * u64::from(self.smss)).min(self.peer_window)
     }
-
-    /// A deadline `d` from now, on the base station's clock ticks.
-    fn deadline(&self, now: SimTime, d: SimDuration) -> SimTime {
-        (now + d).ceil_to(self.spec.clock.sim())
+    /// How far beyond the mobile's ACK point held segment `i` ends.
+    fn beyond_ack_point(&self, i: usize) -> u64 {
+        u64::from(self.held[i].end.wrapping_diff(self.snd_una).max(0) as u32)
+    }
+    /// A segment is in flight, or the one the mobile waits for is held.
+    fn needs_timer(&self) -> bool {
+        self.held.iter().any(|h| h.outstanding)
+            || self.held.front().is_some_and(|h| h.seq <= self.snd_una)
     }
 
     // ---- from the fixed host -----------------------------------------------------------
 
-    fn on_wired(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
-        let Some(key) = ConnKey::of(Side::Wired, packet) else {
-            return;
-        };
-        let seg = *packet.tcp().expect("keyed packets are TCP");
+    /// A data segment from the fixed host (§3, "WTCP receives data segment from source").
+    fn on_data(&mut self, cx: &mut Cx<'_>, now: SimTime, packet: &Packet, seg: &TcpSegment) {
         let seq = seg.header.seq;
-        if seg.header.control == Control::Syn {
-            let conn = self.new_conn(packet.flow, seq + 1);
-            self.conns.insert(key, conn);
-            return;
-        }
-        if seg.seq_len() == 0 {
-            return; // The fixed host's pure ACKs pass.
-        }
-        if !self.conns.contains_key(&key) {
-            let conn = self.new_conn(packet.flow, seq);
-            self.conns.insert(key, conn);
-        }
-        let buffer = self.spec.buffer.bytes();
-        let c = self.conns.get_mut(&key).expect("just ensured");
-        c.smss = c.smss.max(seg.payload_len);
-        out.verdict = Verdict::Consume;
+        self.smss = self.smss.max(seg.payload_len);
+        cx.out.verdict = Verdict::Consume;
         if let Some((tsval, _)) = seg.header.options.timestamp {
-            c.recent_ts = Some((tsval, now));
+            self.recent_ts = Some((tsval, now));
         }
         let end = seq + seg.seq_len();
-        if end <= c.rcv_nxt || c.held.iter().any(|h| h.seq == seq) {
-            out.verdict = Verdict::Drop; // Old or already held: ignored (§3).
+        if end <= self.rcv_nxt || self.held.iter().any(|h| h.seq == seq) {
+            cx.out.verdict = Verdict::Drop; // Old or already held: ignored (§3).
             return;
         }
-        if c.held_bytes + u64::from(seg.payload_len) > buffer {
-            out.verdict = Verdict::Drop;
-            self.buffer_drops += 1;
+        if self.held_bytes + u64::from(seg.payload_len) > cx.spec.buffer.bytes() {
+            cx.out.verdict = Verdict::Drop;
+            cx.counters.buffer_drops += 1;
             return;
         }
-        let i = c.held.partition_point(|h| h.seq < seq);
-        c.held.insert(
+        let i = self.held.partition_point(|h| h.seq < seq);
+        self.held.insert(
             i,
             Held {
                 packet: *packet,
@@ -318,73 +382,65 @@ impl WtcpAgent {
                 sent_without_ts: false,
             },
         );
-        c.held_bytes += u64::from(seg.payload_len);
+        self.held_bytes += u64::from(seg.payload_len);
         // The expected sequence number advances over what is now contiguous.
-        for h in &c.held {
-            if h.seq <= c.rcv_nxt && h.end > c.rcv_nxt {
-                c.rcv_nxt = h.end;
+        for h in &self.held {
+            if h.seq <= self.rcv_nxt && h.end > self.rcv_nxt {
+                self.rcv_nxt = h.end;
             }
         }
-        self.send_window(now, key, out);
-        self.ensure_timer(now, key);
+        self.send_window(cx, now);
+        self.ensure_timer(cx, now);
     }
 
     // ---- from the mobile ---------------------------------------------------------------
 
-    fn on_wireless(&mut self, now: SimTime, packet: &mut Packet, out: &mut AgentOutbox) {
-        let Some(key) = ConnKey::of(Side::Wireless, packet) else {
-            return;
-        };
-        let seg = *packet.tcp().expect("keyed packets are TCP");
-        let Some(c) = self.conns.get_mut(&key) else {
-            return;
-        };
+    fn on_segment(&mut self, cx: &mut Cx<'_>, now: SimTime, seg: &TcpSegment, packet: &mut Packet) {
         let window = u64::from(seg.header.window);
-        let window_changed = window != c.peer_window;
-        c.peer_window = window;
+        let window_changed = window != self.peer_window;
+        self.peer_window = window;
         let Some(ack) = seg.header.ack else { return };
         if seg.payload_len > 0 || seg.header.control == Control::Syn {
             return;
         }
-        if ack > c.snd_una {
-            self.on_new_ack(now, key, ack, packet, out);
-        } else if ack == c.snd_una && seg.seq_len() == 0 && !window_changed {
-            self.on_dupack(now, key, out);
+        if ack > self.snd_una {
+            self.on_new_ack(cx, now, ack, packet);
+        } else if ack == self.snd_una && seg.seq_len() == 0 && !window_changed {
+            self.on_dupack(cx, now);
         } else {
             // A window update (RFC 5681 §2: not a duplicate) may let held segments out.
-            self.send_window(now, key, out);
+            self.send_window(cx, now);
         }
-        self.ensure_timer(now, key);
+        self.ensure_timer(cx, now);
     }
 
-    fn on_new_ack(
-        &mut self,
-        now: SimTime,
-        key: ConnKey,
-        ack: SeqNumber,
-        packet: &mut Packet,
-        out: &mut AgentOutbox,
-    ) {
-        let c = self.conns.get_mut(&key).expect("caller checked");
+    fn on_new_ack(&mut self, cx: &mut Cx<'_>, now: SimTime, ack: SeqNumber, packet: &mut Packet) {
         // The mobile echoes the TSval of the first segment this ACK covers (RFC 7323 §4.3:
         // the one at its old ACK point); if that went without the option, so does the ACK.
-        let strip_ts = c
+        let strip_ts = self
             .held
             .front()
             .is_some_and(|h| h.end <= ack && h.sent_without_ts);
-        let mut residences = Vec::new();
-        while c.held.front().is_some_and(|h| h.end <= ack) {
-            let h = c.held.pop_front().expect("checked");
-            c.held_bytes -= u64::from(h.packet.payload_len());
+        while self.held.front().is_some_and(|h| h.end <= ack) {
+            let Some(h) = self.held.pop_front() else {
+                break;
+            };
+            self.held_bytes -= u64::from(h.packet.payload_len());
             if let Some(sent) = h.last_sent {
-                residences.push(sent.saturating_since(h.arrived));
+                let r = sent.saturating_since(h.arrived);
+                cx.counters.residence_sum_s += r.as_secs_f64();
+                cx.counters.residence_count += 1;
+                cx.counters.residence_max = cx.counters.residence_max.max(r);
             }
         }
-        c.snd_una = ack;
-        c.window = self.spec.window;
-        let sample = c.timed.filter(|(end, _)| *end <= ack).map(|(_, sent)| sent);
+        self.snd_una = ack;
+        self.window = cx.spec.window;
+        let sample = self
+            .timed
+            .filter(|(end, _)| *end <= ack)
+            .map(|(_, sent)| sent);
         if sample.is_some() {
-            c.timed = None;
+            self.timed = None;
         }
         if strip_ts {
             if let Some(seg) = packet.tcp_mut() {
@@ -392,51 +448,44 @@ impl WtcpAgent {
             }
             packet.fix_length();
         }
-        for r in residences {
-            self.residence_sum_s += r.as_secs_f64();
-            self.residence_count += 1;
-            self.residence_max = self.residence_max.max(r);
-        }
         if let Some(sent) = sample {
-            self.take_sample(now, key, sent, out);
+            self.take_sample(cx, now, sent);
         }
-        let c = self.conns.get(&key).expect("caller checked");
-        let any_outstanding = c.held.iter().any(|h| h.outstanding);
-        let timeout = self.timeout(c.rtt);
-        let at = any_outstanding.then(|| self.deadline(now, timeout));
-        self.conns.get_mut(&key).expect("caller checked").rtx_at = at;
-        self.send_window(now, key, out);
+        let any_outstanding = self.held.iter().any(|h| h.outstanding);
+        let timeout = cx.timeout(self.rtt);
+        self.rtx_at = any_outstanding.then(|| cx.deadline(now, timeout));
+        self.send_window(cx, now);
     }
 
     /// One sample: ticks of the base station's clock between sending and the ACK.
-    fn take_sample(&mut self, now: SimTime, key: ConnKey, sent: SimTime, out: &mut AgentOutbox) {
-        let clock = self.spec.clock.sim();
+    fn take_sample(&mut self, cx: &mut Cx<'_>, now: SimTime, sent: SimTime) {
+        let clock = cx.spec.clock.sim();
         let ticks = (now.as_nanos() / clock.as_nanos())
             .saturating_sub(sent.as_nanos() / clock.as_nanos())
             .max(1);
         let rtt = clock * ticks;
-        let timeout = self.timeout(rtt);
-        let c = self.conns.get_mut(&key).expect("caller checked");
-        c.rtt = rtt;
-        self.counters.rtt_samples += 1;
-        out.trace.push(AgentTrace::Rtt {
-            flow: c.flow,
+        let timeout = cx.timeout(rtt);
+        self.rtt = rtt;
+        cx.counters.common.rtt_samples += 1;
+        cx.out.trace.push(AgentTrace::Rtt {
+            flow: self.flow,
             rtt,
             timeout,
         });
     }
 
-    fn on_dupack(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
-        let c = self.conns.get_mut(&key).expect("caller checked");
-        let Some(head) = c.held.front() else { return };
-        if head.seq != c.snd_una {
+    fn on_dupack(&mut self, cx: &mut Cx<'_>, now: SimTime) {
+        let Some(head) = self.held.front_mut() else {
+            return;
+        };
+        if head.seq != self.snd_una {
             return; // A hole in the fixed host's data: its own recovery needs the dupack.
         }
-        out.verdict = Verdict::Drop;
-        self.counters.suppressed_dupacks += 1;
+        cx.out.verdict = Verdict::Drop;
+        cx.counters.common.suppressed_dupacks += 1;
         if head.outstanding && !head.dupack_retransmitted {
-            c.held[0].dupack_retransmitted = true;
-            self.transmit(now, key, 0, out);
+            head.dupack_retransmitted = true;
+            self.transmit(cx, now, 0);
         }
     }
 
@@ -444,113 +493,95 @@ impl WtcpAgent {
 
     /// Sends every held segment not yet in flight that ends within the wireless window
     /// and the mobile's window, both counted from the mobile's ACK point (module notes).
-    fn send_window(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
-        let c = self.conns.get(&key).expect("caller checked");
-        let limit = c.window_bytes();
-        let due: Vec<usize> = (0..c.held.len())
-            .take_while(|&i| c.beyond_ack_point(i) <= limit)
-            .filter(|&i| !c.held[i].outstanding)
+    fn send_window(&mut self, cx: &mut Cx<'_>, now: SimTime) {
+        let limit = self.window_bytes();
+        let due: Vec<usize> = (0..self.held.len())
+            .take_while(|&i| self.beyond_ack_point(i) <= limit)
+            .filter(|&i| !self.held[i].outstanding)
             .collect();
         for i in due {
-            self.transmit(now, key, i, out);
+            self.transmit(cx, now, i);
         }
     }
 
     /// Arms the timer while a segment is in flight or the one the mobile waits for is held
     /// (if none is pending, §3), stops it otherwise (module notes, "Liveness").
-    fn ensure_timer(&mut self, now: SimTime, key: ConnKey) {
-        let timeout = self.timeout(self.conns[&key].rtt);
-        let at = self.deadline(now, timeout);
-        let c = self.conns.get_mut(&key).expect("caller checked");
-        if c.needs_timer() {
-            c.rtx_at.get_or_insert(at);
+    fn ensure_timer(&mut self, cx: &Cx<'_>, now: SimTime) {
+        let at = cx.deadline(now, cx.timeout(self.rtt));
+        if self.needs_timer() {
+            self.rtx_at.get_or_insert(at);
         } else {
-            c.rtx_at = None;
+            self.rtx_at = None;
         }
     }
 
     /// Sends held segment `i` to the mobile, with its timestamp handled per `timestamps`.
-    fn transmit(&mut self, now: SimTime, key: ConnKey, i: usize, out: &mut AgentOutbox) {
-        let mode = self.spec.timestamps;
-        let source_clock = self.spec.source_clock.sim();
-        let c = self.conns.get_mut(&key).expect("caller checked");
-        let retransmission = c.held[i].transmissions > 0;
+    fn transmit(&mut self, cx: &mut Cx<'_>, now: SimTime, i: usize) {
+        let source_clock = cx.spec.source_clock.sim();
+        let retransmission = self.held[i].transmissions > 0;
         if retransmission {
-            c.last_local_retransmission = Some(now);
-            self.counters.local_retransmissions += 1;
+            self.last_local_retransmission = Some(now);
+            cx.counters.common.local_retransmissions += 1;
         }
-        let recent = c.recent_ts;
-        let last_rexmit = c.last_local_retransmission;
-        let h = &mut c.held[i];
+        let (recent, last_rexmit) = (self.recent_ts, self.last_local_retransmission);
+        let h = &mut self.held[i];
         h.transmissions += 1;
         h.outstanding = true;
         h.last_sent = Some(now);
-        let mut p = h.packet;
-        let seg = p.tcp_mut().expect("held packets are TCP");
         h.sent_without_ts = false;
-        if let Some((tsval, ecr)) = seg.header.options.timestamp {
-            match mode {
-                WtcpTimestamps::None => {}
-                WtcpTimestamps::Exact => {
-                    let residence = now.saturating_since(h.arrived).as_nanos();
-                    let ticks = (residence + source_clock.as_nanos() / 2) / source_clock.as_nanos();
-                    seg.header.options.timestamp = Some((tsval.wrapping_add(ticks as u32), ecr));
+        let mut p = h.packet;
+        if let Some(seg) = p.tcp_mut() {
+            if let Some((tsval, ecr)) = seg.header.options.timestamp {
+                match cx.spec.timestamps {
+                    WtcpTimestamps::None => {}
+                    WtcpTimestamps::Exact => {
+                        let residence = now.saturating_since(h.arrived).as_nanos();
+                        let ticks =
+                            (residence + source_clock.as_nanos() / 2) / source_clock.as_nanos();
+                        seg.header.options.timestamp =
+                            Some((tsval.wrapping_add(ticks as u32), ecr));
+                    }
+                    WtcpTimestamps::Recent => match recent {
+                        Some((ts, arrived)) if last_rexmit.is_none_or(|r| r < arrived) => {
+                            seg.header.options.timestamp = Some((ts, ecr));
+                        }
+                        _ => {
+                            seg.header.options.timestamp = None;
+                            h.sent_without_ts = true;
+                        }
+                    },
                 }
-                WtcpTimestamps::Recent => match recent {
-                    Some((ts, arrived)) if last_rexmit.is_none_or(|r| r < arrived) => {
-                        seg.header.options.timestamp = Some((ts, ecr));
-                    }
-                    _ => {
-                        seg.header.options.timestamp = None;
-                        h.sent_without_ts = true;
-                    }
-                },
             }
         }
         p.fix_length();
         let (seq, end) = (h.seq, h.end);
-        out.packets.push(p);
-        match c.timed {
-            None if !retransmission => c.timed = Some((end, now)),
-            Some((t_end, _)) if retransmission && seq < t_end => c.timed = None,
+        cx.out.packets.push(p);
+        match self.timed {
+            None if !retransmission => self.timed = Some((end, now)),
+            Some((t_end, _)) if retransmission && seq < t_end => self.timed = None,
             _ => {}
         }
-        if c.rtx_at.is_none() {
-            let timeout =
-                SimDuration::from_secs_f64(c.rtt.as_secs_f64() * self.spec.timeout_factor);
-            c.rtx_at = Some((now + timeout).ceil_to(self.spec.clock.sim()));
+        if self.rtx_at.is_none() {
+            self.rtx_at = Some(cx.deadline(now, cx.timeout(self.rtt)));
         }
     }
 
     // ---- timer -------------------------------------------------------------------------
 
-    fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
-        let due: Vec<ConnKey> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.rtx_at.is_some_and(|t| t <= now))
-            .map(|(k, _)| *k)
-            .collect();
-        for key in due {
-            self.on_timeout(now, key, out);
-        }
-    }
-
-    fn on_timeout(&mut self, now: SimTime, key: ConnKey, out: &mut AgentOutbox) {
-        let c = self.conns.get_mut(&key).expect("from the map");
-        c.rtx_at = None;
+    fn on_timeout(&mut self, cx: &mut Cx<'_>, now: SimTime) {
+        self.rtx_at = None;
         // §3: "the transmission window ... is reduced to just one segment"; go back to the
         // mobile's ACK point. If the base station holds the segment there it goes out again
         // (past a zero window too, as a probe); if not, the source's retransmission will
         // fill it and go out on arrival.
-        c.window = 1;
-        for h in c.held.iter_mut() {
+        self.window = 1;
+        for h in self.held.iter_mut() {
             h.outstanding = false;
         }
-        if c.held.front().is_some_and(|h| h.seq <= c.snd_una) {
-            self.counters.timer_expiries += 1;
-            self.transmit(now, key, 0, out);
+        if self.held.front().is_some_and(|h| h.seq <= self.snd_una) {
+            cx.counters.common.timer_expiries += 1;
+            self.transmit(cx, now, 0);
         }
-        self.ensure_timer(now, key);
+        self.ensure_timer(cx, now);
     }
 }

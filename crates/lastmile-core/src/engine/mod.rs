@@ -11,4 +11,4 @@ pub use fxhash::FxHashMap;
 pub use queue::{EventQueue, PastEvent};
 pub use rng::RngStream;
 pub use time::{SimDuration, SimTime};
-pub use timer::{TimerAction, TimerFire, TimerSlot};
+pub use timer::{TimerAction, TimerFire, TimerId, TimerSlot, TimerTable};

@@ -106,6 +106,12 @@ impl<E> EventQueue<E> {
         self.heap.peek().map(|e| e.time)
     }
 
+    /// The pending events, in no particular order (for inspection; never for a decision
+    /// that affects the run, which must not depend on the heap's layout).
+    pub fn pending(&self) -> impl Iterator<Item = (SimTime, &E)> + '_ {
+        self.heap.iter().map(|e| (e.time, &e.event))
+    }
+
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {

@@ -5,6 +5,12 @@
 //! re-arms once. Setting it earlier, or re-arming, bumps the generation so the stale event
 //! is ignored when it pops. A retransmission timer restarted on every ACK thus costs one
 //! heap entry per RTO, not one per ACK.
+//!
+//! `TimerTable` holds every slot of a world under a stable `TimerId`, each with its owner,
+//! so that one event kind (`(TimerId, generation)`) and one code path serve every timer.
+//! A slot is never removed: an owner that goes away is retired (`retire`), its pending
+//! events then find nothing to wake, and a slot reused for a new owner keeps counting
+//! generations, so no stale event can pass for a fresh one.
 
 use super::time::SimTime;
 
@@ -84,6 +90,73 @@ impl TimerSlot {
     }
 }
 
+/// A timer in a `TimerTable`: stable for the table's lifetime.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimerId(pub u32);
+
+/// Every timer of a world with its owner (module notes).
+#[derive(Clone, Debug)]
+pub struct TimerTable<O> {
+    slots: Vec<(TimerSlot, Option<O>)>,
+}
+
+impl<O> Default for TimerTable<O> {
+    fn default() -> Self {
+        TimerTable { slots: Vec::new() }
+    }
+}
+
+impl<O: Copy> TimerTable<O> {
+    /// A new timer, not armed, for `owner`.
+    pub fn add(&mut self, owner: O) -> TimerId {
+        self.slots.push((TimerSlot::default(), Some(owner)));
+        TimerId(self.slots.len() as u32 - 1)
+    }
+
+    /// Sets (moves, or with `None` cancels) the deadline of `id`.
+    #[inline]
+    pub fn set(&mut self, id: TimerId, deadline: Option<SimTime>) -> TimerAction {
+        self.slots[id.0 as usize].0.set(deadline)
+    }
+
+    /// An event for `id` popped at `now` with `generation`: what to do, and for whom. A
+    /// retired timer is ignored.
+    pub fn fire(&mut self, id: TimerId, now: SimTime, generation: u32) -> (TimerFire, Option<O>) {
+        let (slot, owner) = &mut self.slots[id.0 as usize];
+        match owner {
+            Some(o) => (slot.fire(now, generation), Some(*o)),
+            None => (TimerFire::Ignore, None),
+        }
+    }
+
+    /// The owner of `id` went away: cancel it; its pending events will be ignored.
+    pub fn retire(&mut self, id: TimerId) {
+        let (slot, owner) = &mut self.slots[id.0 as usize];
+        *slot = TimerSlot {
+            deadline: None,
+            pending: None,
+            generation: slot.generation.wrapping_add(1),
+        };
+        *owner = None;
+    }
+
+    /// Gives retired timer `id` a new owner; the generation count goes on, so events of its
+    /// former owner stay stale.
+    pub fn reuse(&mut self, id: TimerId, owner: O) {
+        self.slots[id.0 as usize].1 = Some(owner);
+    }
+
+    /// Whom `id` wakes; `None` once retired.
+    pub fn owner(&self, id: TimerId) -> Option<O> {
+        self.slots[id.0 as usize].1
+    }
+
+    /// The current deadline of `id`.
+    pub fn deadline(&self, id: TimerId) -> Option<SimTime> {
+        self.slots[id.0 as usize].0.deadline()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +194,30 @@ mod tests {
         };
         assert_eq!(t.fire(at(100), g2), TimerFire::Expired);
         assert_eq!(t.fire(at(300), g1), TimerFire::Ignore);
+    }
+
+    #[test]
+    fn a_retired_timer_ignores_its_pending_event_even_when_reused() {
+        let mut table = TimerTable::default();
+        let id = table.add('a');
+        let TimerAction::Schedule {
+            generation: old, ..
+        } = table.set(id, Some(at(100)))
+        else {
+            panic!()
+        };
+        table.retire(id);
+        assert_eq!(table.fire(id, at(100), old), (TimerFire::Ignore, None));
+        table.reuse(id, 'b');
+        let TimerAction::Schedule { generation, .. } = table.set(id, Some(at(100))) else {
+            panic!()
+        };
+        assert_ne!(generation, old);
+        assert_eq!(table.fire(id, at(100), old), (TimerFire::Ignore, Some('b')));
+        assert_eq!(
+            table.fire(id, at(100), generation),
+            (TimerFire::Expired, Some('b'))
+        );
     }
 
     #[test]

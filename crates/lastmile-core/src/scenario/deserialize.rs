@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::error::{did_you_mean, join, path_string, ScenarioError, Seg};
-use super::model::Scenario;
+use super::model::{AgentChoice, BaseStations, Scenario};
 
 /// A raw failure: where serde stopped and what it said.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,8 +43,8 @@ pub(crate) fn deserialize(doc: &Value) -> Result<Scenario, ScenarioError> {
     Ok(scenario)
 }
 
-/// Every internally tagged table of `s` (`errors`, `reverse_errors`, `app`) with its path,
-/// serialized back.
+/// Every internally tagged table of `s` (`errors`, `reverse_errors`, `app`, an agent
+/// written as a table) with its path, serialized back.
 fn tagged_tables(s: &Scenario) -> Vec<(Vec<Seg>, Value)> {
     let key = |k: &str| Seg::Key(k.to_string());
     let mut out = Vec::new();
@@ -72,6 +72,24 @@ fn tagged_tables(s: &Scenario) -> Vec<(Vec<Seg>, Value)> {
     for (i, f) in s.flows.iter().enumerate() {
         if let Ok(v) = serde_json::to_value(&f.app) {
             out.push((vec![key("flow"), Seg::Index(i), key("app")], v));
+        }
+    }
+    let agents: Vec<(Vec<Seg>, &AgentChoice)> = match &s.base_station {
+        BaseStations::One(one) => vec![(vec![key("base_station"), key("agent")], &one.agent)],
+        BaseStations::Many(list) => list
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                (
+                    vec![key("base_station"), Seg::Index(i), key("agent")],
+                    &b.agent,
+                )
+            })
+            .collect(),
+    };
+    for (path, choice) in agents {
+        if let (AgentChoice::Table(_), Ok(v)) = (choice, serde_json::to_value(choice)) {
+            out.push((path, v));
         }
     }
     out

@@ -69,6 +69,17 @@ impl ScenarioError {
         self
     }
 
+    /// The same error with its path placed under `prefix` (a check that knows only its own
+    /// table's keys reports `bytes`; its caller makes that `flow[0].app.bytes`).
+    pub(crate) fn under(mut self, prefix: &str) -> Self {
+        self.path = match (self.path.is_empty(), self.path.starts_with('[')) {
+            (true, _) => prefix.to_string(),
+            (false, true) => format!("{prefix}{}", self.path),
+            (false, false) => format!("{prefix}.{}", self.path),
+        };
+        self
+    }
+
     pub(crate) fn in_file(mut self, file: &str) -> Self {
         self.file = file.to_string();
         self

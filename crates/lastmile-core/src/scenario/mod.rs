@@ -7,6 +7,7 @@
 //! `json_schema` exports the same structure for editors; `resolve_topology` expands it into
 //! nodes and links for the builder.
 
+mod base_station;
 mod deserialize;
 mod document;
 mod error;
@@ -15,11 +16,12 @@ pub mod model;
 mod overrides;
 mod schema;
 mod topology;
-mod validate;
+pub(crate) mod validate;
 
 #[cfg(test)]
 mod tests;
 
+pub(crate) use base_station::site;
 pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;

@@ -6,12 +6,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::{ItcpSpec, LleSpec, SnoopSpec, WtcpSpec};
+pub use super::base_station::{AgentChoice, BaseStationSpec, BaseStations, OneBaseStation};
+pub use crate::agents::AgentSpec;
+pub use crate::apps::AppSpec;
 use crate::error_model::ErrorModelSpec;
 pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
-/// A whole simulation: a topology, the base station's agent and the flows.
+/// A whole simulation: a topology, the base stations' agents and the flows.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -25,10 +27,12 @@ pub struct Scenario {
     pub stop_time: Duration,
     /// The network: a preset (`chain`, `wlan`, `adhoc`) or explicit nodes and links.
     pub topology: Topology,
-    /// The TCP-aware agent on the base station, if any. Default: none (plain IP
+    /// The base stations and their TCP-aware agents: `[[base_station]]` entries (`node`,
+    /// `agent = { kind = "snoop", ... }`), or the `[base_station]` table for one (`agent =
+    /// "snoop"` with its settings in `[base_station.snoop]`). Default: none (plain IP
     /// forwarding).
     #[serde(default)]
-    pub base_station: BaseStation,
+    pub base_station: BaseStations,
     /// The flows: one application over one TCP connection each.
     #[serde(rename = "flow")]
     pub flows: Vec<FlowSpec>,
@@ -94,11 +98,12 @@ pub enum MacKind {
     /// A shared half-duplex cell with FAMA-NCS (Fullmer & Garcia-Luna-Aceves): non-persistent
     /// carrier sensing, RTS/CTS with a dominant CTS, no MAC ACK; with `link = "tulip"` and
     /// `tulip.mac_acceleration`, TULIP's LACK goes inside the floor (TULIP §3.3). The PHY
-    /// keys (`phy`, `rate`, `basic_rate`, `preamble`) apply; its constants are fixed: τ =
-    /// 1 µs (802.11 aAirPropagationTime), ξ = 5 µs (802.11 DSSS aRxTxTurnaroundTime), RTS
-    /// 20 bytes, CTS the shortest length with CTS ≥ RTS + 2τ + ξ (21 bytes at 1 Mbps),
-    /// backoff 1 + U[0, cw] slots with cw from 31 doubling to 1023 (the 802.11 values; the
-    /// papers give none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit).
+    /// keys (`phy`, `rate`, `basic_rate`, `preamble`) apply; its constants: τ = 1 µs (802.11
+    /// aAirPropagationTime), ξ = 5 µs (802.11 DSSS aRxTxTurnaroundTime), RTS 20 bytes, CTS
+    /// the shortest length with CTS ≥ RTS + 2τ + ξ (21 bytes at 1 Mbps), backoff 1 + U[0, cw]
+    /// slots of 20 µs with cw from 31 doubling to 1023 (the 802.11 values; the papers give
+    /// none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit). The `fama`
+    /// table changes the slot, the backoff windows and the CTS length.
     Fama,
 }
 
@@ -203,8 +208,8 @@ impl Default for TulipSpec {
 /// keys apply: every link takes `name`, `from`, `to`, `rate`, `delay`, `queue`,
 /// `overhead`, `errors`, `reverse_errors`, `wireless`; a cell adds the PHY keys `phy`,
 /// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
-/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` has no keys of
-/// its own (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
+/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` the `fama`
+/// table (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
 /// takes `link_retry_limit`, `link = "tulip"` the `tulip` table.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -268,72 +273,32 @@ pub struct LinkSpec {
     /// `link = "tulip"`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`.
     /// Default: the paper's (TULIP §5: W = 8, MAC acceleration on).
     pub tulip: Option<TulipSpec>,
+    /// `mac = "fama"`: the FAMA-NCS constants neither TULIP nor the FAMA-NCS papers'
+    /// abstracts fix, for sensitivity runs, e.g. `{ slot = "354us", cw_min = 7 }`. Default:
+    /// none (each constant as listed under `mac = "fama"`).
+    pub fama: Option<FamaSpec>,
+}
+
+/// FAMA-NCS's settings (`mac = "fama"`), for sensitivity runs: each key left out keeps the
+/// constant listed under `mac = "fama"`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FamaSpec {
+    /// The backoff slot: a backoff is 1 + U[0, cw] slots. Default "20us" (the 802.11 DSSS
+    /// slot).
+    pub slot: Option<Duration>,
+    /// The initial backoff window in slots, 2^k - 1. Default 31 (802.11 aCWmin).
+    pub cw_min: Option<u32>,
+    /// The largest backoff window in slots, 2^k - 1, at most 65535. Default 1023 (802.11
+    /// aCWmax).
+    pub cw_max: Option<u32>,
+    /// The CTS length in bytes; it must last at least the RTS plus 2τ + ξ (CTS dominance),
+    /// and be at most 2346 bytes. Default: the shortest that does (21 bytes at 1 Mbps).
+    pub cts_bytes: Option<u32>,
 }
 
 fn default_queue() -> QueueLimit {
     QueueLimit::Packets(100)
-}
-
-/// The TCP-aware agent on the base station's forwarding path.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AgentKind {
-    /// Plain IP forwarding.
-    #[default]
-    None,
-    /// Snoop: caches segments, retransmits locally on duplicate ACKs and timeouts, and
-    /// suppresses the duplicate ACKs it expects (TULIP §2, §4). Settings: `[base_station.snoop]`.
-    Snoop,
-    /// WTCP: buffers segments, sends them within its own wireless window, retransmits
-    /// locally and rewrites timestamps to hide its residence time (WTCP §3–4). Settings:
-    /// `[base_station.wtcp]`.
-    Wtcp,
-    /// I-TCP: splits the connection at the base station (breaks end-to-end semantics).
-    /// Settings: `[base_station.itcp]`.
-    Itcp,
-    /// LLE-TCP (Kliazovich et al. §3): the ARQ agent on `base_station.node`, which must be
-    /// a member of a wireless cell and the wireless sender — the base station / access
-    /// point, or in `adhoc` the sending node (`node = "n1"`). An ARQ client goes
-    /// automatically on the receiving node (`dst`) of every flow that ends across the cell
-    /// from it. Settings: `[base_station.lle]`.
-    Lle,
-}
-
-impl AgentKind {
-    /// The name as written in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::None => "none",
-            AgentKind::Snoop => "snoop",
-            AgentKind::Wtcp => "wtcp",
-            AgentKind::Itcp => "itcp",
-            AgentKind::Lle => "lle",
-        }
-    }
-}
-
-/// The base station and its agent. Only the selected agent's settings table may be given.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BaseStation {
-    /// The agent. Default "none".
-    #[serde(default)]
-    pub agent: AgentKind,
-    /// The node that is the base station (for LLE-TCP: the wireless sender, e.g. "ap" in
-    /// `wlan`, "n1" in `adhoc`). Default "bs".
-    pub node: Option<String>,
-    /// Snoop's settings (with `agent = "snoop"`). Default: each key's default, as TULIP §4
-    /// ran it.
-    pub snoop: Option<SnoopSpec>,
-    /// WTCP's settings (with `agent = "wtcp"`). Default: each key's default (WTCP §4 and
-    /// Table I).
-    pub wtcp: Option<WtcpSpec>,
-    /// I-TCP's settings (with `agent = "itcp"`). Default: each key's default (WTCP §4 and
-    /// Table I).
-    pub itcp: Option<ItcpSpec>,
-    /// LLE-TCP's settings (with `agent = "lle"`). Default: each key's default (LLE-TCP §3.3
-    /// and §4.4).
-    pub lle: Option<LleSpec>,
 }
 
 /// One application over one TCP connection from `src` to `dst`.
@@ -361,54 +326,4 @@ pub struct FlowSpec {
     /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
     /// source.
     pub app: AppSpec,
-}
-
-/// The application at the flow's source.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AppSpec {
-    /// Write `bytes` at once and close: a bulk transfer (FTP in the seeds).
-    Bulk {
-        /// The transfer size.
-        bytes: ByteSize,
-    },
-    /// Write `packet_size` bytes at exponentially distributed intervals, averaging `rate`,
-    /// until `bytes` have been written (TULIP §5: a Poisson source offering 1 Mbps).
-    Poisson {
-        /// The mean offered rate.
-        rate: Rate,
-        /// The size of each write. Default "1400B".
-        #[serde(default = "default_poisson_packet")]
-        packet_size: ByteSize,
-        /// The total to write before closing.
-        bytes: ByteSize,
-    },
-    /// A saturating UDP source: keeps its interface queue non-empty with `packet_size`
-    /// datagrams for `duration`; the sink counts what arrives (for MAC tests). The source
-    /// must sit on a wireless cell.
-    UdpSaturate {
-        /// UDP payload per datagram. Default "1472B" (a 1500-byte IP datagram).
-        #[serde(default = "default_udp_packet")]
-        packet_size: ByteSize,
-        /// How long the source sends.
-        duration: Duration,
-    },
-}
-
-fn default_udp_packet() -> ByteSize {
-    ByteSize(1472)
-}
-
-fn default_poisson_packet() -> ByteSize {
-    ByteSize(1400)
-}
-
-impl AppSpec {
-    /// The total bytes the application will write.
-    pub fn total_bytes(&self) -> u64 {
-        match self {
-            AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
-            AppSpec::UdpSaturate { .. } => 0,
-        }
-    }
 }

@@ -181,6 +181,42 @@ fn scenario_explicit_topology_errors_name_the_entry() {
     assert_eq!(e.path, "topology.wired.from");
 }
 
+#[test]
+fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
+    let fama = ["topology.wireless.mac=fama"];
+    let s = load(
+        CHAIN,
+        &[
+            fama[0],
+            "topology.wireless.fama={ slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }",
+        ],
+    )
+    .unwrap();
+    let cell = s.topology.wireless.as_ref().expect("chain's wireless hop");
+    let cfg = crate::wireless::cell_config::fama_config(cell);
+    assert_eq!(cfg.phy.slot, crate::engine::SimDuration::from_micros(354));
+    assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (7, 255, 40));
+    // A CTS as short as the RTS breaks dominance (CTS >= RTS + 2τ + ξ): refused at its key.
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=20"]);
+    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
+    assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=4294967295"]);
+    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_max=1048575"]);
+    assert_eq!(e.path, "topology.wireless.fama.cw_max", "{e}");
+    // Only over FAMA-NCS.
+    let e = chain_err(&[
+        "topology.wireless.mac=dcf",
+        "topology.wireless.fama.cw_min=7",
+    ]);
+    assert_eq!(e.path, "topology.wireless.fama", "{e}");
+    // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
+    let s = load(CHAIN, &fama).unwrap();
+    let cfg = crate::wireless::cell_config::fama_config(s.topology.wireless.as_ref().unwrap());
+    assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
+}
+
 /// The issue's list (issue 18, item 1): every one of these used to saturate to
 /// u64::MAX ns and end the run in "simulated time overflow".
 const HUGE_TIMES: &[(&[&str], &str)] = &[
@@ -210,6 +246,7 @@ const HUGE_TIMES: &[(&[&str], &str)] = &[
     (&TULIP_CELL, "topology.wireless.tulip.t_c"),
     (&TULIP_CELL, "topology.wireless.tulip.t_tr"),
     (&TULIP_CELL, "topology.wireless.tulip.tau"),
+    (&TULIP_CELL, "topology.wireless.fama.slot"),
 ];
 
 const TULIP_CELL: [&str; 2] = ["topology.wireless.mac=fama", "topology.wireless.link=tulip"];

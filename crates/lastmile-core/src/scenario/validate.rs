@@ -12,15 +12,11 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::error_model::ErrorModelSpec;
-use crate::units::{QueueLimit, DURATION_MAX};
+use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
-use crate::wireless::mac::fama::FamaConfig;
 
 use super::error::ScenarioError;
-use super::model::{
-    AckPolicy, AgentKind, AppSpec, BaseStation, FlowSpec, LinkLayerKind, LinkSpec, MacKind,
-    Scenario, TcpSpec,
-};
+use super::model::{AckPolicy, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario, TcpSpec};
 use super::topology::{
     check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
 };
@@ -79,7 +75,7 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         check_link("topology.wireless", &cell.spec)?;
         check_cell("topology.wireless", &cell.spec)?;
     }
-    check_base_station(s, &topo)?;
+    super::base_station::check_base_stations(s, &topo)?;
     if s.flows.is_empty() {
         return Err(ScenarioError::bad_value(
             "flow",
@@ -145,8 +141,10 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
         }
         MacKind::Fama => {
-            let cfg = FamaConfig::with_phy(crate::wireless::cell_config::phy_config(spec));
-            cfg.validate().err().map(|e| (e.field, e.expected, cfg.phy))
+            let cfg = crate::wireless::cell_config::fama_constants(spec);
+            cfg.validate()
+                .err()
+                .map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
         MacKind::P2p | MacKind::Ideal => None,
     };
@@ -164,6 +162,31 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             expected,
         ));
     }
+    if let Some(f) = &spec.fama {
+        // Bounds that keep every FAMA-NCS time finite: an 802.11 frame's largest size, and a
+        // window of at most 2^16 slots.
+        if let Some(b) = f.cts_bytes.filter(|&b| b > 2346) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cts_bytes"),
+                b.to_string(),
+                "at most 2346 bytes (the largest 802.11 frame)",
+            ));
+        }
+        if let Some(w) = f.cw_max.filter(|&w| w > 65_535) {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.fama.cw_max"),
+                w.to_string(),
+                "at most 65535 slots",
+            ));
+        }
+    }
+    if spec.fama.is_some() && spec.mac != MacKind::Fama {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.fama"),
+            "a table".into(),
+            "no `fama` table unless mac = \"fama\"",
+        ));
+    }
     if spec.link_retry_limit == Some(0) {
         return Err(ScenarioError::bad_value(
             format!("{path}.link_retry_limit"),
@@ -172,6 +195,17 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
         ));
     }
     Ok(())
+}
+
+/// Where a FAMA-NCS constant is set in a scenario: the `fama` table's key.
+fn fama_field(field: &'static str) -> &'static str {
+    match field {
+        "cts_bytes" => "fama.cts_bytes",
+        "cw_min/cw_max" => "fama.cw_min/cw_max",
+        "cw_min" => "fama.cw_min",
+        "phy.slot" => "fama.slot",
+        other => other,
+    }
 }
 
 /// `tulip = { window, mac_acceleration }`: only with `link = "tulip"`, W in TULIP's range.
@@ -221,174 +255,6 @@ fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioEr
     })
 }
 
-fn check_base_station(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
-    let bs = &s.base_station;
-    check_agent_settings(bs)?;
-    // An agent needs a node to sit on; a named node must exist even without one.
-    if bs.agent == AgentKind::None && bs.node.is_none() {
-        return Ok(());
-    }
-    let name = bs.node.as_deref().unwrap_or("bs");
-    let Some(node) = topo.node_index(name) else {
-        let mut e = unknown_node("base_station.node".into(), name, &topo.nodes);
-        if bs.node.is_none() {
-            e.value = Some(format!("\"{name}\" (the default)"));
-        }
-        if bs.agent == AgentKind::Lle {
-            e.expected = format!(
-                "{}; for agent = \"lle\" name the wireless sender (the access point, or the \
-                 sending node in adhoc, e.g. node = \"n1\")",
-                e.expected
-            );
-        }
-        return Err(e);
-    };
-    if bs.agent == AgentKind::Lle {
-        check_lle_placement(s, topo, name, node)?;
-    }
-    Ok(())
-}
-
-/// LLE-TCP needs the MAC's TxSuccess / TxFailure: its node must be a cell member, and some
-/// flow must end at another member of that cell (where the ARQ client goes).
-fn check_lle_placement(
-    s: &Scenario,
-    topo: &ResolvedTopology,
-    name: &str,
-    node: usize,
-) -> Result<(), ScenarioError> {
-    let Some(cell) = topo.cells.iter().find(|c| c.members.contains(&node)) else {
-        return Err(ScenarioError::bad_value(
-            "base_station.node",
-            format!("\"{name}\""),
-            "a member of a wireless cell (a wireless hop with mac = \"ideal\", \"dcf\" or \
-             \"fama\"): LLE-TCP acts on the MAC's TxSuccess / TxFailure",
-        ));
-    };
-    if cell.spec.mac != MacKind::Dcf {
-        return Err(ScenarioError::bad_value(
-            "base_station.agent",
-            "\"lle\"".into(),
-            format!(
-                "a cell whose MAC acknowledges its frames (mac = \"dcf\"); cell \"{}\" runs \
-                 mac = {}, whose TxSuccess only says the frame went out, so a generated \
-                 ACK could acknowledge data the receiver never got (LLE-TCP §3.1 needs ARQ at \
-                 the link layer)",
-                cell.name,
-                written_name(&cell.spec.mac)
-            ),
-        ));
-    }
-    let served = s.flows.iter().any(|f| {
-        topo.node_index(&f.dst)
-            .is_some_and(|d| d != node && cell.members.contains(&d))
-    });
-    if !served {
-        return Err(ScenarioError::problem(
-            "base_station.node",
-            format!(
-                "agent = \"lle\" on \"{name}\" but no flow ends at another member of its \
-                 cell \"{}\"; LLE-TCP serves flows whose data crosses the cell from \
-                 \"{name}\" to their dst (where the ARQ client goes)",
-                cell.name
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Only the selected agent's table may be given, and its values must make sense.
-fn check_agent_settings(bs: &BaseStation) -> Result<(), ScenarioError> {
-    let given = [
-        (AgentKind::Snoop, bs.snoop.is_some()),
-        (AgentKind::Wtcp, bs.wtcp.is_some()),
-        (AgentKind::Itcp, bs.itcp.is_some()),
-        (AgentKind::Lle, bs.lle.is_some()),
-    ];
-    for (kind, present) in given {
-        if present && bs.agent != kind {
-            return Err(ScenarioError::problem(
-                format!("base_station.{}", kind.name()),
-                format!(
-                    "settings for agent \"{}\" but base_station.agent = \"{}\"; remove the \
-                     table or set agent = \"{}\"",
-                    kind.name(),
-                    bs.agent.name(),
-                    kind.name()
-                ),
-            ));
-        }
-    }
-    if let Some(sn) = &bs.snoop {
-        let p = "base_station.snoop";
-        if sn.dupack_threshold == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.dupack_threshold"),
-                "0".into(),
-                "at least 1 duplicate ACK",
-            ));
-        }
-        if !(1..=TIMEOUT_FACTOR_MAX).contains(&sn.timeout_factor) {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.timeout_factor"),
-                sn.timeout_factor.to_string(),
-                format!("a whole number from 1 to {TIMEOUT_FACTOR_MAX}"),
-            ));
-        }
-        if sn.persist.sim().is_zero() {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.persist"),
-                format!("\"{}\"", sn.persist),
-                "a time greater than zero",
-            ));
-        }
-        if sn.cache_packets == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.cache_packets"),
-                "0".into(),
-                "at least 1 segment",
-            ));
-        }
-    }
-    if let Some(w) = &bs.wtcp {
-        let p = "base_station.wtcp";
-        if w.window == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.window"),
-                "0".into(),
-                "at least 1 segment",
-            ));
-        }
-        for (field, d) in [("clock", w.clock), ("source_clock", w.source_clock)] {
-            if d.sim().is_zero() {
-                return Err(ScenarioError::bad_value(
-                    format!("{p}.{field}"),
-                    format!("\"{d}\""),
-                    "a time greater than zero",
-                ));
-            }
-        }
-        if !(1.0..=f64::from(TIMEOUT_FACTOR_MAX)).contains(&w.timeout_factor) {
-            return Err(ScenarioError::bad_value(
-                format!("{p}.timeout_factor"),
-                w.timeout_factor.to_string(),
-                format!("a number from 1 to {TIMEOUT_FACTOR_MAX}"),
-            ));
-        }
-    }
-    if let Some(i) = &bs.itcp {
-        check_tcp("base_station.itcp.tcp", &i.tcp)?;
-        if i.buffer < i.tcp.mss {
-            return Err(ScenarioError::bad_value(
-                "base_station.itcp.buffer",
-                format!("\"{}\"", i.buffer),
-                format!("room for at least one segment (mss = {})", i.tcp.mss),
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn check_flow(
     path: &str,
     f: &FlowSpec,
@@ -419,10 +285,11 @@ fn check_flow(
         ));
     }
     check_tcp(&format!("{path}.tcp"), &f.tcp)?;
-    check_app(&format!("{path}.app"), &f.app)
+    f.app.check().map_err(|e| e.under(&format!("{path}.app")))
 }
 
-fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
+/// TCP settings at `path` (a flow's `tcp`, or an agent's own TCP).
+pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     let bad = |field: &str, value: String, expected: String| {
         Err(ScenarioError::bad_value(
             format!("{path}.{field}"),
@@ -495,69 +362,6 @@ fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             q(&t.delack_timeout),
             "a time greater than zero with ack = \"delayed\"".into(),
         );
-    }
-    Ok(())
-}
-
-fn check_app(path: &str, app: &AppSpec) -> Result<(), ScenarioError> {
-    if let AppSpec::UdpSaturate {
-        packet_size,
-        duration,
-    } = app
-    {
-        if packet_size.bytes() == 0 || packet_size.bytes() > 65_507 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.packet_size"),
-                format!("\"{}B\"", packet_size.bytes()),
-                "1B to 65507B (a UDP payload in an IPv4 datagram)",
-            ));
-        }
-        if duration.sim().is_zero() {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.duration"),
-                format!("\"{duration}\""),
-                "a time greater than zero",
-            ));
-        }
-        return Ok(());
-    }
-    if app.total_bytes() == 0 {
-        return Err(ScenarioError::bad_value(
-            format!("{path}.bytes"),
-            "\"0B\"".into(),
-            "a size greater than zero",
-        ));
-    }
-    if let AppSpec::Poisson {
-        rate, packet_size, ..
-    } = app
-    {
-        if packet_size.bytes() == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.packet_size"),
-                "\"0B\"".into(),
-                "at least 1B",
-            ));
-        }
-        if rate.bps() == 0 {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.rate"),
-                format!("\"{}bps\"", rate.bps()),
-                "a positive rate (e.g. \"1Mbps\")",
-            ));
-        }
-        // The mean gap between writes feeds an exponential draw added to the clock.
-        let gap = crate::engine::SimDuration::transmission(packet_size.bytes() * 8, rate.bps());
-        if gap > DURATION_MAX {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.rate"),
-                format!("\"{rate}\""),
-                format!(
-                    "a rate at which one write of packet_size ({packet_size}) takes at most \
-                     {DURATION_MAX} on average"
-                ),
-            ));
-        }
     }
     Ok(())
 }

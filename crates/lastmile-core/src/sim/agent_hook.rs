@@ -1,34 +1,37 @@
 //! The world's side of base-station agents: the hook in `World::on_arrive` hands every
 //! transit packet at an agent's node to the agent, then applies its outbox — the verdict
-//! on the packet, the packets it sends, its trace records — and re-arms its timer.
+//! on the packet, the packets it sends, its trace records — and re-arms its timer. Every
+//! call into an agent goes through `World::call_agent`, once; agents are found by node in
+//! constant time (`AgentHooks::at`).
 //!
 //! **Which side a packet came from** is decided by where it is going: a packet whose next
 //! hop from the base station crosses a wireless-marked link came from the wired side, any
 //! other from the wireless side. On a base station with one wired and one wireless
 //! interface this is the interface it arrived on, and it leaves the `Arrive` event as it is.
 //!
-//! Agents that ask for them (LLE-TCP) also get, on their node: the MAC's `TxSuccess` /
-//! `TxFailure` for each data frame of their station with the datagram it carried
-//! (`on_agent_link`, called by the cell), and — on an end host — the packets of the local
+//! Agents that ask for them (`Agent::wants_link_signals`: LLE-TCP, Snoop) also get, on their
+//! node, the MAC's `TxSuccess` / `TxFailure` for each data frame of their station with the
+//! datagram it carried (`on_agent_link`, called by the cell); those that ask for them
+//! (`Agent::wants_local_packets`: LLE-TCP) get, on an end host, the packets of the local
 //! TCP (`on_agent_local`): those it sends, before they are routed into the link layer, and
 //! those for it, before it sees them. A packet an agent sends to its own node's address is
 //! delivered to the local TCP directly (LLE-TCP §3.1: in ad hoc the generated ACK is
 //! "locally delivered to the TCP layer"), without being shown to the agent again.
 //!
-//! In debug builds every agent's liveness invariant (`AnyAgent::check`) is verified after
+//! In debug builds every agent's liveness invariant (`Agent::check`) is verified after
 //! each input; a violation ends the run with `SimError::Invariant`, so tests that run whole
 //! scenarios catch a state that would stall a flow where it arises.
 
 use crate::agents::{
     AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, LocalDir, Side, Verdict,
 };
-use crate::engine::{SimTime, TimerAction, TimerFire, TimerSlot};
-use crate::ids::NodeId;
+use crate::engine::{SimTime, TimerId};
+use crate::ids::{AgentId, NodeId};
 use crate::metrics::{AgentSummary, TraceTable};
 use crate::packet::{Packet, PacketId, DEFAULT_TTL};
 use crate::wireless::signals::MacSignal;
 
-use super::world::{Event, PacketSlot, World};
+use super::world::{PacketSlot, World};
 use super::SimError;
 
 /// An agent placed on a node, with its timer.
@@ -36,21 +39,42 @@ use super::SimError;
 pub struct AgentHost {
     pub node: NodeId,
     pub agent: AnyAgent,
-    pub timer: TimerSlot,
+    pub timer: TimerId,
 }
 
-/// The world's agents, their reusable outbox and the `agent_rtt` trace.
+/// The world's agents (indexed by `AgentId`), which node holds which, their reusable
+/// outbox and the `agent_rtt` trace.
 #[derive(Debug, Default)]
 pub struct AgentHooks {
     pub hosts: Vec<AgentHost>,
+    /// The agent on each node (indexed by `NodeId`; shorter when the last nodes hold none).
+    by_node: Vec<Option<AgentId>>,
     pub trace: AgentTraceColumns,
     outbox: AgentOutbox,
 }
 
+/// What an agent is shown: a transit packet still in the arena, or an input that carries
+/// its own packet.
+enum Shown<'a> {
+    Transit { side: Side, slot: PacketSlot },
+    Input(AgentInput<'a>),
+}
+
 impl AgentHooks {
-    /// The index of the agent on `node`, if any.
-    pub fn at(&self, node: NodeId) -> Option<usize> {
-        self.hosts.iter().position(|h| h.node == node)
+    /// Places `agent` on `node` with timer `timer` (taken from the world's timer table).
+    pub fn place(&mut self, node: NodeId, agent: AnyAgent, timer: TimerId) -> AgentId {
+        let id = AgentId(self.hosts.len() as u32);
+        self.hosts.push(AgentHost { node, agent, timer });
+        if self.by_node.len() <= node.index() {
+            self.by_node.resize(node.index() + 1, None);
+        }
+        self.by_node[node.index()] = Some(id);
+        id
+    }
+    /// The agent on `node`, if any.
+    #[inline]
+    pub fn at(&self, node: NodeId) -> Option<AgentId> {
+        self.by_node.get(node.index()).copied().flatten()
     }
     /// The agent's metrics: the first agent's, with the LLE-TCP counters of every host
     /// (the ARQ agent and its clients) summed.
@@ -63,10 +87,10 @@ impl AgentHooks {
         }
         Some(first)
     }
-    /// The index of the agent on `node` that wants the local TCP's packets, if any.
-    pub fn local_at(&self, node: NodeId) -> Option<usize> {
+    /// The agent on `node` that wants the local TCP's packets, if any.
+    pub fn local_at(&self, node: NodeId) -> Option<AgentId> {
         self.at(node)
-            .filter(|&i| self.hosts[i].agent.wants_local_packets())
+            .filter(|&i| self.hosts[i.index()].agent.wants_local_packets())
     }
     pub fn take_trace_table(&mut self) -> Option<TraceTable> {
         std::mem::take(&mut self.trace).into_table()
@@ -74,11 +98,38 @@ impl AgentHooks {
 }
 
 impl World {
+    /// The one way into an agent: take the reusable outbox, hand the agent its input, let
+    /// `then` act on the verdict (the caller's part: forward or discard the packet shown),
+    /// apply the outbox (its packets, trace records, the invariant check, its timer) and
+    /// put the outbox back. Returns the verdict.
+    fn call_agent(
+        &mut self,
+        now: SimTime,
+        agent: AgentId,
+        shown: Shown<'_>,
+        then: impl FnOnce(&mut World, Verdict) -> Result<(), SimError>,
+    ) -> Result<Verdict, SimError> {
+        let mut out = std::mem::take(&mut self.agents.outbox);
+        out.clear();
+        let host = &mut self.agents.hosts[agent.index()].agent;
+        match shown {
+            Shown::Transit { side, slot } => {
+                let packet = self.packets.get_mut(slot);
+                host.handle(now, AgentInput::Packet { side, packet }, &mut out);
+            }
+            Shown::Input(input) => host.handle(now, input, &mut out),
+        }
+        let verdict = out.verdict;
+        let result = then(self, verdict).and_then(|()| self.apply_agent_outbox(now, agent, &out));
+        self.agents.outbox = out;
+        result.map(|()| verdict)
+    }
+
     /// Shows a transit packet to the agent on `node` and applies its decision.
     pub(super) fn on_agent_packet(
         &mut self,
         now: SimTime,
-        agent: usize,
+        agent: AgentId,
         node: NodeId,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
@@ -86,22 +137,15 @@ impl World {
         let Some(side) = self.side_of(node, dst) else {
             return self.route_from(now, node, slot); // No route: counted as such.
         };
-        let mut out = std::mem::take(&mut self.agents.outbox);
-        out.clear();
-        let packet = self.packets.get_mut(slot);
-        self.agents.hosts[agent]
-            .agent
-            .handle(now, AgentInput::Packet { side, packet }, &mut out);
-        let result = match out.verdict {
-            Verdict::Forward => self.route_from(now, node, slot),
+        let shown = Shown::Transit { side, slot };
+        self.call_agent(now, agent, shown, |world, verdict| match verdict {
+            Verdict::Forward => world.route_from(now, node, slot),
             Verdict::Drop | Verdict::Consume => {
-                self.packets.remove(slot);
+                world.packets.remove(slot);
                 Ok(())
             }
-        };
-        let result = result.and_then(|()| self.apply_agent_outbox(now, agent, &out));
-        self.agents.outbox = out;
-        result
+        })?;
+        Ok(())
     }
 
     /// Shows a packet of the local TCP on `node` to its agent; false if the agent dropped
@@ -109,76 +153,36 @@ impl World {
     pub(super) fn on_agent_local(
         &mut self,
         now: SimTime,
-        agent: usize,
+        agent: AgentId,
         dir: LocalDir,
         packet: &mut Packet,
     ) -> Result<bool, SimError> {
-        let mut out = std::mem::take(&mut self.agents.outbox);
-        out.clear();
-        self.agents.hosts[agent]
-            .agent
-            .handle(now, AgentInput::Local { dir, packet }, &mut out);
-        let keep = out.verdict == Verdict::Forward;
-        let result = self.apply_agent_outbox(now, agent, &out);
-        self.agents.outbox = out;
-        result.map(|()| keep)
+        let shown = Shown::Input(AgentInput::Local { dir, packet });
+        let verdict = self.call_agent(now, agent, shown, |_, _| Ok(()))?;
+        Ok(verdict == Verdict::Forward)
     }
 
     /// A MAC signal for a data frame of the station on the agent's node.
     pub(super) fn on_agent_link(
         &mut self,
         now: SimTime,
-        agent: usize,
+        agent: AgentId,
         signal: MacSignal,
         packet: &Packet,
     ) -> Result<(), SimError> {
-        // Snoop also sees its interface's transmissions, for its persist timer's idle test
-        // (agents::snoop module notes).
-        let host = &self.agents.hosts[agent].agent;
-        if !(host.wants_link_signals() || matches!(host, AnyAgent::Snoop(_))) {
+        if !self.agents.hosts[agent.index()].agent.wants_link_signals() {
             return Ok(());
         }
-        let mut out = std::mem::take(&mut self.agents.outbox);
-        out.clear();
-        self.agents.hosts[agent].agent.handle(
-            now,
-            AgentInput::Link {
-                signal,
-                packet: Some(packet),
-            },
-            &mut out,
-        );
-        let result = self.apply_agent_outbox(now, agent, &out);
-        self.agents.outbox = out;
-        result
+        let packet = Some(packet);
+        let shown = Shown::Input(AgentInput::Link { signal, packet });
+        self.call_agent(now, agent, shown, |_, _| Ok(()))?;
+        Ok(())
     }
 
-    pub(super) fn on_agent_timer(
-        &mut self,
-        now: SimTime,
-        agent: usize,
-        generation: u32,
-    ) -> Result<(), SimError> {
-        match self.agents.hosts[agent].timer.fire(now, generation) {
-            TimerFire::Ignore => Ok(()),
-            TimerFire::Rearm { at, generation } => self.schedule(
-                at,
-                Event::AgentTimer {
-                    agent: agent as u32,
-                    generation,
-                },
-            ),
-            TimerFire::Expired => {
-                let mut out = std::mem::take(&mut self.agents.outbox);
-                out.clear();
-                self.agents.hosts[agent]
-                    .agent
-                    .handle(now, AgentInput::Timer, &mut out);
-                let result = self.apply_agent_outbox(now, agent, &out);
-                self.agents.outbox = out;
-                result
-            }
-        }
+    /// The agent's timer expired.
+    pub(super) fn on_agent_timer(&mut self, now: SimTime, agent: AgentId) -> Result<(), SimError> {
+        self.call_agent(now, agent, Shown::Input(AgentInput::Timer), |_, _| Ok(()))?;
+        Ok(())
     }
 
     /// Wired side if the packet is heading onto a wireless hop — a wireless-marked link or a
@@ -203,10 +207,10 @@ impl World {
     fn apply_agent_outbox(
         &mut self,
         now: SimTime,
-        agent: usize,
+        agent: AgentId,
         out: &AgentOutbox,
     ) -> Result<(), SimError> {
-        let node = self.agents.hosts[agent].node;
+        let node = self.agents.hosts[agent.index()].node;
         for ev in &out.trace {
             self.agents.trace.push(now, ev);
         }
@@ -224,21 +228,11 @@ impl World {
             let slot = self.packets.insert(packet);
             self.route_from(now, node, slot)?;
         }
-        let host = &mut self.agents.hosts[agent];
+        let host = &self.agents.hosts[agent.index()];
         #[cfg(debug_assertions)]
         host.agent
             .check()
             .map_err(|e| SimError::Invariant(format!("at {:.6} s: {e}", now.as_secs_f64())))?;
-        if let TimerAction::Schedule { at, generation } = host.timer.set(host.agent.poll_timeout())
-        {
-            self.schedule(
-                at,
-                Event::AgentTimer {
-                    agent: agent as u32,
-                    generation,
-                },
-            )?;
-        }
-        Ok(())
+        self.arm(now, host.timer, host.agent.poll_timeout())
     }
 }

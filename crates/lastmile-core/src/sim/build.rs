@@ -4,26 +4,23 @@
 
 use crate::engine::FxHashMap;
 
-use crate::agents::{
-    AgentTraceColumns, AnyAgent, ItcpAgent, LleAgent, LleRole, SnoopAgent, WtcpAgent,
-};
-use crate::engine::{RngStream, SimDuration, SimTime, TimerSlot};
-use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
+use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, AgentKind, AppSpec, FlowSpec, ResolvedTopology, Scenario};
+use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
-use super::agent_hook::AgentHost;
 use super::cell::Cell;
-use super::flow::{AppState, Flow};
+use super::flow::Flow;
 use super::observe::{DataAccounting, Traces};
-use super::world::{Endpoint, Event, Link, Node, World};
+use super::world::{Endpoint, Link, Node, TimerOwner, World};
 use super::{RunOptions, SimError};
 
 /// The port every sink listens on; sources use 49152 + flow index (IANA dynamic range).
 pub const SINK_PORT: u16 = 5001;
-const SOURCE_PORT_BASE: u16 = 49152;
+pub(super) const SOURCE_PORT_BASE: u16 = 49152;
 
 /// The world of `scenario`, ready to run, and the topology it was built from.
 pub fn build(
@@ -75,9 +72,17 @@ pub fn build(
     let mut cell_members = Vec::with_capacity(topology.cells.len());
     for c in &topology.cells {
         let members: Vec<NodeId> = c.members.iter().map(|&i| NodeId(i as u32)).collect();
-        world
-            .cells
-            .push(Cell::new(&c.name, &c.spec, &members, flow_count, seed)?);
+        let id = crate::net::CellId(world.cells.len() as u32);
+        let cell = Cell::new(
+            id,
+            &c.name,
+            &c.spec,
+            &members,
+            flow_count,
+            seed,
+            &mut world.timers,
+        )?;
+        world.cells.push(cell);
         cell_members.push(members);
     }
     let pairs: Vec<(NodeId, NodeId)> = topology
@@ -92,8 +97,7 @@ pub fn build(
             .map(|i| NodeId(i as u32))
             .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
     };
-    add_agent(&mut world, scenario, options, seed, &node_index)?;
-    add_lle_clients(&mut world, scenario, &topology.cells, &node_index)?;
+    add_agents(&mut world, scenario, &topology, options, seed)?;
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
@@ -110,77 +114,68 @@ pub fn build(
     Ok((world, topology))
 }
 
-/// Places the scenario's base-station agent (if any) on its node.
-fn add_agent(
+/// Places every base station's agent on its node and, for an agent with a receiver client
+/// (LLE-TCP), one on the receiving node of every flow that ends across its cell.
+fn add_agents(
     world: &mut World,
     scenario: &Scenario,
+    topology: &ResolvedTopology,
     options: &RunOptions,
     seed: u64,
-    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
 ) -> Result<(), SimError> {
-    let bs = &scenario.base_station;
-    let agent = match bs.agent {
-        AgentKind::None => return Ok(()),
-        AgentKind::Snoop => AnyAgent::Snoop(SnoopAgent::new(bs.snoop.clone().unwrap_or_default())),
-        AgentKind::Wtcp => AnyAgent::Wtcp(WtcpAgent::new(bs.wtcp.clone().unwrap_or_default())),
-        AgentKind::Itcp => AnyAgent::Itcp(Box::new(ItcpAgent::new(
-            bs.itcp.clone().unwrap_or_default(),
-            RngStream::derive(seed, "agent/itcp/isn"),
-        ))),
-        AgentKind::Lle => AnyAgent::Lle(LleAgent::new(
-            LleRole::Agent,
-            bs.lle.clone().unwrap_or_default(),
-        )),
-    };
-    let node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
     world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
-    world.agents.hosts.push(AgentHost {
-        node,
-        agent,
-        timer: TimerSlot::default(),
-    });
+    let stations = scenario.base_stations();
+    for (index, bs) in stations.iter().enumerate() {
+        let name = bs.node_name();
+        let setup = AgentSetup {
+            seed,
+            index,
+            node: name,
+        };
+        let Some(agent) = bs.agent.spec().build(&setup) else {
+            continue;
+        };
+        let node = node_id(topology, name)?;
+        place_agent(world, node, agent);
+    }
+    for bs in &stations {
+        if bs.agent.spec().receiver_client().is_none() {
+            continue;
+        }
+        let name = bs.node_name();
+        let node = node_id(topology, name)?;
+        let site = crate::scenario::site(scenario, topology, name, node.index());
+        let Some(cell) = site.cell else {
+            return Err(SimError::Invalid(format!(
+                "base station \"{name}\": agent \"{}\" needs a member of a wireless cell",
+                bs.agent.spec().name()
+            )));
+        };
+        for dst in cell.receivers {
+            let dst = node_id(topology, dst)?;
+            if world.agents.at(dst).is_some() {
+                continue;
+            }
+            if let Some(client) = bs.agent.spec().receiver_client() {
+                place_agent(world, dst, client);
+            }
+        }
+    }
     Ok(())
 }
 
-/// LLE-TCP's ARQ clients: one on the `dst` of every flow that ends at another member of
-/// the ARQ agent's cell (LLE-TCP §3.1, Fig. 2).
-fn add_lle_clients(
-    world: &mut World,
-    scenario: &Scenario,
-    cells: &[crate::scenario::ResolvedCell],
-    node_index: &dyn Fn(&str) -> Result<NodeId, SimError>,
-) -> Result<(), SimError> {
-    let bs = &scenario.base_station;
-    if bs.agent != AgentKind::Lle {
-        return Ok(());
-    }
-    let agent_node = node_index(bs.node.as_deref().unwrap_or("bs"))?;
-    let Some(cell) = cells
-        .iter()
-        .find(|c| c.members.contains(&agent_node.index()))
-    else {
-        return Err(SimError::Invalid(
-            "base_station.node: LLE-TCP needs a member of a wireless cell".into(),
-        ));
-    };
-    for f in &scenario.flows {
-        let dst = node_index(&f.dst)?;
-        if dst == agent_node
-            || !cell.members.contains(&dst.index())
-            || world.agents.at(dst).is_some()
-        {
-            continue;
-        }
-        world.agents.hosts.push(AgentHost {
-            node: dst,
-            agent: AnyAgent::Lle(LleAgent::new(
-                LleRole::Client,
-                bs.lle.clone().unwrap_or_default(),
-            )),
-            timer: TimerSlot::default(),
-        });
-    }
-    Ok(())
+fn node_id(topology: &ResolvedTopology, name: &str) -> Result<NodeId, SimError> {
+    topology
+        .node_index(name)
+        .map(|i| NodeId(i as u32))
+        .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
+}
+
+/// Puts `agent` on `node`, with its timer.
+fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
+    let id = AgentId(world.agents.hosts.len() as u32);
+    let timer = world.timers.add(TimerOwner::Agent(id));
+    world.agents.place(node, agent, timer);
 }
 
 fn add_flow(
@@ -223,13 +218,14 @@ fn add_flow(
         (source_conn, src, dst_addr, true),
         (sink_conn, dst, src_addr, false),
     ] {
+        let endpoint = EndpointId(world.endpoints.len() as u32);
         world.endpoints.push(Endpoint {
             conn,
             node,
             remote,
             flow: id,
             is_source,
-            timer: TimerSlot::default(),
+            timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
     world.nodes[src.index()]
@@ -239,23 +235,9 @@ fn add_flow(
         .demux
         .insert((SINK_PORT, src_addr, src_port), sink);
 
-    let app = match &f.app {
-        AppSpec::Bulk { .. } => AppState::Bulk,
-        AppSpec::Poisson {
-            rate, packet_size, ..
-        } => AppState::Poisson {
-            packet_size: packet_size.bytes().max(1),
-            mean_gap: SimDuration::transmission(packet_size.bytes() * 8, rate.bps()),
-            rng: Box::new(RngStream::derive(seed, &format!("flow/{i}/app"))),
-        },
-        AppSpec::UdpSaturate {
-            packet_size,
-            duration,
-        } => AppState::UdpSaturate {
-            packet_size: packet_size.bytes().min(65_507) as u32,
-            duration: duration.sim(),
-        },
-    };
+    let start = SimTime::ZERO + f.start.sim();
+    let app = f.app.build(start, seed, i);
+    let app_timer = world.timers.add(TimerOwner::App(id));
     world.flows.push(Flow {
         name: f
             .name
@@ -265,6 +247,7 @@ fn add_flow(
         dst: f.dst.clone(),
         variant: f.tcp.recovery_kind().name(),
         app,
+        app_timer,
         source,
         sink,
         total_bytes: f.app.total_bytes(),
@@ -281,7 +264,7 @@ fn add_flow(
         longest_stall: SimDuration::ZERO,
         delay: Default::default(),
         done: false,
-        udp_stop: None,
     });
-    world.schedule(SimTime::ZERO + f.start.sim(), Event::FlowStart { flow: id })
+    let deadline = world.flows[i].app.poll_timeout();
+    world.arm(SimTime::ZERO, app_timer, deadline)
 }

@@ -189,7 +189,7 @@ impl Captures {
                         .map(|l| l.name.as_str())
                         .chain(world.cells.iter().map(|c| c.name.as_str()))
                         .collect();
-                    return Err(SimError::Invalid(format!(
+                    return Err(SimError::Option(format!(
                         "--pcap {name}: no link of that name; links are: {}",
                         known.join(", ")
                     )));

@@ -25,43 +25,44 @@
 //! - Frame lengths on the air (airtime is the MAC's; error-model bits here) come from
 //!   `AnyMac::frame_bytes`, FAMA's CTS being 21 bytes.
 //!
-//! One `TimerSlot` per MAC and per link layer; events carry (cell, member, link, generation).
-//! Carrier-sense updates touch only the members of the cell that hears the frame. The
-//! MAC's and link layers' configurations come from `wireless/cell_config.rs`.
+//! Members are addressed by stable `StationId`s (their index in `stations`, never reused)
+//! and their link layers by their index in the station's `links` (one per peer node, for
+//! the cell's lifetime): a node can `leave` the cell and `join` it again (as a new station)
+//! while events for its former membership are pending — those find it gone and do nothing.
+//! Every MAC and link layer has a timer in `World::timers`. Carrier-sense updates touch only
+//! the members of the cell that hears the frame. The MAC's and link layers' configurations
+//! come from `wireless/cell_config.rs`. `link.rs` drives IP → link layer → MAC, `air.rs`
+//! the medium.
+
+mod air;
+mod link;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::engine::{RngStream, SimDuration, SimTime, TimerAction, TimerFire, TimerSlot};
-use crate::ids::{FlowId, NodeId};
+use crate::engine::{FxHashMap, RngStream, SimDuration, SimTime, TimerId};
+use crate::ids::{NodeId, StationId};
 use crate::net::{CellId, DropTail};
-use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
+use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
     dcf_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config, tulip_config,
 };
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink};
-use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkInput, LinkOutput, NoLink, SawAcks};
-use crate::wireless::mac::{
-    AnyMac, Dcf, Fama, FrameKind, IdealConfig, IdealMac, MacFrame, MacInput, MacOutput, MacSignal,
-    ReplyDisposition,
-};
-use crate::wireless::medium::{FrameMeta, Medium, RxOutcome, TxId};
+use crate::wireless::link::{AnyLinkLayer, LinkFrame, NoLink, SawAcks};
+use crate::wireless::mac::{AnyMac, Dcf, Fama, IdealConfig, IdealMac, MacFrame};
+use crate::wireless::medium::{Medium, TxId};
 
-use super::flow::AppState;
 use super::observe::DataAccounting;
-use super::world::{Event, World};
-use super::{SimError, SINK_PORT};
-
-/// IP protocol number of UDP (RFC 768).
-const PROTO_UDP: u8 = 17;
+use super::world::{TimerOwner, World};
+use super::SimError;
 
 /// A link layer's peer on this station and its timer.
 #[derive(Debug)]
 pub struct PeerLink {
     pub peer: NodeId,
     pub layer: AnyLinkLayer,
-    timer: TimerSlot,
+    timer: TimerId,
 }
 
 /// Counters of one station.
@@ -75,17 +76,21 @@ pub struct StationStats {
     pub queue_drops: u64,
 }
 
-/// One member station.
+/// One member station (or a former one: `present` false).
 #[derive(Debug)]
 pub struct Station {
     pub node: NodeId,
+    /// Still a member of the cell.
+    pub present: bool,
     pub mac: AnyMac<LinkFrame>,
-    mac_timer: TimerSlot,
+    mac_timer: TimerId,
+    /// Link layers, one per peer node, in order of first use; `peers` finds them.
     pub links: Vec<PeerLink>,
+    peers: FxHashMap<NodeId, usize>,
     ifq: DropTail<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// datagram a data frame carries — for the signals to an agent on this station).
-    at_mac: VecDeque<(u16, bool, Option<Packet>)>,
+    at_mac: VecDeque<(usize, bool, Option<Packet>)>,
     reported_busy: bool,
     pumping: bool,
     pub stats: StationStats,
@@ -94,7 +99,7 @@ pub struct Station {
 #[derive(Debug)]
 struct InFlight {
     frame: MacFrame<LinkFrame>,
-    sender: usize,
+    sender: StationId,
     left: usize,
 }
 
@@ -106,16 +111,25 @@ pub struct CellStats {
     pub transmissions: u64,
     /// Pure TCP ACK frames put on the air (every attempt).
     pub tcp_ack_frames: u64,
+    /// Packets for a node that is no longer a member, discarded: those it had waiting in
+    /// the interface queues when it left, and those sent to it since.
+    pub to_absent_drops: u64,
 }
 
 /// A cell and its stations.
 #[derive(Debug)]
 pub struct Cell {
     pub name: String,
+    id: CellId,
+    spec: LinkSpec,
+    seed: u64,
     pub mac_kind: MacKind,
     pub link_kind: LinkLayerKind,
     pub medium: Medium,
+    /// Indexed by `StationId`; former members stay, marked absent.
     pub stations: Vec<Station>,
+    /// The present members.
+    members: FxHashMap<NodeId, StationId>,
     tulip: Option<TulipConfig>,
     saw: StopAndWaitConfig,
     in_flight: BTreeMap<TxId, InFlight>,
@@ -123,7 +137,7 @@ pub struct Cell {
     mac_accelerated: bool,
     /// While a link layer handles a data frame its MAC just delivered (MAC acceleration):
     /// (station, link) whose first LACK is the in-floor reply.
-    replying: Option<(usize, usize)>,
+    replying: Option<(StationId, usize)>,
     busy_until: SimTime,
     pub stats: CellStats,
     /// Data sent by the head (base station / AP / n1) to the others: the data-bound direction.
@@ -131,76 +145,172 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// Builds the cell of `spec` over `members` (the head first).
+    /// Builds the cell `id` of `spec` over `members` (the head first), their timers taken
+    /// from `timers`.
     pub fn new(
+        id: CellId,
         name: &str,
         spec: &LinkSpec,
         members: &[NodeId],
         flow_count: usize,
         seed: u64,
+        timers: &mut crate::engine::TimerTable<TimerOwner>,
     ) -> Result<Cell, SimError> {
-        let phy = phy_config(spec);
-        let propagation = spec.delay.sim();
-        let mut medium = Medium::new(propagation);
-        let mut stations = Vec::with_capacity(members.len());
-        for (rank, &node) in members.iter().enumerate() {
-            medium.join(node);
-            let errors = if rank == 0 {
-                &spec.reverse_errors
-            } else {
-                &spec.errors
-            };
-            let rng = RngStream::derive(seed, &format!("cell/{name}/{}/errors", node.0));
-            medium.set_error_model(node, errors.build(phy.data_rate_bps, rng));
-            let mac_rng = || RngStream::derive(seed, &format!("cell/{name}/{}/mac", node.0));
-            let mac = match spec.mac {
-                MacKind::Dcf => AnyMac::Dcf(Dcf::new(node, dcf_config(spec), mac_rng())),
-                MacKind::Fama => AnyMac::Fama(Fama::new(node, fama_config(spec), mac_rng())),
-                _ => AnyMac::Ideal(IdealMac::new(
-                    node,
-                    IdealConfig {
-                        phy: phy.clone(),
-                        rank: rank as u32,
-                        cell_size: members.len() as u32,
-                        propagation,
-                    },
-                )),
-            };
-            stations.push(Station {
-                node,
-                mac,
-                mac_timer: TimerSlot::default(),
-                links: Vec::new(),
-                ifq: DropTail::new(spec.queue),
-                at_mac: VecDeque::new(),
-                reported_busy: false,
-                pumping: false,
-                stats: StationStats::default(),
-            });
-        }
-        let mac = &stations[0].mac;
-        let tulip = tulip_config(spec, mac);
-        let saw = stop_and_wait_config(spec, mac);
-        let mac_accelerated = is_mac_accelerated(spec);
-        Ok(Cell {
+        let mut cell = Cell {
             name: name.to_string(),
+            id,
+            spec: spec.clone(),
+            seed,
             mac_kind: spec.mac,
             link_kind: spec.link,
-            medium,
-            stations,
-            tulip,
-            saw,
+            medium: Medium::new(spec.delay.sim()),
+            stations: Vec::with_capacity(members.len()),
+            members: FxHashMap::default(),
+            tulip: None,
+            // Both derive from the head's MAC, set once it exists.
+            saw: StopAndWaitConfig {
+                ack_timeout: SimDuration::ZERO,
+                retry_limit: 0,
+            },
             in_flight: BTreeMap::new(),
-            mac_accelerated,
+            mac_accelerated: is_mac_accelerated(spec),
             replying: None,
             busy_until: SimTime::ZERO,
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
-        })
+        };
+        for &node in members {
+            cell.add_station(node, members.len(), timers);
+        }
+        if let Some(head) = cell.stations.first() {
+            cell.tulip = tulip_config(spec, &head.mac);
+            cell.saw = stop_and_wait_config(spec, &head.mac);
+        }
+        Ok(cell)
     }
 
-    fn station_of(&self, node: NodeId) -> Option<usize> {
-        self.stations.iter().position(|s| s.node == node)
+    /// A new station for `node`: on the medium with its error model (reverse errors for the
+    /// head, the hop's errors for the others), its MAC, its interface queue.
+    fn add_station(
+        &mut self,
+        node: NodeId,
+        initial_size: usize,
+        timers: &mut crate::engine::TimerTable<TimerOwner>,
+    ) -> StationId {
+        let id = StationId(self.stations.len() as u32);
+        let (spec, name, seed) = (&self.spec, &self.name, self.seed);
+        // Initial members' streams are named by node; a later joiner's also by station, so
+        // that a node joining again does not replay its earlier draws.
+        let stream = |what: &str| match id.index() < initial_size {
+            true => format!("cell/{name}/{}/{what}", node.0),
+            false => format!("cell/{name}/{}/{}/{what}", node.0, id.0),
+        };
+        let phy = phy_config(spec);
+        let errors = if id.index() == 0 {
+            &spec.reverse_errors
+        } else {
+            &spec.errors
+        };
+        self.medium.join(node);
+        let rng = RngStream::derive(seed, &stream("errors"));
+        self.medium
+            .set_error_model(node, errors.build(phy.data_rate_bps, rng));
+        let mac_rng = || RngStream::derive(seed, &stream("mac"));
+        let mac = match spec.mac {
+            MacKind::Dcf => AnyMac::Dcf(Dcf::new(node, dcf_config(spec), mac_rng())),
+            MacKind::Fama => AnyMac::Fama(Fama::new(node, fama_config(spec), mac_rng())),
+            // The ideal MAC's ranks are fixed: a later joiner takes the next one.
+            _ => AnyMac::Ideal(IdealMac::new(
+                node,
+                IdealConfig {
+                    phy,
+                    rank: id.0,
+                    cell_size: initial_size.max(id.index() + 1) as u32,
+                    propagation: spec.delay.sim(),
+                },
+            )),
+        };
+        let mac_timer = timers.add(TimerOwner::Mac {
+            cell: self.id,
+            station: id,
+        });
+        self.stations.push(Station {
+            node,
+            present: true,
+            mac,
+            mac_timer,
+            links: Vec::new(),
+            peers: FxHashMap::default(),
+            ifq: DropTail::new(spec.queue),
+            at_mac: VecDeque::new(),
+            reported_busy: false,
+            pumping: false,
+            stats: StationStats::default(),
+        });
+        self.members.insert(node, id);
+        id
+    }
+
+    // Mobility (issue 13) will call `join` and `leave` during a run; tests do today.
+    /// `node` joins the cell (a no-op if it is a member) as a new station. Link layers of
+    /// the other members towards it start afresh, as a link to a newly arrived peer does.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn join(
+        &mut self,
+        node: NodeId,
+        timers: &mut crate::engine::TimerTable<TimerOwner>,
+    ) -> Result<StationId, SimError> {
+        if let Some(&id) = self.members.get(&node) {
+            return Ok(id);
+        }
+        for m in 0..self.stations.len() {
+            if let Some(&li) = self.stations[m].peers.get(&node) {
+                let layer = self.new_link_layer()?;
+                let link = &mut self.stations[m].links[li];
+                link.layer = layer;
+                timers.set(link.timer, None);
+            }
+        }
+        Ok(self.add_station(node, 0, timers))
+    }
+
+    /// `node` leaves the cell: it is off the medium at once (what was arriving at it is
+    /// lost), its queue, MAC and link layers are dropped with it, and its timers retired.
+    /// Events still pending for it find it gone and do nothing. The packets the others had
+    /// queued for it are discarded (so they block no one), and so is anything sent to it
+    /// later; frames already with a MAC or a link layer run their course.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn leave(&mut self, node: NodeId, timers: &mut crate::engine::TimerTable<TimerOwner>) {
+        let Some(id) = self.members.remove(&node) else {
+            return;
+        };
+        self.medium.leave(node);
+        for st in self.stations.iter_mut().filter(|st| st.present) {
+            let mut kept = DropTail::new(self.spec.queue);
+            while let Some((packet, to)) = st.ifq.pop() {
+                if to == node {
+                    self.stats.to_absent_drops += 1;
+                } else if kept.push((packet, to), packet.size_bytes()).is_err() {
+                    st.stats.queue_drops += 1;
+                }
+            }
+            st.ifq = kept;
+        }
+        let st = &mut self.stations[id.index()];
+        st.present = false;
+        st.stats.queue_drops += st.ifq.len() as u64;
+        st.ifq = DropTail::new(self.spec.queue);
+        st.at_mac.clear();
+        timers.retire(st.mac_timer);
+        for link in st.links.drain(..) {
+            timers.retire(link.timer);
+        }
+        st.peers.clear();
+    }
+
+    /// The present member that is `node`.
+    fn station_of(&self, node: NodeId) -> Option<StationId> {
+        self.members.get(&node).copied()
     }
 
     fn new_link_layer(&self) -> Result<AnyLinkLayer, SimError> {
@@ -219,556 +329,27 @@ impl Cell {
         })
     }
 
-    /// The index of `m`'s link layer towards `peer`, made on first use.
-    fn link_index(&mut self, m: usize, peer: NodeId) -> Result<usize, SimError> {
-        if let Some(i) = self.stations[m].links.iter().position(|l| l.peer == peer) {
-            return Ok(i);
-        }
-        let layer = self.new_link_layer()?;
-        let links = &mut self.stations[m].links;
-        links.push(PeerLink {
-            peer,
-            layer,
-            timer: TimerSlot::default(),
-        });
-        Ok(links.len() - 1)
-    }
-
     /// The head-to-others direction counts in `accounting`.
-    fn is_head(&self, m: usize) -> bool {
-        m == 0
+    fn is_head(&self, m: StationId) -> bool {
+        m.0 == 0
     }
 }
 
-/// The cell's part of the world: sending into a cell, and the cell's events.
 impl World {
-    /// `from` sends the packet in `slot` to `to`, a member of the same cell.
-    pub(super) fn cell_send(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        from: NodeId,
-        to: NodeId,
-        slot: super::world::PacketSlot,
-    ) -> Result<(), SimError> {
-        let packet = self.packets.remove(slot);
-        let c = &mut self.cells[cell.index()];
-        let Some(m) = c.station_of(from) else {
-            self.no_route_drops += 1;
-            return Ok(());
-        };
-        let st = &mut c.stations[m];
-        if st.ifq.push((packet, to), packet.size_bytes()).is_err() {
-            st.stats.queue_drops += 1;
-            return Ok(());
-        }
-        self.pump(now, cell, m)
+    /// `node` leaves cell `cell` (see `Cell::leave`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn cell_leave(&mut self, cell: CellId, node: NodeId) {
+        self.cells[cell.index()].leave(node, &mut self.timers);
     }
 
-    /// Pulls packets from station `m`'s interface queue into its link layers while the link
-    /// layer of the head packet's next hop accepts them.
-    fn pump(&mut self, now: SimTime, cell: CellId, m: usize) -> Result<(), SimError> {
-        if self.cells[cell.index()].stations[m].pumping {
-            return Ok(());
-        }
-        self.cells[cell.index()].stations[m].pumping = true;
-        let result = self.pump_loop(now, cell, m);
-        self.cells[cell.index()].stations[m].pumping = false;
-        result
+    /// `node` joins cell `cell` (see `Cell::join`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn cell_join(&mut self, cell: CellId, node: NodeId) -> Result<StationId, SimError> {
+        self.cells[cell.index()].join(node, &mut self.timers)
     }
+}
 
-    fn pump_loop(&mut self, now: SimTime, cell: CellId, m: usize) -> Result<(), SimError> {
-        loop {
-            let c = &mut self.cells[cell.index()];
-            let Some(&(_, peer)) = c.stations[m].ifq.front() else {
-                return Ok(());
-            };
-            let li = c.link_index(m, peer)?;
-            if !c.stations[m].links[li].layer.can_accept() {
-                return Ok(());
-            }
-            let (packet, _) = c.stations[m].ifq.pop().expect("front was there");
-            self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
-            self.refill_saturating(now, packet.flow)?;
-        }
-    }
-
-    /// Calls a link layer and applies its outputs, then re-arms its timer.
-    fn link_call(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        li: usize,
-        input: LinkInput,
-    ) -> Result<(), SimError> {
-        let mut out = Vec::new();
-        self.cells[cell.index()].stations[m].links[li]
-            .layer
-            .handle(now, input, &mut out);
-        for o in out {
-            match o {
-                LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
-                LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
-            }
-        }
-        let link = &mut self.cells[cell.index()].stations[m].links[li];
-        let deadline = link.layer.poll_timeout();
-        if let TimerAction::Schedule { at, generation } = link.timer.set(deadline) {
-            self.schedule(
-                at.max(now),
-                Event::CellLinkTimer {
-                    cell,
-                    station: m as u16,
-                    link: li as u16,
-                    generation,
-                },
-            )?;
-        }
-        self.pump(now, cell, m)
-    }
-
-    fn cell_pass_up(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        li: usize,
-        packet: Packet,
-    ) -> Result<(), SimError> {
-        let c = &mut self.cells[cell.index()];
-        let peer = c.stations[m].links[li].peer;
-        if c.station_of(peer).is_some_and(|h| c.is_head(h)) && !c.is_head(m) {
-            c.accounting.on_passed_up(&packet);
-        }
-        let node = c.stations[m].node;
-        let slot = self.packets.insert(packet);
-        self.schedule(now, Event::Arrive { node, slot })
-    }
-
-    fn mac_enqueue(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        li: usize,
-        frame: LinkFrame,
-    ) -> Result<(), SimError> {
-        let c = &mut self.cells[cell.index()];
-        let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
-        let is_reply =
-            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
-        if is_reply {
-            c.replying = None;
-            return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
-        }
-        let st = &mut c.stations[m];
-        let carried = if frame.is_control() {
-            None
-        } else {
-            frame.data_packet().copied()
-        };
-        st.at_mac
-            .push_back((li as u16, !frame.is_control(), carried));
-        let dst = st.links[li].peer;
-        self.mac_call(
-            now,
-            cell,
-            m,
-            MacInput::Enqueue {
-                dst,
-                msdu_bytes,
-                payload: frame,
-            },
-        )
-    }
-
-    /// MAC acceleration: the LACK for the data frame just delivered is the MAC's in-floor
-    /// reply. The FIFO mirror learns where the MAC put it (nowhere when sent in the floor).
-    fn mac_reply_in_floor(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        li: usize,
-        msdu_bytes: u32,
-        frame: LinkFrame,
-    ) -> Result<(), SimError> {
-        let st = &mut self.cells[cell.index()].stations[m];
-        let dst = st.links[li].peer;
-        let mut out = Vec::new();
-        match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
-            ReplyDisposition::InFloor => {}
-            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li as u16, false, None)),
-            ReplyDisposition::Queued => st.at_mac.push_back((li as u16, false, None)),
-        }
-        self.apply_mac_outputs(now, cell, m, out)
-    }
-
-    /// Calls a station's MAC and applies its outputs, then re-arms its timer.
-    fn mac_call(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        input: MacInput<LinkFrame>,
-    ) -> Result<(), SimError> {
-        let mut out = Vec::new();
-        self.cells[cell.index()].stations[m]
-            .mac
-            .handle(now, input, &mut out);
-        self.apply_mac_outputs(now, cell, m, out)
-    }
-
-    fn apply_mac_outputs(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        out: Vec<MacOutput<LinkFrame>>,
-    ) -> Result<(), SimError> {
-        for o in out {
-            match o {
-                MacOutput::StartTx { frame, airtime } => {
-                    self.start_tx(now, cell, m, frame, airtime)?
-                }
-                MacOutput::Signal(signal) => self.mac_signal(now, cell, m, signal)?,
-                MacOutput::Deliver { from, payload, .. } => {
-                    let c = &mut self.cells[cell.index()];
-                    if c.station_of(from).is_some_and(|h| c.is_head(h)) && !c.is_head(m) {
-                        if let Some(p) = payload.data_packet() {
-                            c.accounting.on_received(p);
-                        }
-                    }
-                    let li = c.link_index(m, from)?;
-                    let replies = c.mac_accelerated && payload.data_packet().is_some();
-                    c.replying = replies.then_some((m, li));
-                    let result =
-                        self.link_call(now, cell, m, li, LinkInput::FrameReceived(payload));
-                    self.cells[cell.index()].replying = None;
-                    result?;
-                }
-            }
-        }
-        let st = &mut self.cells[cell.index()].stations[m];
-        let deadline = st.mac.poll_timeout();
-        if let TimerAction::Schedule { at, generation } = st.mac_timer.set(deadline) {
-            self.schedule(
-                at.max(now),
-                Event::CellMacTimer {
-                    cell,
-                    station: m as u16,
-                    generation,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    fn mac_signal(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        signal: MacSignal,
-    ) -> Result<(), SimError> {
-        let st = &mut self.cells[cell.index()].stations[m];
-        match signal {
-            MacSignal::Trans => match st.at_mac.front() {
-                Some(&(li, true, _)) => {
-                    self.link_call(now, cell, m, usize::from(li), LinkInput::MacSignal(signal))
-                }
-                _ => Ok(()),
-            },
-            MacSignal::TxSuccess | MacSignal::TxFailure => {
-                let node = st.node;
-                let Some((li, to_link, carried)) = st.at_mac.pop_front() else {
-                    return Ok(());
-                };
-                if to_link {
-                    self.link_call(now, cell, m, usize::from(li), LinkInput::MacSignal(signal))?;
-                }
-                match (carried, self.agents.at(node)) {
-                    (Some(packet), Some(agent)) => self.on_agent_link(now, agent, signal, &packet),
-                    _ => Ok(()),
-                }
-            }
-            MacSignal::Wait { .. } => {
-                for li in 0..st.links.len() {
-                    self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))?;
-                }
-                Ok(())
-            }
-        }
-    }
-
-    fn start_tx(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        frame: MacFrame<LinkFrame>,
-        airtime: SimDuration,
-    ) -> Result<(), SimError> {
-        let c = &mut self.cells[cell.index()];
-        let end = now + airtime;
-        c.stats.busy += end.saturating_since(now.max(c.busy_until));
-        c.busy_until = c.busy_until.max(end);
-        c.stats.transmissions += 1;
-        c.stations[m].stats.frames_sent += 1;
-        let data = match (&frame.kind, &frame.payload) {
-            (FrameKind::Data, Some(p)) => p.data_packet().copied(),
-            _ => None,
-        };
-        let frame_bytes = c.stations[m].mac.frame_bytes(&frame);
-        if data.is_some_and(|p| p.tcp().is_some_and(|t| t.is_pure_ack())) {
-            c.stats.tcp_ack_frames += 1;
-        }
-        if c.is_head(m) {
-            if let Some(p) = &data {
-                c.accounting.on_air(p, u64::from(frame_bytes));
-            }
-        }
-        let meta = FrameMeta {
-            bits: 8 * u64::from(frame_bytes),
-            payload_bytes: data.map_or(0, |p| p.payload_len()),
-        };
-        let c = &mut self.cells[cell.index()];
-        let node = c.stations[m].node;
-        let (tx, arrivals) = c.medium.start_tx(now, node, airtime, meta);
-        if let Some(captures) = self.captures.as_mut() {
-            captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
-        }
-        c.in_flight.insert(
-            tx,
-            InFlight {
-                frame,
-                sender: m,
-                left: arrivals.len(),
-            },
-        );
-        for a in arrivals {
-            let station = c.station_of(a.receiver).expect("a member") as u16;
-            self.queue
-                .schedule(a.start, Event::CellRxStart { cell, station })?;
-            self.queue
-                .schedule(a.end, Event::CellRxEnd { cell, station, tx })?;
-        }
-        Ok(())
-    }
-
-    pub(super) fn on_cell_rx_start(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-    ) -> Result<(), SimError> {
-        let st = &mut self.cells[cell.index()].stations[m];
-        let node = st.node;
-        if !st.reported_busy && self.cells[cell.index()].medium.is_busy(node, now) {
-            self.cells[cell.index()].stations[m].reported_busy = true;
-            self.mac_call(now, cell, m, MacInput::MediumBusy)?;
-        }
-        Ok(())
-    }
-
-    pub(super) fn on_cell_rx_end(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        tx: TxId,
-    ) -> Result<(), SimError> {
-        let c = &mut self.cells[cell.index()];
-        let node = c.stations[m].node;
-        let outcome = c.medium.finish_rx(tx, node);
-        let (frame, sender, last) = match c.in_flight.get_mut(&tx) {
-            Some(f) => {
-                f.left -= 1;
-                let sender = f.sender;
-                if f.left == 0 {
-                    (
-                        c.in_flight.remove(&tx).expect("present").frame,
-                        sender,
-                        true,
-                    )
-                } else {
-                    (f.frame.clone(), sender, false)
-                }
-            }
-            None => return Ok(()),
-        };
-        if let Some(captures) = self.captures.as_mut() {
-            if frame.ra == node {
-                captures.cell_received(cell.index(), tx, node, &outcome)?;
-            }
-            if last {
-                captures.cell_done(cell.index(), tx)?;
-            }
-        }
-        let c = &mut self.cells[cell.index()];
-        let lost = !matches!(outcome, RxOutcome::Intact);
-        if frame.ra == node && lost && c.is_head(sender) && frame.kind == FrameKind::Data {
-            let data = frame.payload.as_ref().and_then(LinkFrame::data_packet);
-            if data.is_some_and(|p| p.payload_len() > 0 && p.tcp().is_some()) {
-                c.accounting.data_frames_lost += 1;
-            }
-        }
-        if frame.ra == node && self.traces.wireless_tx {
-            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::carried_packet) {
-                // Cells are numbered after the links in the trace's `link` column.
-                let hop = (self.links.len() + cell.index()) as u32;
-                self.traces.on_wireless_tx(now, hop, p, lost);
-            }
-        }
-        let c = &mut self.cells[cell.index()];
-        if frame.ra == node {
-            match outcome {
-                // Overlaps, including the half-duplex case of an addressee that was itself
-                // transmitting (with two stations the only kind of collision there is).
-                RxOutcome::Collided | RxOutcome::Missed => c.stations[m].stats.rx_collided += 1,
-                RxOutcome::Errored => c.stations[m].stats.rx_errored += 1,
-                _ => {}
-            }
-        }
-        match outcome {
-            RxOutcome::Intact => self.mac_call(now, cell, m, MacInput::Received(frame))?,
-            RxOutcome::Collided | RxOutcome::Errored => {
-                self.mac_call(now, cell, m, MacInput::RxError)?
-            }
-            RxOutcome::Missed => {}
-        }
-        let c = &mut self.cells[cell.index()];
-        if c.stations[m].reported_busy && !c.medium.is_busy(node, now) {
-            c.stations[m].reported_busy = false;
-            self.mac_call(now, cell, m, MacInput::MediumIdle)?;
-        }
-        Ok(())
-    }
-
-    pub(super) fn on_cell_mac_timer(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        generation: u32,
-    ) -> Result<(), SimError> {
-        let st = &mut self.cells[cell.index()].stations[m];
-        match st.mac_timer.fire(now, generation) {
-            TimerFire::Ignore => Ok(()),
-            TimerFire::Rearm { at, generation } => self.schedule(
-                at,
-                Event::CellMacTimer {
-                    cell,
-                    station: m as u16,
-                    generation,
-                },
-            ),
-            TimerFire::Expired => self.mac_call(now, cell, m, MacInput::Timeout),
-        }
-    }
-
-    pub(super) fn on_cell_link_timer(
-        &mut self,
-        now: SimTime,
-        cell: CellId,
-        m: usize,
-        li: usize,
-        generation: u32,
-    ) -> Result<(), SimError> {
-        let link = &mut self.cells[cell.index()].stations[m].links[li];
-        match link.timer.fire(now, generation) {
-            TimerFire::Ignore => Ok(()),
-            TimerFire::Rearm { at, generation } => self.schedule(
-                at,
-                Event::CellLinkTimer {
-                    cell,
-                    station: m as u16,
-                    link: li as u16,
-                    generation,
-                },
-            ),
-            TimerFire::Expired => self.link_call(now, cell, m, li, LinkInput::Timeout),
-        }
-    }
-
-    // ----- the saturating UDP application ------------------------------------------------
-
-    /// Starts a saturating UDP flow: two datagrams, so one always waits behind the one in
-    /// service; the stop event comes after `duration`.
-    pub(super) fn udp_start(
-        &mut self,
-        now: SimTime,
-        flow: FlowId,
-        duration: SimDuration,
-    ) -> Result<(), SimError> {
-        self.flows[flow.index()].udp_stop = Some(now + duration);
-        self.udp_write(now, flow)?;
-        self.udp_write(now, flow)?;
-        self.schedule(now + duration, Event::AppWrite { flow })
-    }
-
-    /// The stop event of a saturating UDP flow.
-    pub(super) fn udp_stop(&mut self, flow: FlowId) {
-        let f = &mut self.flows[flow.index()];
-        if !f.done {
-            f.done = true;
-            f.total_bytes = f.written;
-            self.note_flow_done();
-        }
-    }
-
-    /// A datagram of a saturating flow left its station's interface queue: write the next.
-    fn refill_saturating(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
-        let Some(f) = self.flows.get(flow.index()) else {
-            return Ok(());
-        };
-        let active = matches!(f.app, AppState::UdpSaturate { .. })
-            && f.udp_stop.is_some_and(|stop| now < stop);
-        if active {
-            self.udp_write(now, flow)?;
-        }
-        Ok(())
-    }
-
-    fn udp_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
-        let f = &mut self.flows[flow.index()];
-        let AppState::UdpSaturate { packet_size, .. } = f.app else {
-            return Ok(());
-        };
-        f.on_data_sent(now);
-        f.written += u64::from(packet_size);
-        let (src, dst) = (self.endpoints[f.source.index()].node, f.source);
-        let remote = self.endpoints[dst.index()].remote;
-        let mut packet = Packet {
-            id: PacketId(self.take_packet_id()),
-            origin_time: now,
-            ip: Ipv4Header {
-                src: self.nodes[src.index()].addr,
-                dst: remote,
-                protocol: PROTO_UDP,
-                ttl: DEFAULT_TTL,
-                total_len: 0,
-                ident: 0,
-            },
-            transport: Transport::Udp(UdpDatagram {
-                src_port: 49152 + flow.0 as u16,
-                dst_port: SINK_PORT,
-                payload_len: packet_size,
-            }),
-            flow,
-            service: Service::Unreliable,
-        };
-        packet.fix_length();
-        let slot = self.packets.insert(packet);
-        self.route_from(now, src, slot)
-    }
-
-    /// A datagram reached its destination: the sink counts it.
-    pub(super) fn on_udp_datagram(&mut self, now: SimTime, packet: &Packet) {
-        if let Some(f) = self.flows.get_mut(packet.flow.index()) {
-            f.delivered += u64::from(packet.payload_len());
-            f.last_delivery = Some(now);
-        }
-    }
+/// The station `m` of `world`'s cell `cell`.
+fn station(world: &mut World, cell: CellId, m: StationId) -> &mut Station {
+    &mut world.cells[cell.index()].stations[m.index()]
 }

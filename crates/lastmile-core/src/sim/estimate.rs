@@ -24,7 +24,7 @@
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
 use crate::packet::DEFAULT_TTL;
-use crate::scenario::{AppSpec, MacKind, ResolvedTopology, Scenario};
+use crate::scenario::{MacKind, ResolvedTopology, Scenario};
 
 /// Events per second assumed to turn events into a wall-time estimate: a conservative
 /// figure (on the project's machine the reference chain runs at ~2·10^7 events/s, TULIP
@@ -108,30 +108,8 @@ pub fn estimate(scenario: &Scenario, topo: &ResolvedTopology, routes: &RoutingTa
         }
         let mss = f.tcp.mss.bytes().max(1) as f64;
         // (frames the whole transfer needs, seconds it needs, frames carry ACKs back?)
-        let (frames, needs_s, acked) = match &f.app {
-            AppSpec::Bulk { bytes } => {
-                let b = bytes.bytes() as f64;
-                ((b / mss).ceil(), b * 8.0 / bottleneck_bps, true)
-            }
-            AppSpec::Poisson {
-                rate,
-                packet_size,
-                bytes,
-            } => {
-                let b = bytes.bytes() as f64;
-                let write = (packet_size.bytes().max(1) as f64).min(mss);
-                let bps = bottleneck_bps.min(rate.bps() as f64);
-                ((b / write).ceil(), b * 8.0 / bps, true)
-            }
-            AppSpec::UdpSaturate {
-                packet_size,
-                duration,
-            } => {
-                let d = duration.sim().as_secs_f64();
-                let bits = packet_size.bytes().max(1) as f64 * 8.0;
-                ((d * bottleneck_bps / bits).ceil(), d, false)
-            }
-        };
+        let load = f.app.offered_load(mss, bottleneck_bps);
+        let (frames, needs_s, acked) = (load.frames, load.needs_s, load.acked);
         let lasts_s = needs_s.min((stop_s - start_s).max(0.0));
         let share = if needs_s > 0.0 {
             lasts_s / needs_s

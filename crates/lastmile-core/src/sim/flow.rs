@@ -1,5 +1,5 @@
-//! A flow: its application (bulk or Poisson source), its two endpoints, and the checks and
-//! metrics of the receiving application — every byte exactly once and in order, throughput
+//! A flow: its application (`apps`), its two endpoints, and the checks and metrics of the
+//! receiving application — every byte exactly once and in order, throughput
 //! and per-packet delay as `experiments.md` defines them — and its **liveness**: how long
 //! it went with data outstanding and no progress.
 //!
@@ -17,7 +17,8 @@
 //!   `stall_threshold` (see there). Saturating UDP flows have nothing outstanding (a lost
 //!   datagram is never resent) and report no stall.
 
-use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::apps::AnyApp;
+use crate::engine::{SimDuration, SimTime, TimerId};
 use crate::ids::EndpointId;
 use crate::tcp::Delivery;
 
@@ -48,32 +49,15 @@ pub fn stall_threshold(largest_rto: SimDuration) -> SimDuration {
     (largest_rto * STALL_RTOS).max(STALL_FLOOR)
 }
 
-/// The application writing at the source.
-#[derive(Clone, Debug)]
-pub enum AppState {
-    /// Everything written at start.
-    Bulk,
-    /// `packet_size` bytes at exponential intervals of mean `mean_gap`.
-    Poisson {
-        packet_size: u64,
-        mean_gap: SimDuration,
-        rng: Box<RngStream>,
-    },
-    /// Saturating UDP: a new `packet_size` datagram whenever one leaves the interface queue,
-    /// for `duration` (no TCP endpoints are used).
-    UdpSaturate {
-        packet_size: u32,
-        duration: SimDuration,
-    },
-}
-
 #[derive(Clone, Debug)]
 pub struct Flow {
     pub name: String,
     pub src: String,
     pub dst: String,
     pub variant: &'static str,
-    pub app: AppState,
+    /// The application at the source, and its timer.
+    pub app: AnyApp,
+    pub app_timer: TimerId,
     pub source: EndpointId,
     pub sink: EndpointId,
     pub total_bytes: u64,
@@ -93,8 +77,6 @@ pub struct Flow {
     pub longest_stall: SimDuration,
     pub delay: Welford,
     pub done: bool,
-    /// A saturating UDP source stops writing at this time.
-    pub udp_stop: Option<SimTime>,
 }
 
 impl Flow {
@@ -159,9 +141,10 @@ impl Flow {
     /// The throughput window's end: the last byte's delivery (for saturating UDP: the last
     /// datagram's once the source stopped), else `end`.
     fn window_end(&self, end: SimTime) -> SimTime {
-        let finished = match self.app {
-            AppState::UdpSaturate { .. } => self.done,
-            AppState::Bulk | AppState::Poisson { .. } => self.all_delivered(),
+        let finished = if self.app.uses_tcp() {
+            self.all_delivered()
+        } else {
+            self.done
         };
         match self.last_delivery {
             Some(last) if finished => last.min(end),
@@ -180,15 +163,6 @@ impl Flow {
             return 0.0;
         }
         (self.delivered - self.delivered_before_window) as f64 * 8.0 / window
-    }
-
-    pub fn next_poisson_gap(&mut self) -> SimDuration {
-        match &mut self.app {
-            AppState::Poisson { mean_gap, rng, .. } => {
-                SimDuration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()))
-            }
-            AppState::Bulk | AppState::UdpSaturate { .. } => SimDuration::ZERO,
-        }
     }
 
     /// First byte sent to last byte delivered; to `end` if the transfer did not complete.

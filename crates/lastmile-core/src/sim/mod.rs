@@ -1,5 +1,11 @@
-//! The simulated world: builds nodes, links, endpoints and applications from a `Scenario`
-//! and runs the event loop until every flow is done or `stop_time`.
+//! The simulated world: builds nodes, links, cells, endpoints, agents and applications from
+//! a `Scenario` and runs the event loop until every flow is done or `stop_time`.
+//!
+//! `world.rs` holds the event loop, the links and the endpoints, and the one timer path
+//! (`World::arm` / `World::on_timer` over `World::timers`); `cell.rs` (with `cell/`) the
+//! wireless cells; `agent_hook.rs` and `app_hook.rs` apply agents' and applications'
+//! outboxes; `build.rs` makes the world; `observe.rs`, `report.rs` and `capture.rs` measure
+//! it.
 //!
 //! `check` does everything `run` does before the first event (trace and capture names,
 //! building the world, routes) and estimates the run's size, so that `lastmile validate`
@@ -9,6 +15,7 @@
 //! `stop_reason` is "interrupted".
 
 mod agent_hook;
+mod app_hook;
 mod build;
 mod capture;
 mod cell;
@@ -17,6 +24,9 @@ mod flow;
 mod observe;
 mod report;
 mod world;
+
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 
@@ -97,6 +107,10 @@ pub struct RunOutput {
 pub enum SimError {
     #[error("invalid scenario: {0}")]
     Invalid(String),
+    /// A run option (a trace name, a `--pcap` link, the output directory) that the run
+    /// cannot honour; the message names the option as given.
+    #[error("invalid run option: {0}")]
+    Option(String),
     #[error("invariant violated: {0}")]
     Invariant(String),
     #[error("event scheduled in the past: {0}")]
@@ -114,7 +128,7 @@ pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, SimEr
 fn check_options(options: &RunOptions) -> Result<(), SimError> {
     for t in &options.traces {
         if !TRACE_NAMES.contains(&t.as_str()) {
-            return Err(SimError::Invalid(format!(
+            return Err(SimError::Option(format!(
                 "unknown trace \"{}\": expected one of {}",
                 crate::scenario::clip(t, crate::scenario::QUOTE_MAX),
                 TRACE_NAMES.join(", ")
@@ -122,7 +136,7 @@ fn check_options(options: &RunOptions) -> Result<(), SimError> {
         }
     }
     if !options.pcap.is_empty() && options.out_dir.is_none() {
-        return Err(SimError::Invalid(
+        return Err(SimError::Option(
             "pcap capture needs an output directory (--out DIR)".into(),
         ));
     }
@@ -143,7 +157,7 @@ fn check_capture_names(world: &world::World, names: &[String]) -> Result<(), Sim
                 .map(|l| l.name.as_str())
                 .chain(world.cells.iter().map(|c| c.name.as_str()))
                 .collect();
-            Err(SimError::Invalid(format!(
+            Err(SimError::Option(format!(
                 "--pcap \"{}\": no link of that name; links are: {}",
                 crate::scenario::clip(name, crate::scenario::QUOTE_MAX),
                 crate::scenario::join_names(links)

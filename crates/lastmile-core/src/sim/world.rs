@@ -5,8 +5,8 @@
 
 use crate::engine::FxHashMap;
 
-use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerSlot};
-use crate::ids::{Direction, EndpointId, FlowId, LinkId, NodeId};
+use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
+use crate::ids::{AgentId, Direction, EndpointId, FlowId, LinkId, NodeId, StationId};
 use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
     Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
@@ -17,7 +17,7 @@ use crate::wireless::medium::TxId;
 use super::agent_hook::AgentHooks;
 use super::capture::Captures;
 use super::cell::Cell;
-use super::flow::{AppState, Flow};
+use super::flow::Flow;
 use super::observe::{DataAccounting, Traces};
 use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
@@ -58,45 +58,45 @@ impl PacketArena {
     }
 }
 
-/// The events of the world: small, copyable, no boxed closures.
+/// The events of the world: small (16 bytes), copyable, no boxed closures.
 #[derive(Copy, Clone, Debug)]
 pub enum Event {
     /// The frame on a channel finished serializing.
     TxDone { link: LinkId, dir: Direction },
     /// A packet reached a node.
     Arrive { node: NodeId, slot: PacketSlot },
-    /// An endpoint's timer (generation-checked).
-    EndpointTimer {
-        endpoint: EndpointId,
-        generation: u32,
-    },
-    /// A flow's application starts.
-    FlowStart { flow: FlowId },
-    /// A Poisson application writes its next packet (a saturating UDP one stops).
-    AppWrite { flow: FlowId },
-    /// A cell station's MAC timer (generation-checked).
-    CellMacTimer {
-        cell: CellId,
-        station: u16,
-        generation: u32,
-    },
-    /// A cell station's link-layer timer, for one peer (generation-checked).
-    CellLinkTimer {
-        cell: CellId,
-        station: u16,
-        link: u16,
-        generation: u32,
-    },
+    /// A timer of `World::timers` (generation-checked): every endpoint's, application's,
+    /// agent's, MAC's and link layer's.
+    Timer { timer: TimerId, generation: u32 },
     /// A transmission starts arriving at a cell station (carrier sense).
-    CellRxStart { cell: CellId, station: u16 },
+    CellRxStart { cell: CellId, station: StationId },
     /// A transmission has finished arriving at a cell station.
     CellRxEnd {
         cell: CellId,
-        station: u16,
+        station: StationId,
         tx: TxId,
     },
-    /// A base-station agent's timer (generation-checked); `agent` indexes `World::agents`.
-    AgentTimer { agent: u32, generation: u32 },
+}
+
+/// Whom a timer of `World::timers` wakes. Ids are stable: an owner that goes away is
+/// retired in the table, and its pending events find nothing to wake.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TimerOwner {
+    Endpoint(EndpointId),
+    /// A flow's application (its first wake-up is the flow's start).
+    App(FlowId),
+    Agent(AgentId),
+    /// A cell station's MAC.
+    Mac {
+        cell: CellId,
+        station: StationId,
+    },
+    /// A cell station's link layer towards one peer (`link` indexes the station's links).
+    Link {
+        cell: CellId,
+        station: StationId,
+        link: u32,
+    },
 }
 
 /// A host or router.
@@ -125,7 +125,7 @@ pub struct Endpoint {
     pub remote: Ipv4Addr,
     pub flow: FlowId,
     pub is_source: bool,
-    pub timer: TimerSlot,
+    pub timer: TimerId,
 }
 
 /// Why a run ended.
@@ -140,6 +140,8 @@ pub enum StopReason {
 /// The whole simulated world.
 pub struct World {
     pub queue: EventQueue<Event>,
+    /// Every timer, with its owner: one event kind and one code path (`arm`, `on_timer`).
+    pub timers: TimerTable<TimerOwner>,
     pub packets: PacketArena,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
@@ -153,8 +155,9 @@ pub struct World {
     pub no_route_drops: u64,
     pub ttl_drops: u64,
     outbox: TcpOutbox,
+    pub(super) app_outbox: crate::apps::AppOutbox,
     pub(super) next_packet_id: u64,
-    flows_done: usize,
+    pub(super) flows_done: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
@@ -165,6 +168,7 @@ impl World {
     pub(super) fn new(stop_time: SimTime, traces: Traces) -> Self {
         World {
             queue: EventQueue::new(),
+            timers: TimerTable::default(),
             packets: PacketArena::default(),
             nodes: Vec::new(),
             links: Vec::new(),
@@ -177,6 +181,7 @@ impl World {
             no_route_drops: 0,
             ttl_drops: 0,
             outbox: TcpOutbox::default(),
+            app_outbox: Default::default(),
             next_packet_id: 0,
             flows_done: 0,
             captures: None,
@@ -208,7 +213,7 @@ impl World {
 
     /// The event loop proper, until the run ends (`Some`) or `limit` events have been
     /// processed in all (`None`). One comparison per event is all the observer costs.
-    fn run_until(&mut self, limit: u64) -> Result<Option<StopReason>, SimError> {
+    pub(super) fn run_until(&mut self, limit: u64) -> Result<Option<StopReason>, SimError> {
         while let Some(t) = self.queue.peek_time() {
             if t > self.stop_time {
                 break;
@@ -229,43 +234,69 @@ impl World {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
             Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
-            Event::EndpointTimer {
-                endpoint,
-                generation,
-            } => self.on_endpoint_timer(now, endpoint, generation),
-            Event::FlowStart { flow } => self.on_flow_start(now, flow),
-            Event::AppWrite { flow } => self.on_app_write(now, flow),
-            Event::CellMacTimer {
-                cell,
-                station,
-                generation,
-            } => self.on_cell_mac_timer(now, cell, usize::from(station), generation),
-            Event::CellLinkTimer {
-                cell,
-                station,
-                link,
-                generation,
-            } => self.on_cell_link_timer(
-                now,
-                cell,
-                usize::from(station),
-                usize::from(link),
-                generation,
-            ),
-            Event::CellRxStart { cell, station } => {
-                self.on_cell_rx_start(now, cell, usize::from(station))
-            }
-            Event::CellRxEnd { cell, station, tx } => {
-                self.on_cell_rx_end(now, cell, usize::from(station), tx)
-            }
-            Event::AgentTimer { agent, generation } => {
-                self.on_agent_timer(now, agent as usize, generation)
-            }
+            Event::Timer { timer, generation } => self.on_timer(now, timer, generation),
+            Event::CellRxStart { cell, station } => self.on_cell_rx_start(now, cell, station),
+            Event::CellRxEnd { cell, station, tx } => self.on_cell_rx_end(now, cell, station, tx),
         }
     }
 
     pub(super) fn schedule(&mut self, at: SimTime, event: Event) -> Result<(), SimError> {
         Ok(self.queue.schedule(at, event)?)
+    }
+
+    // ----- timers: the one path ----------------------------------------------------------
+
+    /// Sets timer `id` to `deadline` (its owner's `poll_timeout()`), scheduling an event
+    /// only when the deadline moved earlier than the one pending (`engine::timer`).
+    #[inline]
+    pub(super) fn arm(
+        &mut self,
+        now: SimTime,
+        id: TimerId,
+        deadline: Option<SimTime>,
+    ) -> Result<(), SimError> {
+        match self.timers.set(id, deadline) {
+            TimerAction::Schedule { at, generation } => self.schedule(
+                at.max(now),
+                Event::Timer {
+                    timer: id,
+                    generation,
+                },
+            ),
+            TimerAction::None => Ok(()),
+        }
+    }
+
+    /// A timer event popped: ignore it (stale or cancelled), re-arm it (the deadline moved
+    /// later), or hand the expiry to its owner.
+    fn on_timer(&mut self, now: SimTime, id: TimerId, generation: u32) -> Result<(), SimError> {
+        match self.timers.fire(id, now, generation) {
+            (TimerFire::Ignore, _) | (TimerFire::Expired, None) => Ok(()),
+            (TimerFire::Rearm { at, generation }, _) => self.schedule(
+                at,
+                Event::Timer {
+                    timer: id,
+                    generation,
+                },
+            ),
+            (TimerFire::Expired, Some(owner)) => self.on_timer_expired(now, owner),
+        }
+    }
+
+    fn on_timer_expired(&mut self, now: SimTime, owner: TimerOwner) -> Result<(), SimError> {
+        match owner {
+            TimerOwner::Endpoint(ep) => {
+                self.with_endpoint(now, ep, |conn, now, out| conn.on_timeout(now, out))
+            }
+            TimerOwner::App(flow) => self.app_call(now, flow, crate::apps::AppInput::Timer),
+            TimerOwner::Agent(agent) => self.on_agent_timer(now, agent),
+            TimerOwner::Mac { cell, station } => self.on_cell_mac_timer(now, cell, station),
+            TimerOwner::Link {
+                cell,
+                station,
+                link,
+            } => self.on_cell_link_timer(now, cell, station, link as usize),
+        }
     }
 
     // ----- links -------------------------------------------------------------------------
@@ -420,27 +451,6 @@ impl World {
 
     // ----- endpoints ---------------------------------------------------------------------
 
-    fn on_endpoint_timer(
-        &mut self,
-        now: SimTime,
-        ep: EndpointId,
-        generation: u32,
-    ) -> Result<(), SimError> {
-        match self.endpoints[ep.index()].timer.fire(now, generation) {
-            TimerFire::Ignore => Ok(()),
-            TimerFire::Rearm { at, generation } => self.schedule(
-                at,
-                Event::EndpointTimer {
-                    endpoint: ep,
-                    generation,
-                },
-            ),
-            TimerFire::Expired => {
-                self.with_endpoint(now, ep, |conn, now, out| conn.on_timeout(now, out))
-            }
-        }
-    }
-
     /// Calls into an endpoint's state machine, then applies what it asked for.
     pub(super) fn with_endpoint(
         &mut self,
@@ -454,17 +464,8 @@ impl World {
         let result = self.apply_outbox(now, ep, &out);
         self.outbox = out;
         result?;
-        let endpoint = &mut self.endpoints[ep.index()];
-        let deadline = endpoint.conn.poll_timeout();
-        if let TimerAction::Schedule { at, generation } = endpoint.timer.set(deadline) {
-            self.schedule(
-                at,
-                Event::EndpointTimer {
-                    endpoint: ep,
-                    generation,
-                },
-            )?;
-        }
+        let endpoint = &self.endpoints[ep.index()];
+        self.arm(now, endpoint.timer, endpoint.conn.poll_timeout())?;
         self.check_flow_done(self.endpoints[ep.index()].flow);
         Ok(())
     }
@@ -535,68 +536,5 @@ impl World {
             self.flows[flow.index()].done = true;
             self.flows_done += 1;
         }
-    }
-
-    /// One more flow is done (for flows that end without TCP, e.g. saturating UDP).
-    pub(super) fn note_flow_done(&mut self) {
-        self.flows_done += 1;
-    }
-
-    /// A fresh packet id.
-    pub(super) fn take_packet_id(&mut self) -> u64 {
-        self.next_packet_id += 1;
-        self.next_packet_id - 1
-    }
-
-    // ----- applications ------------------------------------------------------------------
-
-    fn on_flow_start(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
-        if let AppState::UdpSaturate { duration, .. } = self.flows[flow.index()].app {
-            return self.udp_start(now, flow, duration);
-        }
-        let source = self.flows[flow.index()].source;
-        self.with_endpoint(now, source, |c, now, out| c.connect(now, out))?;
-        match self.flows[flow.index()].app {
-            AppState::Bulk => {
-                let total = self.flows[flow.index()].total_bytes;
-                self.flows[flow.index()].on_write(now, total);
-                self.with_endpoint(now, source, |c, now, out| {
-                    c.app_write(now, total, out);
-                    c.app_close(now, out);
-                })
-            }
-            AppState::Poisson { .. } => self.schedule_next_write(now, flow),
-            AppState::UdpSaturate { .. } => Ok(()),
-        }
-    }
-
-    fn schedule_next_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
-        let gap = self.flows[flow.index()].next_poisson_gap();
-        self.schedule(now + gap, Event::AppWrite { flow })
-    }
-
-    fn on_app_write(&mut self, now: SimTime, flow: FlowId) -> Result<(), SimError> {
-        let f = &mut self.flows[flow.index()];
-        if let AppState::UdpSaturate { .. } = f.app {
-            self.udp_stop(flow);
-            return Ok(());
-        }
-        let AppState::Poisson { packet_size, .. } = f.app else {
-            return Ok(());
-        };
-        let n = packet_size.min(f.total_bytes - f.written);
-        f.on_write(now, n);
-        let last = f.written == f.total_bytes;
-        let source = f.source;
-        self.with_endpoint(now, source, |c, now, out| {
-            c.app_write(now, n, out);
-            if last {
-                c.app_close(now, out);
-            }
-        })?;
-        if !last {
-            self.schedule_next_write(now, flow)?;
-        }
-        Ok(())
     }
 }

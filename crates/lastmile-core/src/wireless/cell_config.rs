@@ -74,11 +74,24 @@ pub fn is_mac_accelerated(spec: &LinkSpec) -> bool {
         && spec.tulip.clone().unwrap_or_default().mac_acceleration
 }
 
-/// The FAMA-NCS of a cell from its spec: its constants on the cell's PHY, the propagation
-/// delay as τ, and floors for TULIP's framing: a 2-byte header on every data frame, and under
-/// MAC acceleration an in-floor reply of the configured window's LACK plus a 40-byte
-/// piggyback. The CTS deferral covers TULIP's header whichever link layer runs (with
-/// `link = "none"` that is 16 µs more than needed at 1 Mbps; kept as the results were
+/// FAMA-NCS's constants on the cell's PHY, with the slot, backoff windows and CTS length of
+/// the `fama` table, if any: what the scenario check validates (at the nominal τ).
+pub fn fama_constants(spec: &LinkSpec) -> FamaConfig {
+    let mut cfg = FamaConfig::with_phy(phy_config(spec));
+    if let Some(f) = &spec.fama {
+        cfg.phy.slot = f.slot.map_or(cfg.phy.slot, |d| d.sim());
+        cfg.cw_min = f.cw_min.unwrap_or(cfg.cw_min);
+        cfg.cw_max = f.cw_max.unwrap_or(cfg.cw_max);
+        cfg.cts_bytes = f.cts_bytes.unwrap_or(cfg.cts_bytes);
+    }
+    cfg
+}
+
+/// The FAMA-NCS of a cell from its spec: its constants ([`fama_constants`]), the
+/// propagation delay as τ, and floors for TULIP's framing: a 2-byte header on every data
+/// frame, and under MAC acceleration an in-floor reply of the configured window's LACK plus
+/// a 40-byte piggyback. The CTS deferral covers TULIP's header whichever link layer runs
+/// (with `link = "none"` that is 16 µs more than needed at 1 Mbps; kept as the results were
 /// recorded).
 pub fn fama_config(spec: &LinkSpec) -> FamaConfig {
     let window = spec.tulip.clone().unwrap_or_default().window;
@@ -87,7 +100,7 @@ pub fn fama_config(spec: &LinkSpec) -> FamaConfig {
     } else {
         0
     };
-    let mut cfg = FamaConfig::with_phy(phy_config(spec)).with_link(LinkFraming {
+    let mut cfg = fama_constants(spec).with_link(LinkFraming {
         header_bytes: TULIP_HEADER_BYTES,
         reply_in_floor_max_bytes,
     });

@@ -15,6 +15,10 @@
 //!   (`AnyErrorModel::frame_lost`, consulted once per intact frame per receiver, in
 //!   transmission order since intact frames at one receiver never overlap).
 //!
+//! Members may `leave` and `join` at any time: a member that leaves stops hearing at once
+//! (what was arriving at it is forgotten, and `finish_rx` for it says `Missed`), while its
+//! own transmission already on the air still reaches the others.
+//!
 //! Left out: hidden terminals and ranges (every member hears every other), capture, per-pair
 //! propagation delays, radio energy states.
 
@@ -24,9 +28,10 @@ use crate::engine::{SimDuration, SimTime};
 use crate::error_model::{AnyErrorModel, FrameInfo};
 use crate::ids::NodeId;
 
-/// A transmission on the medium, unique for the medium's lifetime.
+/// A transmission on the medium, unique among those on the air (numbered from 0, wrapping
+/// after 2^32: no frame is on the air that long).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TxId(pub u64);
+pub struct TxId(pub u32);
 
 /// What the error model may know of a frame: its length and the payload it carries.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -85,7 +90,7 @@ pub struct Medium {
     propagation: SimDuration,
     members: Vec<Member>,
     index: BTreeMap<NodeId, usize>,
-    next_tx: u64,
+    next_tx: u32,
 }
 
 impl Medium {
@@ -117,6 +122,21 @@ impl Medium {
         });
     }
 
+    /// Removes `node` from the cell (no-op if it is not a member): it neither hears nor is
+    /// heard from now on, and the arrivals pending at it are forgotten. The others keep
+    /// their order.
+    pub fn leave(&mut self, node: NodeId) {
+        let Some(i) = self.index.remove(&node) else {
+            return;
+        };
+        self.members.remove(i);
+        for m in &self.members[i..] {
+            if let Some(at) = self.index.get_mut(&m.node) {
+                *at -= 1;
+            }
+        }
+    }
+
     pub fn members(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.members.iter().map(|m| m.node)
     }
@@ -138,7 +158,7 @@ impl Medium {
         meta: FrameMeta,
     ) -> (TxId, Vec<Arrival>) {
         let tx = TxId(self.next_tx);
-        self.next_tx += 1;
+        self.next_tx = self.next_tx.wrapping_add(1);
         let Some(&sender) = self.index.get(&node) else {
             return (tx, Vec::new());
         };
@@ -294,6 +314,42 @@ mod tests {
         let (b, _) = m.start_tx(t(101), NodeId(1), d(100), META);
         assert_eq!(m.finish_rx(b, NodeId(2)), RxOutcome::Intact);
         assert_eq!(m.finish_rx(b, NodeId(0)), RxOutcome::Intact);
+    }
+
+    #[test]
+    fn a_member_that_left_misses_what_was_arriving_and_is_not_heard_again() {
+        let mut m = cell(3);
+        let (a, arr) = m.start_tx(t(0), NodeId(0), d(100), META);
+        assert_eq!(arr.len(), 2);
+        m.leave(NodeId(1));
+        // The pending arrival's end comes after the member left: harmless, and lost to it.
+        assert_eq!(m.finish_rx(a, NodeId(1)), RxOutcome::Missed);
+        assert!(!m.is_busy(NodeId(1), t(50)));
+        assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Intact);
+        assert_eq!(m.members().collect::<Vec<_>>(), [NodeId(0), NodeId(2)]);
+        // It no longer hears others, and its own frames reach no one.
+        let (_, arr) = m.start_tx(t(200), NodeId(0), d(100), META);
+        assert_eq!(
+            arr.iter().map(|a| a.receiver).collect::<Vec<_>>(),
+            [NodeId(2)]
+        );
+        let (_, arr) = m.start_tx(t(400), NodeId(1), d(100), META);
+        assert!(arr.is_empty());
+        m.leave(NodeId(1)); // Twice: a no-op.
+                            // Joining again: it hears the next frame.
+        m.join(NodeId(1));
+        let (b, arr) = m.start_tx(t(600), NodeId(2), d(100), META);
+        assert_eq!(arr.len(), 2);
+        assert_eq!(m.finish_rx(b, NodeId(1)), RxOutcome::Intact);
+    }
+
+    #[test]
+    fn a_member_that_left_while_sending_still_reaches_the_others() {
+        let mut m = cell(3);
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        m.leave(NodeId(0));
+        assert!(m.is_busy(NodeId(2), t(50)));
+        assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Intact);
     }
 
     #[test]

@@ -4,6 +4,8 @@ C. Parsa and J.J. Garcia-Luna-Aceves, "Improving TCP Performance over Wireless N
 the Link Layer" (seed ``000_*``), §5. Base scenario ``tulip.toml`` (Fig. 8, TULIP over
 FAMA-NCS, Reno, Poisson 1 Mbps source, 10 MB). The variants keep FAMA-NCS for all:
 Snoop and "no LL" cannot use MAC acceleration (§5), so they run with ``link = "none"``.
+TULIP, Snoop and Snoop w/fix are the mechanisms (`MECHANISMS`): a stall of one of them
+fails the experiment's integrity check; "no LL" (TCP alone) is the baseline.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from lastmile.reproduce.framework import Campaign, Context, Data, errorbars
+from lastmile.reproduce.framework import Campaign, Context, Data, errorbars, spread_bars
 
 SCENARIO = "tulip.toml"
 SOURCE = "TULIP"
@@ -31,7 +33,41 @@ SNOOP_FIX: dict[str, Any] = {
     "base_station.agent": "snoop",
     "base_station.snoop.fix": True,
 }
-LABELS = {"tulip": "TULIP", "snoop": "Snoop", "snoop_fix": "Snoop w/fix", "nollc": "no LL"}
+LABELS = {
+    "tulip": "TULIP",
+    "snoop": "Snoop",
+    "snoop_fix": "Snoop w/fix",
+    "nollc": "no LL",
+    "nollc_tick10": "no LL, 10 ms clock (1 s minimum RTO)",
+    "nollc_rto200": "no LL, 200 ms minimum RTO, 10 ms clock",
+    "snoop_ideal": "Snoop over the ideal MAC",
+    "tulip_rtsslot": "TULIP, FAMA-NCS backoff in RTS-long slots",
+    "snoop_rtsslot": "Snoop, FAMA-NCS backoff in RTS-long slots",
+    "tulip_longcts": "TULIP, a CTS twice the RTS",
+}
+MECHANISMS = (
+    "tulip",
+    "snoop",
+    "snoop_fix",
+    "snoop_ideal",
+    "tulip_rtsslot",
+    "snoop_rtsslot",
+    "tulip_longcts",
+)
+#: TCP alone with a finer clock, and with a lower timeout floor too (issue 10, item 8):
+#: TULIP §5.1's footnote gives the 500 ms granularity but no minimum; ours is 4.4BSD's two
+#: ticks (1 s). (A 500 ms minimum with the 500 ms clock is the same run: two ticks.)
+FLOOR_VARIANTS: dict[str, dict[str, Any]] = {
+    "nollc_tick10": {**VARIANTS["nollc"], "flow.0.tcp.timer_granularity": "10ms"},
+    "nollc_rto200": {
+        **VARIANTS["nollc"],
+        "flow.0.tcp.min_rto": "200ms",
+        "flow.0.tcp.timer_granularity": "10ms",
+    },
+}
+#: Snoop without FAMA-NCS's floor acquisition (issue 10, item 8): does the MAC cause its
+#: collapses?
+SNOOP_IDEAL: dict[str, Any] = {**VARIANTS["snoop"], "topology.wireless.mac": "ideal"}
 METRICS = (
     "throughput_bps",
     "completion_s",
@@ -42,6 +78,7 @@ METRICS = (
     "wireless_redundant_tx",
     "measured_per",
     "ideal_goodput",
+    "agent_persist_retransmissions",
 )
 
 
@@ -66,6 +103,7 @@ def ber_campaign(
         axes={"rwnd": RWND, "ber": FWD_BER},
         derive=measured_loss,
         metrics=METRICS,
+        mechanisms=MECHANISMS,
     )
 
 
@@ -75,29 +113,77 @@ def per_of(ber: float, packet_bytes: int = 1440) -> float:
 
 
 def delay_panel(
-    ctx: Context, ax: Any, data: Data, variants: Mapping[str, str], **where: Any
+    ctx: Context,
+    ax: Any,
+    data: Data,
+    variants: Mapping[str, str],
+    *,
+    log: bool = False,
+    **where: Any,
 ) -> None:
-    """Mean delay with its standard deviation as bars against BER (Figs. 14, 16, 17)."""
-    for variant, label in variants.items():
+    """Mean delay with its standard deviation as bars against BER (Figs. 14, 16, 17).
+
+    The bars are the packets' delay deviation (averaged over seeds), not a confidence
+    interval; the lower bar stops at zero. `log` puts the delay on a log axis (a series
+    spanning decades), where the lower bar is drawn only while it stays positive.
+    """
+    import numpy as np
+
+    for i, (variant, label) in enumerate(variants.items()):
         xs, mean, _ = data.series("delay_mean_s", "ber", variant, **where)
         _, std, _ = data.series("delay_std_s", "ber", variant, **where)
-        ax.errorbar(
-            xs * 1e6, mean * 1e3, yerr=std * 1e3, label=label, marker="o", capsize=3, markersize=4
-        )
+        m, s = mean * 1e3, std * 1e3
+        if log:
+            s_low = np.where(m - s > 0, s, m * (1 - 1e-3))
+            ax.errorbar(
+                xs * 1e6,
+                m,
+                yerr=[s_low, s],
+                label=label,
+                marker="o",
+                capsize=3,
+                markersize=4,
+                linestyle="-" if i % 2 == 0 else "--",
+            )
+        else:
+            spread_bars(ax, xs * 1e6, m, s, label, linestyle="-" if i % 2 == 0 else "--")
+    if log:
+        ax.set_yscale("log")
     ax.set_xlabel("BER (bits per million)")
     ax.set_ylabel("packet delay, mean ± std (ms)")
 
 
 def throughput_vs_ber(
-    ctx: Context, data: Data, name: str, caption: str, variants: Mapping[str, Any]
+    ctx: Context,
+    data: Data,
+    name: str,
+    caption: str,
+    variants: Mapping[str, Any],
+    extra: tuple[Data, Mapping[str, Any]] | None = None,
 ) -> None:
-    """Throughput against BER, one panel per receiver window (Figs. 10 and 15)."""
+    """Throughput against BER, one panel per receiver window (Figs. 10 and 15); `extra`
+    adds another campaign's series (dashed) where it has the window."""
     with ctx.figure(name, caption, 2) as axes:
         for ax, w in zip(axes, ("42KB", "16KB"), strict=True):
             for v in variants:
                 errorbars(
                     ax, data, "throughput_bps", "ber", v, LABELS[v], scale=1e-3, x_scale=1e6, rwnd=w
                 )
+            if extra is not None and w == "42KB":
+                other, names = extra
+                for v in names:
+                    errorbars(
+                        ax,
+                        other,
+                        "throughput_bps",
+                        "ber",
+                        v,
+                        LABELS[v],
+                        scale=1e-3,
+                        x_scale=1e6,
+                        linestyle="--",
+                        marker="x",
+                    )
             ax.set_xlabel("BER (bits per million)")
             ax.set_ylabel("throughput (kbps)")
             ax.set_title(f"receiver window {w}", fontsize="small")

@@ -74,7 +74,7 @@ PAPER_1500 = {("off", "reno"): 5.08, ("off", "lle"): 6.09, ("on", "reno"): 4.1, 
 
 
 def datagrams(quick: bool) -> list[int]:
-    return [296, 1500] if quick else [100, 296, 576, 1000, 1500]
+    return [100, 296, 1500] if quick else [100, 296, 576, 1000, 1500]
 
 
 def steady_derive(keys: Sequence[str], df: pd.DataFrame) -> Mapping[str, pd.Series]:
@@ -106,10 +106,14 @@ def steady_campaign(
     axes: Mapping[str, str],
     zip: Mapping[str, Sequence[Any]] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    variants: Mapping[str, Mapping[str, Any]] = VARIANTS,
+    finite: bool = False,
+    paper_stalls: Mapping[str, str] | None = None,
 ) -> Campaign:
-    """A campaign whose points each run to `WARMUP` and to `end` (``stop`` axis)."""
+    """A campaign whose points each run to `WARMUP` and to `end` (``stop`` axis); the
+    `WARMUP` runs are not measurements (left out of the integrity check)."""
     extra = dict(overrides or {})
-    variants = {v: {**o, **extra} for v, o in VARIANTS.items()}
+    variants = {v: {**o, **extra} for v, o in variants.items()}
     all_axes = {**axes, "stop": STOP}
     keys = ("variant", *axes, "seed")
     return Campaign(
@@ -121,6 +125,10 @@ def steady_campaign(
         variants=variants,
         axes=all_axes,
         derive=functools.partial(steady_derive, keys),
+        mechanisms=tuple(v for v in variants if v.startswith("lle")),
+        finite=finite,
+        paper_stalls=dict(paper_stalls or {}),
+        not_measured=lambda runs: runs["stop"] == WARMUP,
         metrics=(
             "steady_bps",
             "throughput_bps",
@@ -171,21 +179,72 @@ def tput(data: Data, variant: str, **where: Any) -> Stat:
     return data.value("steady_bps", variant, **where)
 
 
-def analyse(ctx: Context) -> None:
+Q_MAX = (
+    "The maximum LLE-TCP throughput corresponds to the largest datagram size of 1500 bytes "
+    "(most common MTU in Ethernet) and is equal to [...] 6.09 Mbps for LLE-TCP."
+)
+Q_INVERSE = (
+    "The improvement level achieved by LLE-TCP is inversely proportional to the TCP/IP "
+    "datagram size (see Fig. 5b), which derives from the 40 bytes fixed size of the TCP ACKs "
+    "(including TCP and IP headers)."
+)
+Q_20_70 = (
+    "Being fixed at around 20% for the maximum datagram size, it rises up to 50–70% for the "  # noqa: RUF001
+    "smaller packet sizes."
+)
+Q_100 = (
+    "However, the general rule is that as the datagram size tends to the size of TCP ACK the "
+    "improvement level tends to 100% (in case a TCP ACK is generated for every TCP data "
+    "packet)."
+)
+Q_RANGE = (
+    "it ranges from 20% to 100% giving more advantages for applications producing smaller packets."
+)
+Q_RTS = (
+    "In case of RTS/CTS exchange, LLE-TCP achieves 4.71 Mbps while TCP Reno provides only 4.1 Mbps."
+)
+#: The baseline the claims use: ns-2's default sink ACKs every packet, the paper keeps
+#: ns-2's defaults, and its 100 % rule is stated for "a TCP ACK ... for every TCP data
+#: packet". Delayed-ACK Reno is reported beside it (numbers, finding), not tested.
+BASE = "reno_every"
+#: Small datagrams for "50-70 %": those below ns-2's default 576-byte datagram.
+SMALL_BELOW = 576
+
+
+def gain_why(ctx: Context, gains: dict[tuple[str, str, int], Stat], mode: str) -> str:
+    """Why the gain over ACK-every Reno misses the paper's, with the run's numbers."""
     data = ctx["fig5"]
     end = end_time(ctx.quick)
-    sizes = datagrams(ctx.quick)
+    every, delayed = (
+        tput(data, b, mss="1460B", rts=RTS_MODES[mode], stop=end).mean / 1e6 for b in BASELINES
+    )
+    return (
+        f"Each of Reno's ACKs costs a DCF access (DIFS, backoff, a 192 µs preamble, a MAC "
+        f"ACK): halving them (delayed ACKs) alone takes Reno at 1500 B ({RTS_LABELS[mode]}) "
+        f"from {every:.2f} to {delayed:.2f} Mbps. Over ACK-every Reno LLE-TCP gains "
+        f"{gains[('reno_every', mode, 1500)].mean:.1f} %, over delayed-ACK Reno "
+        f"{gains[('reno_delayed', mode, 1500)].mean:.1f} %; the paper's Reno (5.08 Mbps with "
+        "RTS/CTS off) is our delayed-ACK one, its text points to an ACK per segment: its "
+        "Fig. 5 cannot be both (finding 'Which Reno')."
+    )
+
+
+def _gains(ctx: Context, sizes: list[int], end: str) -> dict[tuple[str, str, int], Stat]:
+    data = ctx["fig5"]
 
     def at(variant: str, mode: str, size: int) -> Stat:
         return tput(data, variant, mss=f"{size - 40}B", rts=RTS_MODES[mode], stop=end)
 
-    gains = {
+    return {
         (b, mode, d): gain(at("lle", mode, d), at(b, mode, d))
         for b in BASELINES
         for mode in RTS_MODES
         for d in sizes
     }
-    # Published numbers at 1500 B beside ours, in every RTS mode the paper's could be.
+
+
+def _compare_1500(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: str) -> None:
+    data = ctx["fig5"]
     for mode, paper_mode in (("off", "off"), ("data", "on"), ("all", "on")):
         for v in VARIANTS:
             kind = "lle" if v == "lle" else "reno"
@@ -194,7 +253,7 @@ def analyse(ctx: Context) -> None:
                 f"{SOURCE}(a), §4.3",
                 "Mbps",
                 PAPER_1500[(paper_mode, kind)],
-                mbps(at(v, mode, 1500)),
+                mbps(tput(data, v, mss="1460B", rts=RTS_MODES[mode], stop=end)),
                 "paper: Reno (ACK policy not given)" if kind == "reno" else "",
             )
         paper_gain = 100.0 * (
@@ -209,91 +268,176 @@ def analyse(ctx: Context) -> None:
                 gains[(b, mode, 1500)],
                 "paper: 6.09 / 5.08 (off), 4.71 / 4.1 (on)",
             )
-    for b in BASELINES:
-        ctx.compare(
-            f"{min(sizes)} B, RTS/CTS off: gain over {LABELS[b]}",
-            f"{SOURCE}(b), §4.3",
-            "%",
-            None,
-            gains[(b, "off", min(sizes))],
-            "paper: 50-70 % for small datagrams, -> 100 % near 40 B",
-        )
 
-    # Which baseline matches: the one whose 1500 B throughput (RTS/CTS off) is nearest 5.08.
-    reno_1500 = {b: at(b, "off", 1500).mean / 1e6 for b in BASELINES}
-    match = min(BASELINES, key=lambda b: abs(reno_1500[b] - PAPER_1500[("off", "reno")]))
+
+def _size_claims(
+    ctx: Context, gains: dict[tuple[str, str, int], Stat], sizes: list[int], end: str
+) -> None:
+    data = ctx["fig5"]
+    lle = {
+        (mode, d): tput(data, "lle", mss=f"{d - 40}B", rts=RTS_MODES[mode], stop=end).mean
+        for mode in RTS_MODES
+        for d in sizes
+    }
+    best = {mode: max(sizes, key=lambda d: lle[(mode, d)]) for mode in RTS_MODES}
     ctx.claim(
-        "Reno at 1500 B (RTS/CTS off) matches the paper's 5.08 Mbps within 5 % with delayed "
-        "ACKs, not with an ACK per segment",
-        SOURCE,
-        match == "reno_delayed"
-        and abs(reno_1500["reno_delayed"] / 5.08 - 1) <= 0.05
-        and abs(reno_1500["reno_every"] / 5.08 - 1) > 0.05,
-        ", ".join(f"{LABELS[b]} {t:.2f} Mbps" for b, t in reno_1500.items()),
-    )
-    below = [f"{d} B {mode} vs {b}" for (b, mode, d), g in gains.items() if not g.mean > 0]
-    ctx.claim(
-        "LLE-TCP is above Reno at every datagram size (both ACK policies, RTS/CTS off and on)",
-        SOURCE,
-        not below,
-        "lowest gain "
-        + f"{min(g.mean for g in gains.values()):+.1f} %"
-        + (f"; not above: {', '.join(below)}" if below else ""),
+        "LLE-TCP's throughput is highest at the largest datagram, 1500 B",
+        f"{SOURCE}(a), §4.3",
+        all(b == 1500 for b in best.values()),
+        ", ".join(
+            f"{RTS_LABELS[m]}: highest at {b} B ({lle[(m, b)] / 1e6:.2f} Mbps)"
+            for m, b in best.items()
+        ),
+        quote=Q_MAX,
+        band="LLE-TCP's mean throughput at 1500 B above every smaller datagram's, every RTS "
+        "setting",
     )
     for mode in RTS_MODES:
-        detail = []
-        grows = True
-        for b in BASELINES:
-            series = [gains[(b, mode, d)].mean for d in sizes]  # sizes ascending
-            grows &= all(x > y for x, y in itertools.pairwise(series))
-            detail.append(
-                f"vs {b}: "
-                + ", ".join(f"{d} B {g:+.0f} %" for d, g in zip(sizes, series, strict=True))
-            )
+        series = [gains[(BASE, mode, d)].mean for d in sizes]
         ctx.claim(
-            f"{RTS_LABELS[mode]}: the gain grows as the datagram shrinks",
-            f"{SOURCE}(b)",
-            grows,
-            "; ".join(detail),
-        )
-    band = (15.0, 25.0)
-    g_match = gains[("reno_delayed", "off", 1500)]
-    ctx.claim(
-        "RTS/CTS off, 1500 B: the gain over the matching baseline (delayed ACKs) is 15-25 % "
-        "(paper ~20 %)",
-        f"{SOURCE}(b), §4.3",
-        band[0] <= g_match.mean <= band[1],
-        f"{g_match} % (ACK every segment: {gains[('reno_every', 'off', 1500)]} %)",
-    )
-    g_rts = gains[("reno_delayed", "data", 1500)]
-    ctx.claim(
-        "RTS/CTS on, 1500 B: the gain over delayed-ACK Reno is 10-20 % (paper 4.71 / 4.1, "
-        "+15 %) with RTS/CTS before data frames",
-        f"{SOURCE}(b), §4.3",
-        10.0 <= g_rts.mean <= 20.0,
-        f"{g_rts} % (RTS/CTS before every frame: {gains[('reno_delayed', 'all', 1500)]} %)",
-    )
-    if len(sizes) > 2:
-        g_small = gains[("reno_every", "off", 296)]
-        ctx.claim(
-            "RTS/CTS off: the gain over ACK-every Reno for small datagrams (296 B) is 50-70 %",
+            f"{RTS_LABELS[mode]}: the gain falls as the datagram grows",
             f"{SOURCE}(b), §4.3",
-            50.0 <= g_small.mean <= 70.0,
-            f"{g_small} % (delayed ACKs: {gains[('reno_delayed', 'off', 296)]} %)",
+            all(x > y for x, y in itertools.pairwise(series)),
+            ", ".join(f"{d} B {g:+.0f} %" for d, g in zip(sizes, series, strict=True))
+            + " (vs Reno, ACK every segment)",
+            quote=Q_INVERSE,
+            band="gain over ACK-every Reno strictly decreasing with the datagram size. Read as "
+            "'decreasing': literally inversely proportional, 20 % at 1500 B would be 300 % at "
+            "100 B, which the paper's own 50-70 % and 100 % contradict",
         )
 
+
+def _level_claims(ctx: Context, gains: dict[tuple[str, str, int], Stat], sizes: list[int]) -> None:
+    g1500 = gains[(BASE, "off", 1500)]
+    ctx.claim(
+        "RTS/CTS off: the gain at 1500 B is around 20 %",
+        f"{SOURCE}(b), §4.3",
+        15.0 <= g1500.mean < 25.0,
+        f"{g1500} % over ACK-every Reno (over delayed-ACK Reno: "
+        f"{gains[('reno_delayed', 'off', 1500)]} %)",
+        quote=Q_20_70,
+        band="gain over ACK-every Reno at 1500 B, RTS/CTS off, 15-25 % ('around 20%')",
+        explanation=gain_why(ctx, gains, "off"),
+    )
+    small = [d for d in sizes if d < SMALL_BELOW]
+    vals = {d: gains[(BASE, "off", d)].mean for d in small}
+    ctx.claim(
+        "RTS/CTS off: the gain for small datagrams is 50-70 %",
+        f"{SOURCE}(b), §4.3",
+        all(49.5 <= g < 70.5 for g in vals.values()),
+        ", ".join(f"{d} B {g:+.1f} %" for d, g in vals.items()) + " over ACK-every Reno "
+        "(over delayed-ACK: "
+        + ", ".join(f"{d} B {gains[('reno_delayed', 'off', d)].mean:+.1f} %" for d in small)
+        + ")",
+        quote=Q_20_70,
+        band=f"gain over ACK-every Reno at every datagram below {SMALL_BELOW} B, RTS/CTS off, "
+        "49.5-70.5 % ('50-70%' at its precision)",
+        explanation=(
+            "Outside the band: "
+            + ", ".join(f"{d} B {g:+.1f} %" for d, g in vals.items() if not 49.5 <= g < 70.5)
+            + "; the others are inside. The gain grows as the datagram shrinks towards the "
+            "ACK's 40 B (the paper's own 100 % rule), so the smallest size reaches past 70 %."
+        ),
+    )
+    smallest = min(sizes)
+    gs = gains[(BASE, "off", smallest)]
+    ctx.claim(
+        "RTS/CTS off: the gain reaches 100 % at the smallest datagram",
+        f"{SOURCE}(b), §4.3",
+        95.0 <= gs.mean < 105.0,
+        f"{smallest} B: {gs} % over ACK-every Reno",
+        quote=f"{Q_100} [...] {Q_RANGE}",
+        band=f"gain over ACK-every Reno at {smallest} B, RTS/CTS off, 95-105 % ('100%'); the "
+        "paper's '50-70%' for small sizes contradicts it unless its smallest size is much "
+        "closer to 40 B than ours",
+        explanation=(
+            f"At {smallest} B our gain is {gs.mean:.0f} %, at the top of the paper's other "
+            "sentence's 50–70 % for small sizes: the two sentences cannot both hold at "  # noqa: RUF001
+            "one size, and ours follows the 50–70 % one."  # noqa: RUF001
+        ),
+    )
+    for mode in ("data", "all"):
+        g = gains[(BASE, mode, 1500)]
+        ctx.claim(
+            f"{RTS_LABELS[mode]}: the gain at 1500 B is the paper's 4.71 / 4.1",
+            f"{SOURCE}(a), §4.3",
+            13.4 <= g.mean < 16.4,
+            f"{g} % over ACK-every Reno (over delayed-ACK Reno: "
+            f"{gains[('reno_delayed', mode, 1500)]} %)",
+            quote=Q_RTS,
+            band="gain over ACK-every Reno at 1500 B 13.4-16.4 % (4.705/4.15 - 1 to "
+            "4.715/4.05 - 1: the two numbers at their precision)",
+            explanation=gain_why(ctx, gains, mode),
+        )
+
+
+def _finding(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: str) -> None:
+    data = ctx["fig5"]
+    reno = {
+        (b, mode): tput(data, b, mss="1460B", rts=RTS_MODES[mode], stop=end).mean / 1e6
+        for b in BASELINES
+        for mode in RTS_MODES
+    }
+    parts = [
+        f"{RTS_LABELS[m]}: ACK every {reno[('reno_every', m)]:.2f}, delayed "
+        f"{reno[('reno_delayed', m)]:.2f} Mbps "
+        f"(paper {PAPER_1500[('off' if m == 'off' else 'on', 'reno')]})"
+        for m in RTS_MODES
+    ]
+    ctx.finding(
+        "Which Reno, and which RTS/CTS, the paper ran.",
+        "Reno at 1500 B: " + "; ".join(parts) + ". The paper keeps ns-2's defaults (an ACK per "
+        "packet) and states its 100 % rule for an ACK per data packet, so the claims use "
+        "ACK-every Reno; yet its 5.08 Mbps is our delayed-ACK Reno's, and our ACK-every Reno "
+        "(like ns-3's 4.28 Mbps) is 15 % below it. Over delayed-ACK Reno the 1500 B gain is "
+        f"{gains[('reno_delayed', 'off', 1500)].mean:.1f} % (RTS/CTS off), "
+        f"{gains[('reno_delayed', 'data', 1500)].mean:.1f} % (before data frames) and "
+        f"{gains[('reno_delayed', 'all', 1500)].mean:.1f} % (before every frame), against "
+        "the paper's 19.9 % and 14.9 %. With RTS/CTS, Reno's 4.1 Mbps is nearest RTS/CTS "
+        "before data frames only; before every frame each TCP ACK pays a handshake too.",
+    )
+
+
+def analyse(ctx: Context) -> None:
+    end = end_time(ctx.quick)
+    sizes = datagrams(ctx.quick)
+    gains = _gains(ctx, sizes, end)
+    _compare_1500(ctx, gains, end)
+    for b in BASELINES:
+        for d in sizes[:-1]:
+            ctx.compare(
+                f"{d} B, RTS/CTS off: gain over {LABELS[b]}",
+                f"{SOURCE}(b), §4.3",
+                "%",
+                None,
+                gains[(b, "off", d)],
+                "paper: 50-70 % for small datagrams, -> 100 % near 40 B",
+            )
+    _size_claims(ctx, gains, sizes, end)
+    _level_claims(ctx, gains, sizes)
+    _finding(ctx, gains, end)
+    _figure(ctx, gains, sizes, end)
+
+
+def _figure(
+    ctx: Context, gains: dict[tuple[str, str, int], Stat], sizes: list[int], end: str
+) -> None:
+    data = ctx["fig5"]
     styles = {"off": "-", "data": "--", "all": ":"}
     with ctx.figure(
         "fig5",
         "LLE-TCP Fig. 5: steady-state throughput (a, b) and LLE-TCP's gain (c) vs datagram "
-        "size, one 802.11b hop (95 % CI)",
+        "size, one 802.11b hop; bars: 95 % CI; stars: the paper's numbers at 1500 B",
         3,
         width=5.2,
     ) as (ax_a, ax_b, ax_c):
         for v in VARIANTS:
             for ax, modes in ((ax_a, ("off",)), (ax_b, ("data", "all"))):
                 for mode in modes:
-                    points = [at(v, mode, d) for d in sizes]
+                    points = [
+                        tput(data, v, mss=f"{d - 40}B", rts=RTS_MODES[mode], stop=end)
+                        for d in sizes
+                    ]
                     label = LABELS[v] if mode == "off" else f"{LABELS[v]}, {RTS_LABELS[mode]}"
                     ax.errorbar(
                         sizes,
@@ -319,9 +463,17 @@ def analyse(ctx: Context) -> None:
                     linestyle=styles[mode],
                     label=f"vs {policy}, {RTS_LABELS[mode]}",
                 )
-        ax_a.plot([1500, 1500], [5.08, 6.09], "k*", markersize=9, label="paper, 1500 B")
-        ax_b.plot([1500, 1500], [4.1, 4.71], "k*", markersize=9, label="paper, 1500 B")
-        ax_c.plot([1500], [19.9], "k*", markersize=9, label="paper, 1500 B, RTS/CTS off")
+        ax_a.plot([1500], [5.08], "k*", markersize=10, label="paper: Reno 5.08")
+        ax_a.plot([1500], [6.09], "r*", markersize=10, label="paper: LLE-TCP 6.09")
+        ax_b.plot([1500], [4.1], "k*", markersize=10, label="paper: Reno 4.1")
+        ax_b.plot([1500], [4.71], "r*", markersize=10, label="paper: LLE-TCP 4.71")
+        ax_c.plot(
+            [1500, 1500],
+            [19.9, 14.9],
+            "k*",
+            markersize=10,
+            label="paper, 1500 B: 19.9 % (off), 14.9 % (on)",
+        )
         for ax, title in ((ax_a, "RTS/CTS off"), (ax_b, "RTS/CTS on"), (ax_c, "gain of LLE-TCP")):
             ax.set_xlabel("TCP/IP datagram size (bytes)")
             ax.set_title(title, fontsize="small")
@@ -341,21 +493,17 @@ EXPERIMENT = Experiment(
         "ACKs and LLE-TCP, for 100-1500 B datagrams, with RTS/CTS off, before data frames "
         "only, and before every frame; LLE-TCP's gain over each baseline."
     ),
+    seed="004",
     differences=(
         "The paper names neither its Reno's ACK policy nor which frames RTS/CTS guards, so "
-        "we run both ACK policies and three RTS settings. Delayed ACKs match: at 1500 B our "
-        "delayed-ACK Reno is within 2 % of the paper's 5.08 Mbps and the gain (about 18 %) "
-        "is near its 20 %, while with an ACK per segment Reno reaches only about 4.3 Mbps "
-        "(as in ns-3, 4.28) and the gain is about 37 %. Our LLE-TCP is 3-4 % below the "
-        "paper's 6.09 Mbps. With RTS/CTS, guarding data frames only fits the paper's +15 % "
-        "(ours about 13 %); guarding TCP ACK frames too makes every ACK cost a handshake, "
-        "so Reno falls further and LLE-TCP's gain rises to about 25 %. The band for the "
-        "1500 B gain (15-25 %) is the paper's 20 % widened by the spread between "
-        "independent simulators' baselines (ours, ns-3 and the paper's ns-2 within 2 %) "
-        "and by our LLE-TCP's few-% shortfall. For small datagrams (100-296 B) the gain "
-        "over ACK-every Reno is 62-71 %, the paper's 50-70 %; over delayed ACKs it is only "
-        "31-35 %, so the paper's Fig. 5(b) looks like an ACK-every comparison at small "
-        "sizes while its 1500 B throughputs match delayed ACKs: its text does not settle it."
+        "we run both ACK policies and three RTS settings. Its own words point to an ACK per "
+        "segment (ns-2's default sink; its 100 % rule is stated for an ACK per data packet), "
+        "so the claims test the gain over ACK-every Reno; but its 1500 B Reno (5.08 Mbps) "
+        "is our delayed-ACK Reno, while our ACK-every Reno (like ns-3's) is 15 % slower, "
+        "and the gain over it is about twice the paper's. The two cannot both be the "
+        "paper's Fig. 5: see the finding, and the numbers for both baselines. Guarding TCP "
+        "ACK frames with RTS/CTS too makes every ACK cost a handshake, so Reno falls further "
+        "and LLE-TCP's gain rises."
     ),
     campaigns=campaigns,
     analyse=analyse,

@@ -423,7 +423,7 @@ fn tulip_mac_acceleration_beats_no_ll_over_fama_at_ber_0() {
 
 #[test]
 fn tulip_fama_example_is_the_tulip_topology_with_tulip_over_fama() {
-    let text = include_str!("../../../python/lastmile/examples/tulip-fama.toml");
+    let text = include_str!("../../../../python/lastmile/examples/tulip-fama.toml");
     let s = load_str(text, Format::Toml, "tulip-fama.toml", &[]).expect("valid example");
     let w = s.topology.wireless.as_ref().expect("a wireless hop");
     assert_eq!((w.mac, w.link), (MacKind::Fama, LinkLayerKind::Tulip));
@@ -689,4 +689,35 @@ fn tulip_t1_shorter_than_the_data_frame_sends_each_frame_at_most_twice() {
         "{c:?} {w:?}"
     );
     assert!(f.throughput_bps > 350e3, "{f:?}");
+}
+
+/// A bug found while reproducing (issue 10, reported, not fixed here): without MAC
+/// acceleration TULIP's LACK needs a floor of its own over FAMA-NCS, and at BER 0 TULIP then
+/// resends nearly every data frame once (6,792 link retransmissions for 7,143 frames of a
+/// 10 MB transfer, 369 kbps against 805 with acceleration): its T1 (Δt1, equation (1)) or
+/// the WAIT hold-down does not cover the LACK's own RTS/CTS exchange, so T1 fires before a
+/// LACK that is on its way. With no losses there must be nothing to retransmit. The paper
+/// runs TULIP with MAC acceleration only (§5), so no reproduction depends on this.
+#[test]
+#[ignore = "bug: TULIP without MAC acceleration over FAMA-NCS retransmits frames the receiver has (issue 10 report)"]
+fn tulip_without_mac_acceleration_over_fama_resends_nothing_at_ber_0() {
+    let s = load(
+        r#"
+name = "tulip-no-acceleration"
+seed = 1
+stop_time = "3000s"
+[topology]
+preset = "chain"
+wired = { rate = "10Mbps", delay = "1ms", queue = "100pkt" }
+wireless = { rate = "1Mbps", delay = "1us", mac = "fama", link = "tulip", tulip = { mac_acceleration = false } }
+[[flow]]
+src = "fh"
+dst = "mh"
+tcp = { variant = "reno", mss = "1400B", rwnd = "42KB", timer_granularity = "500ms" }
+app = { kind = "bulk", bytes = "10MB" }
+"#,
+    );
+    let out = run_ok(&s);
+    let c = cell(&out);
+    assert_eq!(c.link_retransmissions, 0, "{c:?}");
 }

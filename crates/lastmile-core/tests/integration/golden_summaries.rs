@@ -6,15 +6,15 @@
 //! column's little-endian bytes.
 //!
 //! The comparison is exact, minus the wall-clock field (`engine.wall_s`). Floats are written
-//! in their shortest round-trip form; as serde_json's reader is not correctly rounded (off
-//! by one ulp at times), the run's values take the same text round trip before they are
-//! compared, so equal floats compare equal and different ones differ in their text. A field present in the run but absent from the golden file is allowed,
-//! so that a new metric does not invalidate the record; a changed or missing one fails.
+//! in their shortest round-trip form and read back exactly (serde_json's `float_roundtrip`);
+//! the run's values take the same text round trip before they are compared. A field
+//! present in the run but absent from the golden file is allowed, so that a new metric
+//! does not invalidate the record; a changed or missing one fails.
 //!
 //! Re-recording (only when a change of behaviour is intended, e.g. a bug fixed on purpose;
 //! say so in the commit message and review the diff of the JSON file):
 //!
-//!     LASTMILE_RECORD_GOLDEN=1 cargo test -p lastmile-core --test golden_summaries
+//!     LASTMILE_RECORD_GOLDEN=1 cargo test -p lastmile-core --test integration golden_summaries
 //!
 //! The cases use the examples as shipped with `--set`-style overrides, so an edited example
 //! changes its golden values too: re-record with the edit.

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use lastmile_core::scenario::{load_str, Format, Scenario};
 use lastmile_core::sim::{
-    check, run, run_observed, Control, Estimate, Progress, RunObserver, RunOptions, PROGRESS_EVERY,
+    check, run, run_observed, Control, Estimate, Progress, RunObserver, RunOptions, SimError,
+    PROGRESS_EVERY,
 };
 
 const CHAIN: &str = r#"
@@ -109,8 +110,16 @@ fn check_refuses_what_run_refuses_at_start() {
             ..Default::default()
         },
     ];
-    for options in bad_options {
-        let checked = check(&s, &options).unwrap_err().to_string();
+    let said = [
+        "invalid run option: unknown trace \"cwnd2\": expected one of seq, cwnd",
+        "invalid run option: pcap capture needs an output directory (--out DIR)",
+        "invalid run option: --pcap \"nope\": no link of that name; links are: wired, wireless",
+    ];
+    for (options, said) in bad_options.into_iter().zip(said) {
+        let checked = check(&s, &options).unwrap_err();
+        assert!(matches!(checked, SimError::Option(_)), "{checked}");
+        let checked = checked.to_string();
+        assert!(checked.starts_with(said), "{checked}");
         let ran = run(&s, &options).unwrap_err().to_string();
         assert_eq!(checked, ran);
     }

@@ -3,7 +3,7 @@
 //! random losses. Scenarios are built from TOML text like the users write them.
 
 use lastmile_core::metrics::{Column, TraceTable};
-use lastmile_core::scenario::{load_str, Format, Scenario};
+use lastmile_core::scenario::{load_str, AgentSpec, Format, Scenario};
 use lastmile_core::sim::{run, RunOptions, RunOutput};
 
 fn load(text: &str) -> Scenario {
@@ -267,7 +267,10 @@ app = {{ kind = "bulk", bytes = "10KB" }}
         &[],
     )
     .unwrap();
-    let snoop = s.base_station.snoop.unwrap();
+    let stations = s.base_stations();
+    let AgentSpec::Snoop(snoop) = stations[0].agent.spec() else {
+        panic!("a Snoop agent: {stations:?}");
+    };
     assert_eq!((snoop.dupack_threshold, snoop.fix), (3, true));
     assert_eq!(snoop.min_timeout.to_string(), "40ms");
     let schema = lastmile_core::scenario::json_schema().to_string();

@@ -392,7 +392,7 @@ fn cases() -> u32 {
 proptest! {
     #![proptest_config(Config {
         cases: cases(),
-        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel("proptest-regressions"))),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         ..Config::default()
     })]
 

@@ -1,0 +1,124 @@
+//! Snoop's settings (`agent = { kind = "snoop", ... }`, or `[base_station.snoop]`), with
+//! TULIP §4's configuration as defaults, and their checks. Doc comments become the JSON
+//! Schema's descriptions.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::SnoopAgent;
+use crate::agents::{AgentSettings, AgentSetup};
+use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
+use crate::scenario::ScenarioError;
+use crate::units::Duration;
+
+/// Snoop, configured by default as the TULIP paper ran it (TULIP §4).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SnoopSpec {
+    /// Duplicate ACKs that trigger a local retransmission. Default 2 (TULIP §4: "after the
+    /// receipt of 2 duplicate acknowledgments"; ns-2 and Click retransmit on the 2nd too).
+    #[serde(default = "default_snoop_dupacks")]
+    pub dupack_threshold: u32,
+    /// Floor of the local retransmission timer. Default "40ms" (TULIP §4).
+    #[serde(default = "default_snoop_min_timeout")]
+    pub min_timeout: Duration,
+    /// The retransmission timer is `timeout_factor`·rtt. Default 2 (TULIP §4: "2 * rtt").
+    #[serde(default = "default_snoop_factor")]
+    pub timeout_factor: u32,
+    /// Period of the persist timer that senses idle periods. Default "200ms" (TULIP §4).
+    #[serde(default = "default_snoop_persist")]
+    pub persist: Duration,
+    /// "Snoop w/fix" (TULIP §5.2): take no rtt sample from a retransmitted segment. Default
+    /// false: the original code's rtt-inflation bug stays reproducible.
+    #[serde(default)]
+    pub fix: bool,
+    /// The rtt estimate before the first sample. Default "100ms" (ns-2 `srtt_`).
+    #[serde(default = "default_snoop_initial_rtt")]
+    pub initial_rtt: Duration,
+    /// Segments cached per connection; beyond this new segments are forwarded uncached.
+    /// Default 100 (ns-2 `SNOOP_MAXWIND`).
+    #[serde(default = "default_snoop_cache")]
+    pub cache_packets: u32,
+    /// Local retransmissions of one segment before Snoop leaves it to the sender.
+    /// Default 10 (ns-2 `SNOOP_MAX_RXMIT`).
+    #[serde(default = "default_snoop_max_rxmit")]
+    pub max_local_retransmits: u32,
+}
+
+fn default_snoop_dupacks() -> u32 {
+    2
+}
+fn default_snoop_min_timeout() -> Duration {
+    Duration::from_millis(40)
+}
+fn default_snoop_factor() -> u32 {
+    2
+}
+fn default_snoop_persist() -> Duration {
+    Duration::from_millis(200)
+}
+fn default_snoop_initial_rtt() -> Duration {
+    Duration::from_millis(100)
+}
+fn default_snoop_cache() -> u32 {
+    100
+}
+fn default_snoop_max_rxmit() -> u32 {
+    10
+}
+
+impl Default for SnoopSpec {
+    fn default() -> Self {
+        SnoopSpec {
+            dupack_threshold: default_snoop_dupacks(),
+            min_timeout: default_snoop_min_timeout(),
+            timeout_factor: default_snoop_factor(),
+            persist: default_snoop_persist(),
+            fix: false,
+            initial_rtt: default_snoop_initial_rtt(),
+            cache_packets: default_snoop_cache(),
+            max_local_retransmits: default_snoop_max_rxmit(),
+        }
+    }
+}
+
+impl AgentSettings for SnoopSpec {
+    type Agent = SnoopAgent;
+    const KIND: &'static str = "snoop";
+
+    fn build(&self, _setup: &AgentSetup<'_>) -> SnoopAgent {
+        SnoopAgent::new(self.clone())
+    }
+
+    fn check(&self) -> Result<(), ScenarioError> {
+        if self.dupack_threshold == 0 {
+            return Err(ScenarioError::bad_value(
+                "dupack_threshold",
+                "0".into(),
+                "at least 1 duplicate ACK",
+            ));
+        }
+        if !(1..=TIMEOUT_FACTOR_MAX).contains(&self.timeout_factor) {
+            return Err(ScenarioError::bad_value(
+                "timeout_factor",
+                self.timeout_factor.to_string(),
+                format!("a whole number from 1 to {TIMEOUT_FACTOR_MAX}"),
+            ));
+        }
+        if self.persist.sim().is_zero() {
+            return Err(ScenarioError::bad_value(
+                "persist",
+                format!("\"{}\"", self.persist),
+                "a time greater than zero",
+            ));
+        }
+        if self.cache_packets == 0 {
+            return Err(ScenarioError::bad_value(
+                "cache_packets",
+                "0".into(),
+                "at least 1 segment",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,296 @@
+//! The cell's IP → link layer → MAC path (module notes of `sim::cell`): the interface
+//! queue pumped into link layers, link-layer outputs to the MAC or up to IP, the MAC's
+//! outputs and signals, and the two timers of a station.
+
+use crate::engine::SimTime;
+use crate::ids::{NodeId, StationId};
+use crate::net::CellId;
+use crate::packet::Packet;
+use crate::wireless::link::{LinkFrame, LinkInput, LinkOutput};
+use crate::wireless::mac::{MacInput, MacOutput, MacSignal, ReplyDisposition};
+
+use super::super::world::{Event, PacketSlot, TimerOwner, World};
+use super::super::SimError;
+use super::{station, PeerLink};
+
+impl World {
+    /// `from` sends the packet in `slot` to `to`, a member of the same cell.
+    pub(in crate::sim) fn cell_send(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        from: NodeId,
+        to: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let packet = self.packets.remove(slot);
+        let c = &mut self.cells[cell.index()];
+        let Some(m) = c.station_of(from) else {
+            self.no_route_drops += 1;
+            return Ok(());
+        };
+        if c.station_of(to).is_none() {
+            c.stats.to_absent_drops += 1; // It left the cell.
+            return Ok(());
+        }
+        let st = &mut c.stations[m.index()];
+        if st.ifq.push((packet, to), packet.size_bytes()).is_err() {
+            st.stats.queue_drops += 1;
+            return Ok(());
+        }
+        self.pump(now, cell, m)
+    }
+
+    /// Pulls packets from station `m`'s interface queue into its link layers while the link
+    /// layer of the head packet's next hop accepts them.
+    fn pump(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
+        if station(self, cell, m).pumping {
+            return Ok(());
+        }
+        station(self, cell, m).pumping = true;
+        let result = self.pump_loop(now, cell, m);
+        station(self, cell, m).pumping = false;
+        result
+    }
+
+    fn pump_loop(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
+        loop {
+            let Some(&(_, peer)) = station(self, cell, m).ifq.front() else {
+                return Ok(());
+            };
+            let li = self.link_index(cell, m, peer)?;
+            let st = station(self, cell, m);
+            if !st.links[li].layer.can_accept() {
+                return Ok(());
+            }
+            let (packet, _) = st.ifq.pop().expect("front was there");
+            self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
+            self.on_datagram_left(now, &packet)?;
+        }
+    }
+
+    /// The index of `m`'s link layer towards `peer`, made on first use.
+    fn link_index(&mut self, cell: CellId, m: StationId, peer: NodeId) -> Result<usize, SimError> {
+        if let Some(&i) = station(self, cell, m).peers.get(&peer) {
+            return Ok(i);
+        }
+        let layer = self.cells[cell.index()].new_link_layer()?;
+        let link = station(self, cell, m).links.len();
+        let timer = self.timers.add(TimerOwner::Link {
+            cell,
+            station: m,
+            link: link as u32,
+        });
+        let st = station(self, cell, m);
+        st.links.push(PeerLink { peer, layer, timer });
+        st.peers.insert(peer, link);
+        Ok(link)
+    }
+
+    /// Calls a link layer and applies its outputs, then re-arms its timer.
+    fn link_call(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        li: usize,
+        input: LinkInput,
+    ) -> Result<(), SimError> {
+        let mut out = Vec::new();
+        station(self, cell, m).links[li]
+            .layer
+            .handle(now, input, &mut out);
+        for o in out {
+            match o {
+                LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
+                LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
+            }
+        }
+        let link = &station(self, cell, m).links[li];
+        let (timer, deadline) = (link.timer, link.layer.poll_timeout());
+        self.arm(now, timer, deadline)?;
+        self.pump(now, cell, m)
+    }
+
+    fn cell_pass_up(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        li: usize,
+        packet: Packet,
+    ) -> Result<(), SimError> {
+        let c = &mut self.cells[cell.index()];
+        let peer = c.stations[m.index()].links[li].peer;
+        if c.station_of(peer).is_some_and(|h| c.is_head(h)) && !c.is_head(m) {
+            c.accounting.on_passed_up(&packet);
+        }
+        let node = c.stations[m.index()].node;
+        let slot = self.packets.insert(packet);
+        self.schedule(now, Event::Arrive { node, slot })
+    }
+
+    fn mac_enqueue(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        li: usize,
+        frame: LinkFrame,
+    ) -> Result<(), SimError> {
+        let c = &mut self.cells[cell.index()];
+        let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
+        let is_reply =
+            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
+        if is_reply {
+            c.replying = None;
+            return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
+        }
+        let st = &mut c.stations[m.index()];
+        let carried = if frame.is_control() {
+            None
+        } else {
+            frame.data_packet().copied()
+        };
+        st.at_mac.push_back((li, !frame.is_control(), carried));
+        let dst = st.links[li].peer;
+        self.mac_call(
+            now,
+            cell,
+            m,
+            MacInput::Enqueue {
+                dst,
+                msdu_bytes,
+                payload: frame,
+            },
+        )
+    }
+
+    /// MAC acceleration: the LACK for the data frame just delivered is the MAC's in-floor
+    /// reply. The FIFO mirror learns where the MAC put it (nowhere when sent in the floor).
+    fn mac_reply_in_floor(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        li: usize,
+        msdu_bytes: u32,
+        frame: LinkFrame,
+    ) -> Result<(), SimError> {
+        let st = station(self, cell, m);
+        let dst = st.links[li].peer;
+        let mut out = Vec::new();
+        match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
+            ReplyDisposition::InFloor => {}
+            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li, false, None)),
+            ReplyDisposition::Queued => st.at_mac.push_back((li, false, None)),
+        }
+        self.apply_mac_outputs(now, cell, m, out)
+    }
+
+    /// Calls a station's MAC and applies its outputs, then re-arms its timer.
+    pub(super) fn mac_call(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        input: MacInput<LinkFrame>,
+    ) -> Result<(), SimError> {
+        let mut out = Vec::new();
+        station(self, cell, m).mac.handle(now, input, &mut out);
+        self.apply_mac_outputs(now, cell, m, out)
+    }
+
+    fn apply_mac_outputs(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        out: Vec<MacOutput<LinkFrame>>,
+    ) -> Result<(), SimError> {
+        for o in out {
+            match o {
+                MacOutput::StartTx { frame, airtime } => {
+                    self.start_tx(now, cell, m, frame, airtime)?
+                }
+                MacOutput::Signal(signal) => self.mac_signal(now, cell, m, signal)?,
+                MacOutput::Deliver { from, payload, .. } => {
+                    let c = &mut self.cells[cell.index()];
+                    if c.station_of(from).is_some_and(|h| c.is_head(h)) && !c.is_head(m) {
+                        if let Some(p) = payload.data_packet() {
+                            c.accounting.on_received(p);
+                        }
+                    }
+                    let replies = c.mac_accelerated && payload.data_packet().is_some();
+                    let li = self.link_index(cell, m, from)?;
+                    self.cells[cell.index()].replying = replies.then_some((m, li));
+                    let result =
+                        self.link_call(now, cell, m, li, LinkInput::FrameReceived(payload));
+                    self.cells[cell.index()].replying = None;
+                    result?;
+                }
+            }
+        }
+        let st = station(self, cell, m);
+        let (timer, deadline) = (st.mac_timer, st.mac.poll_timeout());
+        self.arm(now, timer, deadline)
+    }
+
+    fn mac_signal(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        signal: MacSignal,
+    ) -> Result<(), SimError> {
+        let st = station(self, cell, m);
+        match signal {
+            MacSignal::Trans => match st.at_mac.front() {
+                Some(&(li, true, _)) => {
+                    self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))
+                }
+                _ => Ok(()),
+            },
+            MacSignal::TxSuccess | MacSignal::TxFailure => {
+                let node = st.node;
+                let Some((li, to_link, carried)) = st.at_mac.pop_front() else {
+                    return Ok(());
+                };
+                if to_link {
+                    self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))?;
+                }
+                match (carried, self.agents.at(node)) {
+                    (Some(packet), Some(agent)) => self.on_agent_link(now, agent, signal, &packet),
+                    _ => Ok(()),
+                }
+            }
+            MacSignal::Wait { .. } => {
+                for li in 0..st.links.len() {
+                    self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A station's MAC timer expired (a former member's is retired and never gets here).
+    pub(in crate::sim) fn on_cell_mac_timer(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+    ) -> Result<(), SimError> {
+        self.mac_call(now, cell, m, MacInput::Timeout)
+    }
+
+    /// A link layer's timer expired.
+    pub(in crate::sim) fn on_cell_link_timer(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        m: StationId,
+        li: usize,
+    ) -> Result<(), SimError> {
+        self.link_call(now, cell, m, li, LinkInput::Timeout)
+    }
+}
