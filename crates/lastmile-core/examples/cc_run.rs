@@ -1,7 +1,8 @@
 //! One transfer over the TULIP chain (10 Mbps, 1 ms wire; 1 Mbps hop with a packet error
-//! rate; 1400-byte segments, 42 KB window, 500 ms timer granularity, NewReno recovery) with
-//! a chosen congestion control, for measuring what each algorithm costs
-//! (`validation/cc_cost.sh` runs it under callgrind):
+//! rate; 1400-byte segments, 42 KB window, NewReno recovery, the default 1 ms timer clock:
+//! with the seeds' 500 ms clock every RTT sample is a whole tick and the delay-based
+//! controllers and BBR see no delay) with a chosen congestion control, for measuring what
+//! each algorithm costs (`validation/cc_cost.sh` runs it under callgrind):
 //!
 //!     cargo run --release -p lastmile-core --example cc_run -- cubic 10MB 0.01
 //!
@@ -27,7 +28,7 @@ wireless = {{ rate = "1Mbps", delay = "1us", errors = {{ model = "per", per = {p
 [[flow]]
 src = "fh"
 dst = "mh"
-tcp = {{ recovery = "newreno", cc = "{cc}", mss = "1400B", rwnd = "42KB", timer_granularity = "500ms" }}
+tcp = {{ recovery = "newreno", cc = "{cc}", mss = "1400B", rwnd = "42KB" }}
 app = {{ kind = "bulk", bytes = "{size}" }}
 "#
     );
