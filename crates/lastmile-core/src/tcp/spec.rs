@@ -139,6 +139,7 @@ pub enum AckPolicy {
     Delayed,
 }
 
+// The algorithms' tables are boxed so that a spec holding one (I-TCP's) stays small.
 /// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
 /// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -204,30 +205,30 @@ pub struct TcpSpec {
     pub isn: Option<u32>,
     /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vegas: Option<VegasConfig>,
+    pub vegas: Option<Box<VegasConfig>>,
     /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`). Default: filter gain 0.9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub westwood_plus: Option<WestwoodConfig>,
+    pub westwood_plus: Option<Box<WestwoodConfig>>,
     /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub veno: Option<VenoConfig>,
+    pub veno: Option<Box<VenoConfig>>,
     /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast: Option<FastConfig>,
+    pub fast: Option<Box<FastConfig>>,
     /// Illinois's constants (with `cc = "illinois"`). Default: the paper's α from 0.3 to 10,
     /// β from 1/8 to 1/2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub illinois: Option<IllinoisConfig>,
+    pub illinois: Option<Box<IllinoisConfig>>,
     /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cubic: Option<CubicConfig>,
+    pub cubic: Option<Box<CubicConfig>>,
     /// BBR's constants (with `cc = "bbr"`). Default: the draft's (gains 2/ln 2 and 2,
     /// 10-round and 10 s filters, ProbeRTT of 200 ms at 4 segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bbr: Option<BbrConfig>,
+    pub bbr: Option<Box<BbrConfig>>,
     /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: n = 1.5 packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub santa_cruz: Option<SantaCruzConfig>,
+    pub santa_cruz: Option<Box<SantaCruzConfig>>,
 }
 
 fn default_mss() -> ByteSize {
@@ -340,14 +341,14 @@ impl TcpSpec {
     pub fn cc_settings(&self) -> CcSettings {
         CcSettings {
             pacing: self.pacing,
-            vegas: self.vegas.unwrap_or_default(),
-            westwood: self.westwood_plus.unwrap_or_default(),
-            veno: self.veno.unwrap_or_default(),
-            fast: self.fast.unwrap_or_default(),
-            illinois: self.illinois.unwrap_or_default(),
-            cubic: self.cubic.unwrap_or_default(),
-            bbr: self.bbr.unwrap_or_default(),
-            santa_cruz: self.santa_cruz.unwrap_or_default(),
+            vegas: self.vegas.as_deref().copied().unwrap_or_default(),
+            westwood: self.westwood_plus.as_deref().copied().unwrap_or_default(),
+            veno: self.veno.as_deref().copied().unwrap_or_default(),
+            fast: self.fast.as_deref().copied().unwrap_or_default(),
+            illinois: self.illinois.as_deref().copied().unwrap_or_default(),
+            cubic: self.cubic.as_deref().copied().unwrap_or_default(),
+            bbr: self.bbr.as_deref().copied().unwrap_or_default(),
+            santa_cruz: self.santa_cruz.as_deref().copied().unwrap_or_default(),
         }
     }
 
@@ -356,14 +357,23 @@ impl TcpSpec {
     pub fn check_cc_settings(&self) -> Result<(), BadCcSetting> {
         type Check = Result<(), (&'static str, f64, &'static str)>;
         let given: [(CcKind, Option<Check>); 8] = [
-            (CcKind::Vegas, self.vegas.map(|c| c.check())),
-            (CcKind::WestwoodPlus, self.westwood_plus.map(|c| c.check())),
-            (CcKind::Veno, self.veno.map(|c| c.check())),
-            (CcKind::Fast, self.fast.map(|c| c.check())),
-            (CcKind::Illinois, self.illinois.map(|c| c.check())),
-            (CcKind::Cubic, self.cubic.map(|c| c.check())),
-            (CcKind::Bbr, self.bbr.map(|c| c.check())),
-            (CcKind::SantaCruz, self.santa_cruz.map(|c| c.check())),
+            (CcKind::Vegas, self.vegas.as_deref().map(|c| c.check())),
+            (
+                CcKind::WestwoodPlus,
+                self.westwood_plus.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Veno, self.veno.as_deref().map(|c| c.check())),
+            (CcKind::Fast, self.fast.as_deref().map(|c| c.check())),
+            (
+                CcKind::Illinois,
+                self.illinois.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Cubic, self.cubic.as_deref().map(|c| c.check())),
+            (CcKind::Bbr, self.bbr.as_deref().map(|c| c.check())),
+            (
+                CcKind::SantaCruz,
+                self.santa_cruz.as_deref().map(|c| c.check()),
+            ),
         ];
         let cc = self.cc_kind();
         for (kind, check) in given {
@@ -478,10 +488,10 @@ mod tests {
     fn settings_for_the_algorithm_in_force_are_read() {
         let s = TcpSpec {
             cc: Some(CcKind::Cubic),
-            cubic: Some(CubicConfig {
+            cubic: Some(Box::new(CubicConfig {
                 beta: 0.8,
                 ..CubicConfig::default()
-            }),
+            })),
             ..TcpSpec::default()
         };
         assert_eq!(s.check_cc_settings(), Ok(()));
@@ -492,7 +502,7 @@ mod tests {
     fn settings_for_another_algorithm_are_refused_with_the_fix() {
         let s = TcpSpec {
             cc: Some(CcKind::Bbr),
-            vegas: Some(VegasConfig::default()),
+            vegas: Some(Box::default()),
             ..TcpSpec::default()
         };
         let e = s.check_cc_settings().unwrap_err();
@@ -504,10 +514,10 @@ mod tests {
     fn a_setting_out_of_range_names_its_key() {
         let s = TcpSpec {
             cc: Some(CcKind::Cubic),
-            cubic: Some(CubicConfig {
+            cubic: Some(Box::new(CubicConfig {
                 beta: 1.5,
                 ..CubicConfig::default()
-            }),
+            })),
             ..TcpSpec::default()
         };
         let e = s.check_cc_settings().unwrap_err();
