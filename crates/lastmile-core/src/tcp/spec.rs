@@ -8,6 +8,10 @@
 //! `recovery` to the same name and `cc` to `reno` (every classic TCP grows its window by
 //! RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
 //! with it; [`TcpSpec::check_names`] refuses a contradiction.
+//!
+//! Each congestion control's constants are a table named after it (`cubic = { beta = 0.8 }`),
+//! defaults from its document, read only with that `cc`: [`TcpSpec::check_cc_settings`]
+//! refuses a table for another algorithm and a value out of range.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -12,7 +12,9 @@
 //! segments when [`CongestionControl::pacing_rate`] gives a rate (`pacing.rs`).
 //!
 //! [`AnyCongestionControl`] is the closed set, one variant per algorithm, dispatched by enum
-//! (`dispatch!`) with no allocation. Adding an algorithm: its module here (state, config,
+//! (`dispatch!`; only BBR's larger state is boxed, once per connection). Reno's per-ACK and
+//! per-segment calls stay inline and the others go out of line, so that the classic TCPs
+//! cost what they did before the other algorithms existed. Adding an algorithm: its module here (state, config,
 //! `impl CongestionControl`), a variant and a `dispatch!` arm below, and a `CcKind` name in
 //! `spec.rs`.
 //!
