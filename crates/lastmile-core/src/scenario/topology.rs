@@ -127,6 +127,22 @@ pub(crate) fn link_path(s: &Scenario, i: usize) -> String {
     }
 }
 
+/// The paths of the first `n` resolved links, in one pass (`link_path` for each).
+pub(crate) fn link_paths(s: &Scenario, n: usize) -> Vec<String> {
+    match s.topology.preset {
+        None => s
+            .topology
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.mac.is_cell())
+            .map(|(j, _)| format!("topology.links[{j}]"))
+            .take(n)
+            .collect(),
+        Some(_) => (0..n).map(|i| link_path(s, i)).collect(),
+    }
+}
+
 /// The `i`th resolved link of an explicit topology is the `i`th of its links that is not a
 /// cell.
 fn explicit_link_path(s: &Scenario, i: usize) -> String {
@@ -469,21 +485,22 @@ fn check_unique_link_names(s: &Scenario, topo: &ResolvedTopology) -> Result<(), 
         .chain(topo.cells.iter().map(|c| c.name.clone()))
         .collect();
     let index = name_index(&names);
+    let paths = link_paths(s, topo.links.len());
+    let named: Vec<bool> = match s.topology.preset {
+        None => s
+            .topology
+            .links
+            .iter()
+            .filter(|l| !l.mac.is_cell())
+            .map(|l| l.name.is_some())
+            .collect(),
+        Some(_) => vec![true; topo.links.len()],
+    };
     for (i, link) in topo.links.iter().enumerate() {
-        let given = match s.topology.preset {
-            None => s
-                .topology
-                .links
-                .iter()
-                .filter(|l| !l.mac.is_cell())
-                .nth(i)
-                .is_some_and(|l| l.name.is_some()),
-            Some(_) => true,
-        };
-        let path = if given {
-            format!("{}.name", link_path(s, i))
+        let path = if named[i] {
+            format!("{}.name", paths[i])
         } else {
-            link_path(s, i)
+            paths[i].clone()
         };
         check_identifier(&path, &link.name, "link name")?;
         let first = index[&link.name];
@@ -493,8 +510,7 @@ fn check_unique_link_names(s: &Scenario, topo: &ResolvedTopology) -> Result<(), 
                 format!("\"{}\"", link.name),
                 format!(
                     "a unique link name ({} is also \"{}\")",
-                    link_path(s, first),
-                    link.name
+                    paths[first], link.name
                 ),
             )
             .with_hint(Some("set `name` on one of them".into())));

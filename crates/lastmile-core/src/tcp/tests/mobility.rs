@@ -7,7 +7,7 @@ use super::*;
 
 fn sender(variant: TcpVariant, iw: u32) -> Scripted {
     let mut cfg = config(variant);
-    cfg.initial_window_segments = iw;
+    cfg.initial_window = InitialWindow::Segments(iw);
     Scripted::established(cfg, ms(100))
 }
 
