@@ -422,3 +422,106 @@ fn check_schedule(at: &[Duration]) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{load_str, Format, Scenario, ScenarioError};
+
+    const CELLS: &str = r#"
+name = "t"
+[topology]
+preset = "cells"
+cells = 3
+wired = { rate = "10Mbps" }
+backhaul = { rate = "10Mbps" }
+wireless = { rate = "2Mbps" }
+[[mobile]]
+node = "mh1"
+residence = { kind = "exponential", mean = "10s" }
+[[flow]]
+src = "fh"
+dst = "mh1"
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+
+    fn load(overrides: &[&str]) -> Result<Scenario, ScenarioError> {
+        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        load_str(CELLS, Format::Toml, "t.toml", &overrides)
+    }
+
+    #[test]
+    fn mobile_entries_are_refused_at_their_own_paths() {
+        for (set, path) in [
+            ("mobile.0.node=\"mh9\"", "mobile[0].node"),
+            (
+                "mobile.0.cells=[\"cell1\", \"cell7\"]",
+                "mobile[0].cells[1]",
+            ),
+            (
+                "mobile.0.cells=[\"cell1\", \"cell1\"]",
+                "mobile[0].cells[1]",
+            ),
+            ("mobile.0.cells=[\"cell1\"]", "mobile[0].cells"),
+            ("mobile.0.start=\"cell9\"", "mobile[0].start"),
+            ("mobile.0.gateway=\"nowhere\"", "mobile[0].gateway"),
+            ("mobile.0.residence.mean=0s", "mobile[0].residence.mean"),
+            (
+                "mobile.0.residence={ kind = \"schedule\", at = [\"2s\", \"1s\"] }",
+                "mobile[0].residence.at[1]",
+            ),
+            ("mobile.0.overlap=100ms", "mobile[0].handoff_delay"),
+            (
+                "mobile.0.tcp={ kind = \"fast_retransmit\", dupacks = 0 }",
+                "mobile[0].tcp.dupacks",
+            ),
+            (
+                "mobile.0.tcp={ kind = \"freeze\", copies = 101 }",
+                "mobile[0].tcp.copies",
+            ),
+        ] {
+            let sets: Vec<&str> = if set.starts_with("mobile.0.overlap") {
+                vec![set, "mobile.0.handoff_delay=50ms"]
+            } else {
+                vec![set]
+            };
+            let e = load(&sets).expect_err(set);
+            assert_eq!(e.path, path, "{set}: {e}");
+        }
+        // Just inside the limits.
+        load(&[
+            "mobile.0.cells=[\"cell3\", \"cell1\"]",
+            "mobile.0.overlap=100ms",
+            "mobile.0.tcp={ kind = \"fast_retransmit\", dupacks = 100 }",
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn cells_preset_keys_belong_to_it_and_explicit_mobiles_name_their_gateway() {
+        let chain = CELLS.replace("preset = \"cells\"", "preset = \"chain\"");
+        let e = load_str(&chain, Format::Toml, "t.toml", &[]).expect_err("cells on a chain");
+        assert_eq!(e.path, "topology.cells", "{e}");
+        let explicit = r#"
+name = "t"
+[topology]
+nodes = ["fh", "bs1", "bs2", "mh"]
+links = [
+  { from = "fh", to = "bs1", rate = "10Mbps" },
+  { from = "fh", to = "bs2", rate = "10Mbps" },
+  { name = "w1", from = "bs1", to = "mh", rate = "2Mbps" },
+  { name = "w2", from = "bs2", to = "mh", rate = "2Mbps" },
+]
+[[mobile]]
+node = "mh"
+cells = ["w1", "w2"]
+[[flow]]
+src = "fh"
+dst = "mh"
+app = { kind = "bulk", bytes = "1MB" }
+"#;
+        let e = load_str(explicit, Format::Toml, "t.toml", &[]).expect_err("no gateway");
+        assert_eq!(e.path, "mobile[0].gateway", "{e}");
+        let sets = ["mobile.0.gateway=\"fh\"".to_string()];
+        load_str(explicit, Format::Toml, "t.toml", &sets).unwrap();
+    }
+}
