@@ -96,7 +96,8 @@ CHANNELS: dict[str, tuple[str, dict[str, Any]]] = {
 MODERN = {"timestamps": True, "ack": "every", "timer_granularity": "1ms", "min_rto": "200ms"}
 
 
-def one(channel: str, mech: str, tcp: str, seed: int, stop_s: float) -> float:
+def one(channel: str, mech: str, tcp: str, seed: int, stop_s: float) -> tuple[float, bool]:
+    """Throughput (bit/s) of one run, and whether the core's liveness check saw it stall."""
     scenario, extra = CHANNELS[channel]
     overrides: dict[str, Any] = {**DCF, **MECHANISMS[mech], "stop_time": f"{stop_s:g}s"}
     for key, value in extra.items():
@@ -109,7 +110,7 @@ def one(channel: str, mech: str, tcp: str, seed: int, stop_s: float) -> float:
         overrides["base_station.wtcp.source_clock"] = MODERN["timer_granularity"]
     result = lastmile.run(EXPERIMENTS_DIR / scenario, seed=seed, overrides=overrides)
     flow = result.summary["flows"][0]
-    return float(flow["bytes_delivered"]) * 8.0 / stop_s
+    return float(flow["bytes_delivered"]) * 8.0 / stop_s, bool(flow["stalled"])
 
 
 def stat(values: list[float]) -> tuple[float, float]:
@@ -130,8 +131,9 @@ def main() -> None:
     for channel in CHANNELS:
         for mech in MECHANISMS:
             for tcp in TCPS:
-                vals = [one(channel, mech, tcp, s, args.stop) for s in range(1, args.seeds + 1)]
-                mean, ci = stat(vals)
+                runs = [one(channel, mech, tcp, s, args.stop) for s in range(1, args.seeds + 1)]
+                mean, ci = stat([r[0] for r in runs])
+                stalled = sum(r[1] for r in runs)
                 rows.append(
                     {
                         "channel": channel,
@@ -139,10 +141,13 @@ def main() -> None:
                         "tcp": tcp,
                         "throughput_kbps": mean / 1e3,
                         "ci95_kbps": ci / 1e3,
+                        "stalled_runs": stalled,
+                        "runs": len(runs),
                     }
                 )
                 print(
-                    f"{channel:24} {mech:16} {tcp:8} {mean / 1e3:7.1f} ± {ci / 1e3:.1f} kbps",
+                    f"{channel:24} {mech:16} {tcp:8} {mean / 1e3:7.1f} ± {ci / 1e3:.1f} kbps "
+                    f"({stalled} of {len(runs)} stalled)",
                     flush=True,
                 )
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -158,7 +163,8 @@ def write_table(rows: list[dict[str, Any]]) -> None:
     lines = []
     for channel in CHANNELS:
         lines += [
-            f"**{channel}** (throughput, kbps, mean ± 95 % CI)",
+            f"**{channel}** (throughput, kbps, mean ± 95 % CI; a cell counts its runs that "
+            "the core's liveness check saw stall)",
             "",
             "| mechanism | " + " | ".join(TCPS) + " |",
             "|---|" + "---|" * len(TCPS),
@@ -166,6 +172,7 @@ def write_table(rows: list[dict[str, Any]]) -> None:
         for mech in MECHANISMS:
             cells = [
                 f"{r['throughput_kbps']:.0f} ± {r['ci95_kbps']:.0f}"
+                + (f" ({r['stalled_runs']} stalled)" if r["stalled_runs"] else "")
                 for tcp in TCPS
                 for r in rows
                 if r["channel"] == channel and r["mechanism"] == mech and r["tcp"] == tcp
