@@ -12,15 +12,20 @@
 //! * TULIP: equation (1)'s terms — τ, t_c from the PHY, t_PKT with the MAC header, and t_ACK
 //!   from the MAC's reply budget (`AnyMac::reply_budget`) — unless the scenario sets them.
 //! * Stop-and-wait: the ACK timeout from the reply budget plus one maximum frame.
+//! * Duplex (`mac = "duplex"`): the hop's rate, `overhead`, delay and FEC.
+//! * RLP: the `rlp` table as it stands (its defaults are TS 24.022's).
+//! * FEC (`fec`): every cell MAC's frames take the airtime of their coded bits.
 
 use crate::engine::SimDuration;
+use crate::error_model::BlockCode;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
+use crate::wireless::link::rlp::RlpConfig;
 use crate::wireless::link::stop_and_wait::{StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{
     TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
 };
 use crate::wireless::mac::fama::LinkFraming;
-use crate::wireless::mac::{AnyMac, DcfConfig, FamaConfig};
+use crate::wireless::mac::{AnyMac, DcfConfig, DuplexConfig, FamaConfig};
 use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
 
 /// Stop-and-wait's attempts per frame when the scenario gives none.
@@ -46,7 +51,42 @@ pub fn phy_config(spec: &LinkSpec) -> PhyConfig {
             PreambleKind::Short => Preamble::Short,
         };
     }
+    phy.code = fec_code(spec);
     phy
+}
+
+/// The hop's link FEC, if any.
+pub fn fec_code(spec: &LinkSpec) -> Option<BlockCode> {
+    spec.fec.as_ref().map(|f| f.code())
+}
+
+/// The duplex channel of a hop (`mac = "duplex"`).
+pub fn duplex_config(spec: &LinkSpec) -> DuplexConfig {
+    DuplexConfig {
+        rate_bps: spec.rate.bps(),
+        overhead_bytes: spec.overhead.bytes().min(u64::from(u32::MAX)) as u32,
+        propagation: spec.delay.sim(),
+        code: fec_code(spec),
+        decode_delay: spec
+            .fec
+            .as_ref()
+            .map_or(SimDuration::ZERO, |f| f.decode_delay.sim()),
+    }
+}
+
+/// RLP's configuration, `None` unless `link = "rlp"`.
+pub fn rlp_config(spec: &LinkSpec) -> Option<RlpConfig> {
+    if spec.link != LinkLayerKind::Rlp {
+        return None;
+    }
+    let r = spec.rlp.clone().unwrap_or_default();
+    Some(RlpConfig {
+        info_bytes: r.info_bytes,
+        header_bytes: r.header_bytes,
+        window: r.window,
+        t1: r.t1.sim(),
+        n2: r.n2,
+    })
 }
 
 /// The DCF of a cell from its spec (retry limits 1 over TULIP unless given).
@@ -169,10 +209,12 @@ pub fn tulip_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> Option<TulipC
 /// frame the peer may have to finish first; `link_retry_limit` attempts (default 7).
 pub fn stop_and_wait_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> StopAndWaitConfig {
     let phy = phy_config(spec);
+    let longest_frame = match mac {
+        AnyMac::Duplex(d) => d.config().airtime(MAX_DATAGRAM_BYTES),
+        _ => phy.data_airtime(MAX_DATAGRAM_BYTES) + phy.difs(),
+    };
     StopAndWaitConfig {
-        ack_timeout: mac.reply_budget(SAW_HEADER_BYTES)
-            + phy.data_airtime(MAX_DATAGRAM_BYTES)
-            + phy.difs(),
+        ack_timeout: mac.reply_budget(SAW_HEADER_BYTES) + longest_frame,
         retry_limit: spec.link_retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
     }
 }
