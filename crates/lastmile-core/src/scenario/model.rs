@@ -157,6 +157,32 @@ pub enum LinkLayerKind {
     /// GSM's non-transparent Radio Link Protocol (GSM 04.22 / TS 24.022): the datagram stream
     /// in fixed frames, selective-reject ARQ, T1 and N2; settings in `rlp` (TCH/F9.6's).
     Rlp,
+    /// AIRMAIL (Ayanoglu et al. 1995): asymmetric — the base station polls with the block
+    /// that fills its window and sends periodic status bit-maps for the uplink, the mobile
+    /// acknowledges on events with one bit-map — over the hop's `fec`; settings in `airmail`.
+    Airmail,
+}
+
+/// AIRMAIL's settings (`link = "airmail"`). The paper's numbers were not available: each
+/// default is ours (docs/wwan.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AirmailSpec {
+    /// User bytes per block. Default 64.
+    pub info_bytes: Option<u32>,
+    /// Block header bytes. Default 4.
+    pub header_bytes: Option<u32>,
+    /// W: blocks outstanding at most, 1..=128. Default 32.
+    pub window: Option<u32>,
+    /// The base station's status period for uplink data. Default: the airtime of one window
+    /// of blocks.
+    pub status_period: Option<Duration>,
+    /// How long the base waits for the mobile's status after a poll. Default: two status
+    /// periods plus a round trip.
+    pub ack_timeout: Option<Duration>,
+    /// How long a mobile's block may go unacknowledged before it is sent again. Default: as
+    /// `ack_timeout`.
+    pub block_timeout: Option<Duration>,
 }
 
 /// RLP's settings (`link = "rlp"`). Defaults are GSM TCH/F9.6's (GSM 04.22 frames of 240
@@ -348,6 +374,9 @@ pub struct LinkSpec {
     /// `link = "rlp"`: RLP's settings, e.g. `{ t1 = "480ms", n2 = 6 }`. Default: GSM
     /// TCH/F9.6's.
     pub rlp: Option<RlpSpec>,
+    /// `link = "airmail"`: AIRMAIL's settings, e.g. `{ window = 32 }`. Default: ours, see
+    /// each key.
+    pub airmail: Option<AirmailSpec>,
     /// Link FEC on this hop, in both directions: a block code of `n` symbols of
     /// `symbol_bits` bits carrying `k` data symbols and correcting `t` symbol errors, e.g.
     /// CDPD's `{ n = 63, k = 47, t = 7, symbol_bits = 6 }`. Frames take the airtime of their

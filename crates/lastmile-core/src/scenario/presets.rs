@@ -213,9 +213,9 @@ fn wlan_hop(rate: &str, mac: &str, phy: Option<&str>) -> Value {
 }
 
 /// Settings tables filled key by key when the hop writes one of its own.
-const SETTINGS_TABLES: [&str; 3] = ["rlp", "fec", "tulip"];
+const SETTINGS_TABLES: [&str; 4] = ["rlp", "airmail", "fec", "tulip"];
 /// Keys that only apply to one link layer, by that link layer's name.
-const LINK_TABLES: [(&str, &str); 2] = [("rlp", "rlp"), ("tulip", "tulip")];
+const LINK_TABLES: [(&str, &str); 3] = [("rlp", "rlp"), ("airmail", "airmail"), ("tulip", "tulip")];
 /// The 802.11 PHY keys, which only the cell MACs read.
 const PHY_KEYS: [&str; 3] = ["phy", "basic_rate", "preamble"];
 

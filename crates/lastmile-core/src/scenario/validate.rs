@@ -130,6 +130,7 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
     super::validate_link::check_fec(path, spec)?;
     super::validate_link::check_rlp(path, spec)?;
+    super::validate_link::check_airmail(path, spec)?;
     check_tulip(path, spec)
 }
 

@@ -1,4 +1,5 @@
-//! Checks of a hop's link FEC (`fec`) and of the WWAN link layers' settings (`rlp`), with
+//! Checks of a hop's link FEC (`fec`) and of the WWAN link layers' settings (`rlp`,
+//! `airmail`), with
 //! the field path, the value as written and what was expected (conventions rule 11). The
 //! bounds keep every frame, window and timer finite and the runs' arithmetic far from
 //! overflow; the papers' and standards' own values sit well inside them.
@@ -6,6 +7,7 @@
 use super::error::ScenarioError;
 use super::model::{LinkLayerKind, LinkSpec, MacKind};
 use super::validate::written_name;
+use crate::wireless::link::airmail::AIRMAIL_WINDOW_MAX;
 
 /// The largest RLP frame (information and header), in bytes.
 const RLP_FRAME_BYTES_MAX: u32 = 65_535;
@@ -89,6 +91,54 @@ pub(crate) fn check_rlp(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError
     }
     if r.n2 == 0 {
         return bad("n2", "0".into(), "at least 1 poll (GSM's is 6)".into());
+    }
+    Ok(())
+}
+
+/// `airmail`: only with `link = "airmail"`, blocks, window and timers in range.
+pub(crate) fn check_airmail(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let Some(a) = &spec.airmail else {
+        return Ok(());
+    };
+    if spec.link != LinkLayerKind::Airmail {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.airmail"),
+            "an AIRMAIL table".into(),
+            "no `airmail` settings unless link = \"airmail\"",
+        ));
+    }
+    let bad = |field: &str, value: String, expected: String| {
+        Err(ScenarioError::bad_value(
+            format!("{path}.airmail.{field}"),
+            value,
+            expected,
+        ))
+    };
+    let info = a.info_bytes.unwrap_or(64);
+    let frame = u64::from(info) + u64::from(a.header_bytes.unwrap_or(4));
+    if info == 0 || frame > u64::from(RLP_FRAME_BYTES_MAX) {
+        return bad(
+            "info_bytes",
+            info.to_string(),
+            format!("1 or more bytes, with header_bytes at most {RLP_FRAME_BYTES_MAX} in all"),
+        );
+    }
+    if let Some(w) = a.window.filter(|w| !(1..=AIRMAIL_WINDOW_MAX).contains(w)) {
+        return bad(
+            "window",
+            w.to_string(),
+            format!("1..={AIRMAIL_WINDOW_MAX} blocks (the bit-map's length)"),
+        );
+    }
+    let times = [
+        ("status_period", a.status_period),
+        ("ack_timeout", a.ack_timeout),
+        ("block_timeout", a.block_timeout),
+    ];
+    for (field, time) in times {
+        if let Some(t) = time.filter(|t| t.sim().is_zero()) {
+            return bad(field, format!("\"{t}\""), "a time greater than zero".into());
+        }
     }
     Ok(())
 }

@@ -420,5 +420,9 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
             let (text, fields) = frame.describe();
             (frame.completes(), Some(text), Some(fields))
         }
+        LinkFrame::Airmail { frame, .. } => {
+            let (text, fields) = frame.describe();
+            (frame.completes(), Some(text), Some(fields))
+        }
     }
 }

@@ -46,9 +46,10 @@ use crate::net::{CellId, DropTail};
 use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
-    dcf_config, duplex_config, fama_config, fec_code, is_mac_accelerated, phy_config, rlp_config,
-    stop_and_wait_config, tulip_config,
+    airmail_config, dcf_config, duplex_config, fama_config, fec_code, is_mac_accelerated,
+    phy_config, rlp_config, stop_and_wait_config, tulip_config,
 };
+use crate::wireless::link::airmail::{Airmail, AirmailConfig, Role};
 use crate::wireless::link::rlp::{Rlp, RlpConfig};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink};
@@ -138,6 +139,7 @@ pub struct Cell {
     tulip: Option<TulipConfig>,
     saw: StopAndWaitConfig,
     rlp: Option<RlpConfig>,
+    airmail: Option<AirmailConfig>,
     /// The hop's link FEC (frames on the air are its coded bits).
     pub code: Option<BlockCode>,
     in_flight: BTreeMap<TxId, InFlight>,
@@ -184,6 +186,7 @@ impl Cell {
                 retry_limit: 0,
             },
             rlp: rlp_config(spec),
+            airmail: None,
             code: fec_code(spec),
             in_flight: BTreeMap::new(),
             mac_accelerated: is_mac_accelerated(spec),
@@ -199,6 +202,7 @@ impl Cell {
         if let Some(head) = cell.stations.first() {
             cell.tulip = tulip_config(spec, &head.mac);
             cell.saw = stop_and_wait_config(spec, &head.mac);
+            cell.airmail = airmail_config(spec, &head.mac);
         }
         Ok(cell)
     }
@@ -280,7 +284,7 @@ impl Cell {
         }
         for m in 0..self.stations.len() {
             if let Some(&li) = self.stations[m].peers.get(&node) {
-                let layer = self.new_link_layer()?;
+                let layer = self.new_link_layer(m == 0)?;
                 let link = &mut self.stations[m].links[li];
                 link.layer = layer;
                 timers.set(link.timer, None);
@@ -328,7 +332,9 @@ impl Cell {
         self.members.get(&node).copied()
     }
 
-    fn new_link_layer(&self) -> Result<AnyLinkLayer, SimError> {
+    /// A link layer for a station; `head` says whether it is the cell's head (AIRMAIL's base
+    /// station).
+    fn new_link_layer(&self, head: bool) -> Result<AnyLinkLayer, SimError> {
         Ok(match self.link_kind {
             LinkLayerKind::None => AnyLinkLayer::None(NoLink::default()),
             LinkLayerKind::StopAndWait => AnyLinkLayer::StopAndWait(
@@ -344,6 +350,11 @@ impl Cell {
             LinkLayerKind::Rlp => {
                 let cfg = self.rlp.clone().expect("built with the cell");
                 AnyLinkLayer::Rlp(Box::new(Rlp::new(cfg)))
+            }
+            LinkLayerKind::Airmail => {
+                let cfg = self.airmail.clone().expect("built with the cell");
+                let role = if head { Role::Base } else { Role::Mobile };
+                AnyLinkLayer::Airmail(Box::new(Airmail::new(cfg, role)))
             }
         })
     }

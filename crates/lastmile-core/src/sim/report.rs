@@ -152,6 +152,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
             crate::scenario::LinkLayerKind::Tulip => "tulip",
             crate::scenario::LinkLayerKind::Rlp => "rlp",
+            crate::scenario::LinkLayerKind::Airmail => "airmail",
         }
         .to_string(),
         stations: c.stations.len() as u64,

@@ -14,11 +14,14 @@
 //! * Stop-and-wait: the ACK timeout from the reply budget plus one maximum frame.
 //! * Duplex (`mac = "duplex"`): the hop's rate, `overhead`, delay and FEC.
 //! * RLP: the `rlp` table as it stands (its defaults are TS 24.022's).
+//! * AIRMAIL: the `airmail` table; the status period one window of blocks on this MAC, the
+//!   timeouts two periods and a reply.
 //! * FEC (`fec`): every cell MAC's frames take the airtime of their coded bits.
 
 use crate::engine::SimDuration;
 use crate::error_model::BlockCode;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
+use crate::wireless::link::airmail::{AirmailConfig, AIRMAIL_WINDOW_MAX};
 use crate::wireless::link::rlp::RlpConfig;
 use crate::wireless::link::stop_and_wait::{StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{
@@ -203,6 +206,38 @@ pub fn tulip_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> Option<TulipC
             .unwrap_or_else(|| reply.saturating_sub(phy.plcp()).saturating_sub(other_terms)),
     );
     Some(t)
+}
+
+/// AIRMAIL's configuration over `mac`, `None` unless `link = "airmail"`: the table's values,
+/// and for those it leaves out our defaults (64-byte blocks with a 4-byte header, W = 32, a
+/// status period of one window's airtime on this MAC, timeouts of two periods and a reply).
+pub fn airmail_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> Option<AirmailConfig> {
+    if spec.link != LinkLayerKind::Airmail {
+        return None;
+    }
+    let a = spec.airmail.clone().unwrap_or_default();
+    let mut cfg = AirmailConfig {
+        info_bytes: a.info_bytes.unwrap_or(64),
+        header_bytes: a.header_bytes.unwrap_or(4),
+        window: a.window.unwrap_or(32).clamp(1, AIRMAIL_WINDOW_MAX),
+        status_period: SimDuration::ZERO,
+        ack_timeout: SimDuration::ZERO,
+        block_timeout: SimDuration::ZERO,
+    };
+    let block = cfg.info_bytes + cfg.header_bytes;
+    let block_airtime = match mac {
+        AnyMac::Duplex(d) => d.config().airtime(block),
+        _ => phy_config(spec).data_airtime(block),
+    };
+    cfg.status_period = a
+        .status_period
+        .map_or(block_airtime * u64::from(cfg.window), |d| d.sim());
+    let reply = mac.reply_budget(block + cfg.status_bytes());
+    cfg.ack_timeout = a
+        .ack_timeout
+        .map_or(cfg.status_period * 2 + reply, |d| d.sim());
+    cfg.block_timeout = a.block_timeout.map_or(cfg.ack_timeout, |d| d.sim());
+    Some(cfg)
 }
 
 /// Stop-and-wait's configuration over `mac`: the ACK timeout is the reply, plus one maximum

@@ -7,6 +7,7 @@
 //! - [`stop_and_wait`]: alternating-bit ARQ with a retry limit, the baseline.
 //! - [`tulip`] (Parsa & Garcia-Luna-Aceves).
 //! - [`rlp`]: GSM's non-transparent Radio Link Protocol (GSM 04.22), selective-reject ARQ.
+//! - [`airmail`] (Ayanoglu et al. 1995): asymmetric, status bit-maps, over the hop's FEC.
 //! - `stream`: the datagram stream the fragmenting link layers cut into frames.
 //!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
@@ -14,6 +15,7 @@
 //! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
 //! happens in one drop-tail place, not inside the protocols.
 
+pub mod airmail;
 pub mod rlp;
 pub mod stop_and_wait;
 pub mod stream;
@@ -23,6 +25,7 @@ use crate::engine::SimTime;
 use crate::packet::Packet;
 use crate::wireless::signals::MacSignal;
 
+use airmail::{AirFrame, Airmail, AirmailInput, AirmailOutput};
 use rlp::{Rlp, RlpFrame, RlpInput, RlpOutput};
 use stop_and_wait::{SawFrame, SawInput, SawMetrics, SawOutput, StopAndWait};
 use tulip::{TulipConfig, TulipFrame, TulipInput, TulipLink, TulipOutbox, TulipOutput};
@@ -39,6 +42,11 @@ pub enum LinkFrame {
         frame: RlpFrame,
         bytes: u32,
     },
+    /// An AIRMAIL frame and its length.
+    Airmail {
+        frame: AirFrame,
+        bytes: u32,
+    },
 }
 
 impl LinkFrame {
@@ -48,7 +56,7 @@ impl LinkFrame {
             LinkFrame::Plain(p) => p.size_bytes(),
             LinkFrame::StopAndWait(f) => f.size_bytes(),
             LinkFrame::Tulip(f) => f.size_bytes(tulip.expect("a TULIP frame needs its config")),
-            LinkFrame::Rlp { bytes, .. } => *bytes,
+            LinkFrame::Rlp { bytes, .. } | LinkFrame::Airmail { bytes, .. } => *bytes,
         }
     }
     /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody. RLP
@@ -56,7 +64,7 @@ impl LinkFrame {
     /// on each frame's `TxSuccess`.
     pub fn is_control(&self) -> bool {
         match self {
-            LinkFrame::Plain(_) | LinkFrame::Rlp { .. } => false,
+            LinkFrame::Plain(_) | LinkFrame::Rlp { .. } | LinkFrame::Airmail { .. } => false,
             LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
             LinkFrame::Tulip(f) => f.is_lack(),
         }
@@ -75,6 +83,7 @@ impl LinkFrame {
     pub fn data_packet(&self) -> Option<&Packet> {
         match self {
             LinkFrame::Rlp { frame, .. } => frame.completes(),
+            LinkFrame::Airmail { frame, .. } => frame.completes(),
             LinkFrame::Plain(p) => Some(p),
             LinkFrame::StopAndWait(SawFrame::Data { packet, .. })
             | LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => Some(packet),
@@ -135,6 +144,7 @@ pub enum AnyLinkLayer {
     StopAndWait(Box<StopAndWait>, SawAcks),
     Tulip(Box<TulipLink>),
     Rlp(Box<Rlp>),
+    Airmail(Box<Airmail>),
 }
 
 /// Link ACKs received by a stop-and-wait sender (its own metrics count the sender side).
@@ -156,6 +166,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::StopAndWait(s, _) => s.queued_packets() == 0,
             AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
             AnyLinkLayer::Rlp(r) => r.can_accept(),
+            AnyLinkLayer::Airmail(a) => a.can_accept(),
         }
     }
 
@@ -165,6 +176,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::StopAndWait(s, _) => s.poll_timeout(),
             AnyLinkLayer::Tulip(t) => t.poll_timeout(),
             AnyLinkLayer::Rlp(r) => r.poll_timeout(),
+            AnyLinkLayer::Airmail(a) => a.poll_timeout(),
         }
     }
 
@@ -227,6 +239,28 @@ impl AnyLinkLayer {
                     RlpOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
                 }));
             }
+            AnyLinkLayer::Airmail(a) => {
+                let input = match input {
+                    LinkInput::FromNetwork(p) => AirmailInput::FromNetwork(p),
+                    LinkInput::FrameReceived(LinkFrame::Airmail { frame, .. }) => {
+                        AirmailInput::FrameReceived(frame)
+                    }
+                    LinkInput::FrameReceived(_) => return,
+                    LinkInput::MacSignal(sig) => AirmailInput::MacSignal(sig),
+                    LinkInput::Timeout => AirmailInput::Timeout,
+                };
+                let mut o = Vec::new();
+                a.handle(now, input, &mut o);
+                for x in o {
+                    out.push(match x {
+                        AirmailOutput::ToMac(frame) => {
+                            let bytes = a.config().frame_bytes(&frame);
+                            LinkOutput::ToMac(LinkFrame::Airmail { frame, bytes })
+                        }
+                        AirmailOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+                    });
+                }
+            }
         }
     }
 
@@ -273,6 +307,19 @@ impl AnyLinkLayer {
                     duplicates_received: m.duplicates_received,
                     tcp_duplicates: m.tcp_duplicates,
                     resets: m.resets,
+                }
+            }
+            AnyLinkLayer::Airmail(a) => {
+                let m = a.metrics();
+                LinkMetrics {
+                    retransmissions: m.retransmissions,
+                    acks_sent: m.statuses_sent,
+                    acks_received: m.statuses_received,
+                    frames_released: m.blocks_released,
+                    drops: 0,
+                    duplicates_received: m.duplicates_received,
+                    tcp_duplicates: m.tcp_duplicates,
+                    resets: 0,
                 }
             }
         }
