@@ -13,6 +13,7 @@
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
+//! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
 mod agents;
 mod base_stations;
@@ -25,3 +26,4 @@ mod lle;
 mod scenario_files;
 mod tcp_family;
 mod wireless;
+mod wwan;
