@@ -307,6 +307,18 @@ pub struct TcpSpec {
     /// RFC 6298 (5.5)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
+    /// Explicit Loss Notification at the sender (Pentikousis §2.4.4.4; ns-2 `tcp_eln`): a
+    /// duplicate ACK marked ELN (by an `eln` agent on the path) retransmits the segment it
+    /// asks for once, on the first such duplicate, without touching cwnd or ssthresh and
+    /// without fast recovery. Default false.
+    #[serde(default)]
+    pub eln: bool,
+    /// Explicit Bad State Notification at the sender (Bakshi et al., ICDCS 1997): an EBSN
+    /// message (from an `ebsn` agent at the base station) restarts the retransmission timer
+    /// with the current RTO, so the sender does not time out and back off while the base
+    /// station retries over a bad channel. Default false.
+    #[serde(default)]
+    pub ebsn: bool,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
     /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
     /// modern clock; the seeds' experiments set their own).
@@ -379,6 +391,8 @@ impl Default for TcpSpec {
             abc: 0,
             ecn: false,
             max_backoff: None,
+            eln: false,
+            ebsn: false,
             timer_granularity: default_granularity(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),

@@ -6,6 +6,7 @@
 //! chosen segments. Segment sizes are 1000 bytes so offsets read as segment numbers.
 
 mod knobs;
+mod notices;
 mod receiver;
 mod sack;
 mod sender;
@@ -54,6 +55,8 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         prr: false,
         ecn: false,
         max_backoff: None,
+        eln: false,
+        ebsn: false,
         timer_granularity: ms(1),
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
