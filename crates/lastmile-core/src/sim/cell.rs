@@ -45,8 +45,10 @@ use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
-    dcf_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config, tulip_config,
+    dcf_config, dda_link_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config,
+    tulip_config,
 };
+use crate::wireless::link::dda::{DdaLink, DdaLinkConfig};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink};
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, NoLink, SawAcks};
@@ -132,6 +134,8 @@ pub struct Cell {
     members: FxHashMap<NodeId, StationId>,
     tulip: Option<TulipConfig>,
     saw: StopAndWaitConfig,
+    /// `link = "dda"`: set from the head's MAC.
+    dda: Option<DdaLinkConfig>,
     in_flight: BTreeMap<TxId, InFlight>,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
@@ -172,6 +176,7 @@ impl Cell {
                 ack_timeout: SimDuration::ZERO,
                 retry_limit: 0,
             },
+            dda: None,
             in_flight: BTreeMap::new(),
             mac_accelerated: is_mac_accelerated(spec),
             replying: None,
@@ -185,6 +190,9 @@ impl Cell {
         if let Some(head) = cell.stations.first() {
             cell.tulip = tulip_config(spec, &head.mac);
             cell.saw = stop_and_wait_config(spec, &head.mac);
+            if spec.link == LinkLayerKind::Dda {
+                cell.dda = Some(dda_link_config(spec, &head.mac));
+            }
         }
         Ok(cell)
     }
@@ -322,6 +330,10 @@ impl Cell {
                 AnyLinkLayer::Tulip(Box::new(
                     TulipLink::new(cfg).map_err(|e| SimError::Invalid(e.to_string()))?,
                 ))
+            }
+            LinkLayerKind::Dda => {
+                let cfg = self.dda.clone().expect("built with the cell");
+                AnyLinkLayer::Dda(Box::new(DdaLink::new(cfg)))
             }
         })
     }

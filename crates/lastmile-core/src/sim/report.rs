@@ -153,6 +153,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::None => "none",
             crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
             crate::scenario::LinkLayerKind::Tulip => "tulip",
+            crate::scenario::LinkLayerKind::Dda => "dda",
         }
         .to_string(),
         stations: c.stations.len() as u64,

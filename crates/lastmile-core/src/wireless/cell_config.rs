@@ -12,9 +12,12 @@
 //! * TULIP: equation (1)'s terms — τ, t_c from the PHY, t_PKT with the MAC header, and t_ACK
 //!   from the MAC's reply budget (`AnyMac::reply_budget`) — unless the scenario sets them.
 //! * Stop-and-wait: the ACK timeout from the reply budget plus one maximum frame.
+//! * DDA's link layer: its `dda` settings, the ACK timeout from the reply budget plus two
+//!   maximum frames.
 
 use crate::engine::SimDuration;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
+use crate::wireless::link::dda::{DdaLinkConfig, DDA_ACK_BYTES};
 use crate::wireless::link::stop_and_wait::{StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{
     TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
@@ -174,6 +177,25 @@ pub fn stop_and_wait_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> StopA
             + phy.data_airtime(MAX_DATAGRAM_BYTES)
             + phy.difs(),
         retry_limit: spec.link_retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
+    }
+}
+
+/// DDA's window when the scenario gives none (TULIP's W).
+const DEFAULT_DDA_WINDOW: u32 = 8;
+
+/// The DDA link layer's configuration over `mac`: the `dda` table's settings, and an ACK
+/// timeout of a link ACK's reply budget plus two maximum frames and a DIFS unless set
+/// (`DdaLinkSpec`).
+pub fn dda_link_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> DdaLinkConfig {
+    let phy = phy_config(spec);
+    let d = spec.dda.clone().unwrap_or_default();
+    DdaLinkConfig {
+        window: d.window.unwrap_or(DEFAULT_DDA_WINDOW),
+        ack_timeout: d.ack_timeout.map(|t| t.sim()).unwrap_or_else(|| {
+            mac.reply_budget(DDA_ACK_BYTES) + phy.data_airtime(MAX_DATAGRAM_BYTES) * 2 + phy.difs()
+        }),
+        retry_limit: d.retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
+        in_order: d.in_order,
     }
 }
 

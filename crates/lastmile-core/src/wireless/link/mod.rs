@@ -6,12 +6,15 @@
 //!   rest); no recovery.
 //! - [`stop_and_wait`]: alternating-bit ARQ with a retry limit, the baseline.
 //! - [`tulip`] (Parsa & Garcia-Luna-Aceves).
+//! - [`dda`]: the TCP-unaware selective repeat of Delayed Duplicate Acknowledgements
+//!   (Vaidya et al.), without in-order delivery.
 //!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
 //! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
 //! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
 //! happens in one drop-tail place, not inside the protocols.
 
+pub mod dda;
 pub mod stop_and_wait;
 pub mod tulip;
 
@@ -19,6 +22,7 @@ use crate::engine::SimTime;
 use crate::packet::Packet;
 use crate::wireless::signals::MacSignal;
 
+use dda::{DdaFrame, DdaInput, DdaLink, DdaOutput};
 use stop_and_wait::{SawFrame, SawInput, SawMetrics, SawOutput, StopAndWait};
 use tulip::{TulipConfig, TulipFrame, TulipInput, TulipLink, TulipOutbox, TulipOutput};
 
@@ -29,6 +33,7 @@ pub enum LinkFrame {
     Plain(Packet),
     StopAndWait(SawFrame),
     Tulip(TulipFrame),
+    Dda(DdaFrame),
 }
 
 impl LinkFrame {
@@ -38,6 +43,7 @@ impl LinkFrame {
             LinkFrame::Plain(p) => p.size_bytes(),
             LinkFrame::StopAndWait(f) => f.size_bytes(),
             LinkFrame::Tulip(f) => f.size_bytes(tulip.expect("a TULIP frame needs its config")),
+            LinkFrame::Dda(f) => f.size_bytes(),
         }
     }
     /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody.
@@ -46,6 +52,7 @@ impl LinkFrame {
             LinkFrame::Plain(_) => false,
             LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
             LinkFrame::Tulip(f) => f.is_lack(),
+            LinkFrame::Dda(f) => matches!(f, DdaFrame::Ack { .. }),
         }
     }
     /// The IP datagram crossing the air in this frame: a data frame's, or the one a LACK
@@ -63,7 +70,9 @@ impl LinkFrame {
             LinkFrame::StopAndWait(SawFrame::Data { packet, .. })
             | LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => Some(packet),
             LinkFrame::Tulip(TulipFrame::Data { packet, .. })
-            | LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => Some(packet),
+            | LinkFrame::Tulip(TulipFrame::Unreliable { packet })
+            | LinkFrame::Dda(DdaFrame::Data { packet, .. })
+            | LinkFrame::Dda(DdaFrame::Unreliable { packet }) => Some(packet),
             _ => None,
         }
     }
@@ -83,6 +92,9 @@ pub enum LinkInput {
 pub enum LinkOutput {
     ToMac(LinkFrame),
     ToNetwork(Packet),
+    /// A link layer with its own ARQ found that one attempt at this datagram failed (the
+    /// cell tells its station's agent, as a `TxFailure` for the datagram).
+    AttemptFailed(Packet),
 }
 
 /// Counters common to the link layers (zero where a protocol has no such thing).
@@ -111,6 +123,7 @@ pub enum AnyLinkLayer {
     None(NoLink),
     StopAndWait(Box<StopAndWait>, SawAcks),
     Tulip(Box<TulipLink>),
+    Dda(Box<DdaLink>),
 }
 
 /// Link ACKs received by a stop-and-wait sender (its own metrics count the sender side).
@@ -131,6 +144,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::None(n) => !n.at_mac,
             AnyLinkLayer::StopAndWait(s, _) => s.queued_packets() == 0,
             AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
+            AnyLinkLayer::Dda(d) => d.queued_packets() == 0,
         }
     }
 
@@ -139,6 +153,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::None(_) => None,
             AnyLinkLayer::StopAndWait(s, _) => s.poll_timeout(),
             AnyLinkLayer::Tulip(t) => t.poll_timeout(),
+            AnyLinkLayer::Dda(d) => d.poll_timeout(),
         }
     }
 
@@ -183,6 +198,7 @@ impl AnyLinkLayer {
                     }
                 }
             }
+            AnyLinkLayer::Dda(d) => dda_handle(d, now, input, out),
         }
     }
 
@@ -215,8 +231,36 @@ impl AnyLinkLayer {
                     drops: 0,
                 }
             }
+            AnyLinkLayer::Dda(d) => {
+                let m = d.metrics();
+                LinkMetrics {
+                    retransmissions: m.retransmissions,
+                    acks_sent: m.acks_sent,
+                    acks_received: m.acks_received,
+                    frames_released: m.frames_released,
+                    drops: m.drops,
+                }
+            }
         }
     }
+}
+
+/// The DDA link layer behind `AnyLinkLayer::handle`.
+fn dda_handle(d: &mut DdaLink, now: SimTime, input: LinkInput, out: &mut Vec<LinkOutput>) {
+    let input = match input {
+        LinkInput::FromNetwork(p) => DdaInput::FromNetwork(p),
+        LinkInput::FrameReceived(LinkFrame::Dda(f)) => DdaInput::FrameReceived(f),
+        LinkInput::FrameReceived(_) => return,
+        LinkInput::MacSignal(sig) => DdaInput::MacSignal(sig),
+        LinkInput::Timeout => DdaInput::Timeout,
+    };
+    let mut o = Vec::new();
+    d.handle(now, input, &mut o);
+    out.extend(o.into_iter().map(|x| match x {
+        DdaOutput::ToMac(f) => LinkOutput::ToMac(LinkFrame::Dda(f)),
+        DdaOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+        DdaOutput::AttemptFailed(p) => LinkOutput::AttemptFailed(p),
+    }));
 }
 
 impl NoLink {
