@@ -208,3 +208,71 @@ fn snoop_leaves_dupacks_for_a_sender_retransmission_to_the_sender() {
         assert!(out.packets.is_empty());
     }
 }
+
+/// The mobile's duplicate ACK for segment `i` with SACK blocks over segments `[from, to)`.
+fn sack_ack(i: u32, blocks: &[(u32, u32)]) -> Packet {
+    let mut p = ack(i);
+    let seq = |n: u32| SeqNumber(ISS + n * MSS);
+    for &(from, to) in blocks {
+        p.tcp_mut()
+            .expect("tcp")
+            .header
+            .options
+            .sack_blocks
+            .push((seq(from), seq(to)));
+    }
+    p.fix_length();
+    p
+}
+
+#[test]
+fn snoop_sack_retransmits_the_holes_sack_names() {
+    let mut bs = Bs::new(SnoopSpec {
+        sack: true,
+        ..SnoopSpec::default()
+    });
+    bs.on_fh(ms(0), syn());
+    for i in 0..8 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    assert_eq!(bs.on_mh(ms(20), ack(1)).verdict, Verdict::Forward);
+    // Segments 1, 3 and 4 were lost on the air; 2, 5 and 6 arrived (7 is still on its way).
+    let out = bs.on_mh(ms(21), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert_eq!(
+        seqs(&out),
+        vec![1, 3, 4],
+        "every hole below the highest SACKed byte"
+    );
+    assert_eq!(
+        out.verdict,
+        Verdict::Drop,
+        "Snoop repairs: the dupack is suppressed"
+    );
+    // The next dupack names the same holes: their retransmissions are on the way.
+    let out = bs.on_mh(ms(22), sack_ack(1, &[(2, 3), (5, 8)]));
+    assert!(seqs(&out).is_empty());
+    assert_eq!(out.verdict, Verdict::Drop);
+    assert_eq!(bs.snoop.counters().local_retransmissions, 3);
+    // Once the current timeout has passed, a hole still named is retransmitted again.
+    let later = ms(22) + bs.snoop.current_timeout(&KEY).expect("tracked");
+    let out = bs.on_mh(later, sack_ack(1, &[(2, 3), (5, 8)]));
+    assert_eq!(seqs(&out), vec![1, 3, 4]);
+}
+
+#[test]
+fn snoop_without_sack_retransmits_only_the_oldest_hole() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..8 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    let first = bs.on_mh(ms(21), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert!(seqs(&first).is_empty(), "the 1st dupack is forwarded");
+    let second = bs.on_mh(ms(22), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert_eq!(
+        seqs(&second),
+        vec![1],
+        "plain Snoop: the blocks are not read"
+    );
+}
