@@ -425,13 +425,23 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
         LinkFrame::Dda(DdaFrame::Unreliable { packet }) => {
             (Some(packet), Some("DDA link unreliable".into()), None)
         }
-        LinkFrame::Dda(DdaFrame::Ack { next, got }) => {
+        LinkFrame::Dda(DdaFrame::Ack {
+            next,
+            got,
+            also,
+            piggyback,
+        }) => {
             let mut fields = b"DDAA".to_vec();
             fields.extend_from_slice(&next.to_be_bytes());
             fields.extend_from_slice(&got.to_be_bytes());
+            for g in also {
+                fields.extend_from_slice(&g.to_be_bytes());
+            }
             (
-                None,
-                Some(format!("DDA link ACK, next {next}, got {got}")),
+                piggyback.as_ref(),
+                Some(format!(
+                    "DDA link ACK, next {next}, got {got}, also {also:?}"
+                )),
                 Some(fields),
             )
         }

@@ -180,11 +180,13 @@ pub fn stop_and_wait_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> StopA
     }
 }
 
+/// The largest TCP ACK a DDA link ACK carries: IP and TCP headers and 40 bytes of options.
+const MAX_PIGGYBACK_BYTES: u32 = 80;
 /// DDA's window when the scenario gives none (TULIP's W).
 const DEFAULT_DDA_WINDOW: u32 = 8;
 
 /// The DDA link layer's configuration over `mac`: the `dda` table's settings, and an ACK
-/// timeout of a link ACK's reply budget plus two maximum frames and a DIFS unless set
+/// timeout of a link ACK's reply budget (with a TCP ACK in it) plus two maximum frames and a DIFS unless set
 /// (`DdaLinkSpec`).
 pub fn dda_link_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> DdaLinkConfig {
     let phy = phy_config(spec);
@@ -192,7 +194,9 @@ pub fn dda_link_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> DdaLinkCon
     DdaLinkConfig {
         window: d.window.unwrap_or(DEFAULT_DDA_WINDOW),
         ack_timeout: d.ack_timeout.map(|t| t.sim()).unwrap_or_else(|| {
-            mac.reply_budget(DDA_ACK_BYTES) + phy.data_airtime(MAX_DATAGRAM_BYTES) * 2 + phy.difs()
+            mac.reply_budget(DDA_ACK_BYTES + MAX_PIGGYBACK_BYTES)
+                + phy.data_airtime(MAX_DATAGRAM_BYTES) * 2
+                + phy.difs()
         }),
         retry_limit: d.retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
         in_order: d.in_order,

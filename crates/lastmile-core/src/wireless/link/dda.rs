@@ -43,6 +43,8 @@ use crate::wireless::signals::MacSignal;
 pub const DDA_DATA_HEADER_BYTES: u32 = 5;
 /// A link `Ack`: type, next expected, number received.
 pub const DDA_ACK_BYTES: u32 = 5;
+/// Bytes each further number received adds to a link `Ack` (a 16-bit number).
+pub const DDA_ACK_EXTRA_BYTES: u32 = 2;
 /// Bytes an `Unreliable` frame adds: its type.
 pub const DDA_UNRELIABLE_HEADER_BYTES: u32 = 1;
 
@@ -85,9 +87,23 @@ pub struct DdaLinkConfig {
 /// A frame of this link layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DdaFrame {
-    Data { seq: u32, una: u32, packet: Packet },
-    Unreliable { packet: Packet },
-    Ack { next: u32, got: u32 },
+    Data {
+        seq: u32,
+        una: u32,
+        packet: Packet,
+    },
+    Unreliable {
+        packet: Packet,
+    },
+    /// A link ACK: the next number expected in order, the number just received, any other
+    /// numbers received since the last link ACK went out (ACKs waiting for the MAC are
+    /// merged into one), and a TCP ACK riding in it (`piggyback`).
+    Ack {
+        next: u32,
+        got: u32,
+        also: Vec<u32>,
+        piggyback: Option<Packet>,
+    },
 }
 
 impl DdaFrame {
@@ -95,7 +111,13 @@ impl DdaFrame {
         match self {
             DdaFrame::Data { packet, .. } => DDA_DATA_HEADER_BYTES + packet.size_bytes(),
             DdaFrame::Unreliable { packet } => DDA_UNRELIABLE_HEADER_BYTES + packet.size_bytes(),
-            DdaFrame::Ack { .. } => DDA_ACK_BYTES,
+            DdaFrame::Ack {
+                also, piggyback, ..
+            } => {
+                DDA_ACK_BYTES
+                    + DDA_ACK_EXTRA_BYTES * also.len() as u32
+                    + piggyback.as_ref().map_or(0, Packet::size_bytes)
+            }
         }
     }
 }
@@ -161,6 +183,7 @@ struct Outstanding {
 enum AtMac {
     Data(u32),
     Unreliable,
+    Ack,
 }
 
 /// One end of the link towards one peer (sender and receiver).
@@ -248,7 +271,17 @@ impl DdaLink {
         match frame {
             DdaFrame::Data { seq, una, packet } => self.on_data(seq, una, packet, out),
             DdaFrame::Unreliable { packet } => out.push(DdaOutput::ToNetwork(packet)),
-            DdaFrame::Ack { next, got } => self.on_ack(next, got, out),
+            DdaFrame::Ack {
+                next,
+                got,
+                also,
+                piggyback,
+            } => {
+                self.on_ack(next, got, &also, out);
+                if let Some(p) = piggyback {
+                    out.push(DdaOutput::ToNetwork(p));
+                }
+            }
         }
     }
 
@@ -302,20 +335,27 @@ impl DdaLink {
         self.window.get_mut(i as usize)
     }
 
-    fn on_ack(&mut self, next: u32, got: u32, out: &mut Vec<DdaOutput>) {
+    fn on_ack(&mut self, next: u32, got: u32, also: &[u32], out: &mut Vec<DdaOutput>) {
         self.metrics.acks_received += 1;
-        // The order in which `got`'s last copy went on the air, if it was outstanding.
-        let got_order = self
-            .frame_mut(got)
-            .filter(|o| o.state != FrameState::Acked)
-            .map(|o| o.tx_order);
+        // The latest order in which a received frame's last copy went on the air, among
+        // those still outstanding.
+        let got_order = std::iter::once(got)
+            .chain(also.iter().copied())
+            .filter_map(|s| {
+                self.frame_mut(s)
+                    .filter(|o| o.state != FrameState::Acked)
+                    .map(|o| o.tx_order)
+            })
+            .max();
         for seq in self.una..next.min(self.next_seq) {
             if let Some(o) = self.frame_mut(seq) {
                 o.state = FrameState::Acked;
             }
         }
-        if let Some(o) = self.frame_mut(got) {
-            o.state = FrameState::Acked;
+        for &s in std::iter::once(&got).chain(also) {
+            if let Some(o) = self.frame_mut(s) {
+                o.state = FrameState::Acked;
+            }
         }
         if let Some(order) = got_order {
             // The survey's LL-duplicate ACK: a frame sent after another's last copy arrived,
@@ -406,14 +446,25 @@ impl DdaLink {
         }
     }
 
-    /// Link ACKs first (they are answers), then the oldest frame waiting for a
+    /// One frame at the MAC at a time: link ACKs first (they are answers; those waiting are
+    /// merged into one, which carries the oldest waiting TCP ACK: "each TCP ACK should be
+    /// encapsulated in single LL ACK", the survey), then the oldest frame waiting for a
     /// retransmission, an unreliable datagram, a new frame if the window allows.
     fn try_send(&mut self, out: &mut Vec<DdaOutput>) {
-        while let Some((next, got)) = self.acks.pop_front() {
-            self.metrics.acks_sent += 1;
-            out.push(DdaOutput::ToMac(DdaFrame::Ack { next, got }));
-        }
         if self.at_mac.is_some() {
+            return;
+        }
+        if let Some((next, got)) = self.acks.pop_back() {
+            let also = self.acks.drain(..).map(|(_, g)| g).collect();
+            self.metrics.acks_sent += 1;
+            self.at_mac = Some(AtMac::Ack);
+            let piggyback = self.unreliable.pop_front();
+            out.push(DdaOutput::ToMac(DdaFrame::Ack {
+                next,
+                got,
+                also,
+                piggyback,
+            }));
             return;
         }
         if let Some(i) = self

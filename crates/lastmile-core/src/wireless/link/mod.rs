@@ -47,19 +47,22 @@ impl LinkFrame {
         }
     }
     /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody.
+    /// DDA's link ACKs are not: that link layer hands the MAC one frame at a time, ACKs
+    /// included, and waits for each one's outcome.
     pub fn is_control(&self) -> bool {
         match self {
             LinkFrame::Plain(_) => false,
             LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
             LinkFrame::Tulip(f) => f.is_lack(),
-            LinkFrame::Dda(f) => matches!(f, DdaFrame::Ack { .. }),
+            LinkFrame::Dda(_) => false,
         }
     }
     /// The IP datagram crossing the air in this frame: a data frame's, or the one a LACK
     /// piggybacks (for capture and traces).
     pub fn carried_packet(&self) -> Option<&Packet> {
         match self {
-            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. }) => piggyback.as_ref(),
+            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. })
+            | LinkFrame::Dda(DdaFrame::Ack { piggyback, .. }) => piggyback.as_ref(),
             _ => self.data_packet(),
         }
     }

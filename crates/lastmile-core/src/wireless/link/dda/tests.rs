@@ -64,7 +64,7 @@ fn released(out: &[DdaOutput]) -> Vec<u64> {
 fn acks(out: &[DdaOutput]) -> Vec<(u32, u32)> {
     out.iter()
         .filter_map(|o| match o {
-            DdaOutput::ToMac(DdaFrame::Ack { next, got }) => Some((*next, *got)),
+            DdaOutput::ToMac(DdaFrame::Ack { next, got, .. }) => Some((*next, *got)),
             _ => None,
         })
         .collect()
@@ -108,7 +108,28 @@ fn data(seq: u32, una: u32, id: u64) -> DdaInput {
 }
 
 fn ack(next: u32, got: u32) -> DdaInput {
-    DdaInput::FrameReceived(DdaFrame::Ack { next, got })
+    DdaInput::FrameReceived(DdaFrame::Ack {
+        next,
+        got,
+        also: Vec::new(),
+        piggyback: None,
+    })
+}
+
+/// Link ACKs in `out` with every number they acknowledge: (next, got, also).
+fn acks_merged(out: &[DdaOutput]) -> Vec<(u32, u32, Vec<u32>)> {
+    out.iter()
+        .filter_map(|o| match o {
+            DdaOutput::ToMac(DdaFrame::Ack {
+                next, got, also, ..
+            }) => Some((*next, *got, also.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn mac_done(l: &mut DdaLink, at: SimTime, out: &mut Vec<DdaOutput>) {
+    l.handle(at, DdaInput::MacSignal(MacSignal::TxSuccess), out);
 }
 
 #[test]
@@ -120,12 +141,21 @@ fn dda_receiver_passes_frames_up_past_a_gap_and_acks_each() {
     }
     // "The protocol does not attempt to deliver the packets in-order" (the survey).
     assert_eq!(released(&out), vec![10, 12, 13]);
-    assert_eq!(acks(&out), vec![(1, 0), (1, 2), (1, 3)]);
+    assert_eq!(acks(&out), vec![(1, 0)], "one frame at the MAC at a time");
     out.clear();
+    mac_done(&mut r, t(0), &mut out);
+    assert_eq!(
+        acks_merged(&out),
+        vec![(1, 3, vec![2])],
+        "the ACKs that waited go as one"
+    );
+    out.clear();
+    mac_done(&mut r, t(0), &mut out);
     r.handle(t(1), data(1, 0, 11), &mut out);
     assert_eq!(released(&out), vec![11]);
     assert_eq!(acks(&out), vec![(4, 1)], "the gap filled: cumulative to 4");
     out.clear();
+    mac_done(&mut r, t(1), &mut out);
     r.handle(t(2), data(2, 0, 12), &mut out);
     assert_eq!(
         released(&out),
@@ -134,6 +164,54 @@ fn dda_receiver_passes_frames_up_past_a_gap_and_acks_each() {
     );
     assert_eq!(acks(&out), vec![(4, 2)], "and is acknowledged again");
     assert_eq!(r.metrics().released_out_of_order, 2);
+}
+
+#[test]
+fn dda_link_ack_carries_the_tcp_ack_waiting_and_frees_every_frame_it_names() {
+    // The mobile: a data frame arrives while its link ACK for the previous one is at the
+    // MAC, and its TCP answers with an ACK (a best-effort datagram).
+    let mut r = link(8, false);
+    let mut out = Vec::new();
+    r.handle(t(0), data(0, 0, 10), &mut out);
+    r.handle(
+        t(0),
+        DdaInput::FromNetwork(packet(20, Service::Unreliable)),
+        &mut out,
+    );
+    r.handle(t(1), data(1, 0, 11), &mut out);
+    out.clear();
+    mac_done(&mut r, t(1), &mut out);
+    // "Each TCP ACK should be encapsulated in single LL ACK" (the survey).
+    let [DdaOutput::ToMac(DdaFrame::Ack {
+        next: 2,
+        got: 1,
+        piggyback: Some(p),
+        ..
+    })] = out.as_slice()
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(p.id, PacketId(20));
+    let p = *p;
+    // The base station: the ACK names frames 1 and 3 (also), 2 is missing; the TCP ACK
+    // goes up.
+    let mut s = link(8, false);
+    assert_eq!(send_all(&mut s, 4), vec![0, 1, 2, 3]);
+    out.clear();
+    let frame = DdaFrame::Ack {
+        next: 2,
+        got: 3,
+        also: vec![1],
+        piggyback: Some(p),
+    };
+    s.handle(t(5), DdaInput::FrameReceived(frame), &mut out);
+    assert_eq!(released(&out), vec![20]);
+    assert_eq!(
+        sent(&out),
+        vec![2],
+        "2 went before 3 and is not named: lost"
+    );
+    assert_eq!(s.outstanding_frames(), 1);
 }
 
 #[test]
@@ -156,6 +234,9 @@ fn dda_receiver_stops_waiting_for_frames_the_sender_gave_up() {
     r.handle(t(0), data(0, 0, 10), &mut out);
     r.handle(t(0), data(2, 0, 12), &mut out);
     out.clear();
+    mac_done(&mut r, t(0), &mut out);
+    out.clear();
+    mac_done(&mut r, t(0), &mut out);
     // Frame 1 was given up: the next frame says una = 2.
     r.handle(t(1), data(3, 2, 13), &mut out);
     assert_eq!(released(&out), vec![12, 13]);
