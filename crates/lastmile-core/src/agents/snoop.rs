@@ -79,6 +79,8 @@ struct Cached {
     /// The mobile said it lacks this segment: a duplicate ACK for it arrived. Over a FIFO
     /// hop the original copy was then lost, and an ACK covering it answers a retransmission.
     hole_reported: bool,
+    /// A SACK block from the mobile covered it (`sack = true`): the mobile has it.
+    sacked: bool,
 }
 
 /// The segment being timed for the rtt estimate.
@@ -414,6 +416,7 @@ impl SnoopConn {
                 rxmit_at: None,
                 rxmit_queued: false,
                 hole_reported: false,
+                sacked: false,
             },
         );
         self.cached_bytes += u64::from(seg.payload_len);

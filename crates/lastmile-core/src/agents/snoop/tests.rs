@@ -226,7 +226,7 @@ fn sack_ack(i: u32, blocks: &[(u32, u32)]) -> Packet {
 }
 
 #[test]
-fn snoop_sack_retransmits_the_holes_sack_names() {
+fn snoop_sack_retransmits_the_holes_sack_names_and_again_only_once_a_later_segment_passed_them() {
     let mut bs = Bs::new(SnoopSpec {
         sack: true,
         ..SnoopSpec::default()
@@ -253,9 +253,17 @@ fn snoop_sack_retransmits_the_holes_sack_names() {
     assert!(seqs(&out).is_empty());
     assert_eq!(out.verdict, Verdict::Drop);
     assert_eq!(bs.snoop.counters().local_retransmissions, 3);
-    // Once the current timeout has passed, a hole still named is retransmitted again.
-    let later = ms(22) + bs.snoop.current_timeout(&KEY).expect("tracked");
+    // Long after any timeout, blocks naming only segments forwarded before the
+    // retransmissions say nothing about them: they may wait in a full interface queue.
+    let later = ms(22) + bs.snoop.current_timeout(&KEY).expect("tracked") * 4;
     let out = bs.on_mh(later, sack_ack(1, &[(2, 3), (5, 8)]));
+    assert!(seqs(&out).is_empty());
+    // A segment forwarded after them arrived while they did not (FIFO): they were lost.
+    bs.on_fh(later, data(8));
+    let out = bs.on_mh(
+        later + SimDuration::from_millis(1),
+        sack_ack(1, &[(2, 3), (5, 9)]),
+    );
     assert_eq!(seqs(&out), vec![1, 3, 4]);
 }
 
