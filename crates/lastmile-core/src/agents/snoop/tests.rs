@@ -284,3 +284,28 @@ fn snoop_without_sack_retransmits_only_the_oldest_hole() {
         "plain Snoop: the blocks are not read"
     );
 }
+
+#[test]
+fn snoop_sack_remembers_blocks_a_later_ack_no_longer_carries() {
+    let mut bs = Bs::new(SnoopSpec {
+        sack: true,
+        ..SnoopSpec::default()
+    });
+    bs.on_fh(ms(0), syn());
+    for i in 0..12 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    // Segments 1, 3, 5 and 7 lost: four holes, four blocks.
+    let out = bs.on_mh(ms(21), sack_ack(1, &[(8, 9), (6, 7), (4, 5), (2, 3)]));
+    assert_eq!(seqs(&out), vec![1, 3, 5, 7]);
+    // Segment 12 arrives (forwarded after the retransmissions): an ACK carries at most four
+    // blocks, the most recent first, so [2, 3) drops out; segment 2 is still the mobile's.
+    bs.on_fh(ms(22), data(12));
+    let out = bs.on_mh(ms(23), sack_ack(1, &[(12, 13), (8, 9), (6, 7), (4, 5)]));
+    assert_eq!(
+        seqs(&out),
+        vec![1, 3, 5, 7, 9, 10, 11],
+        "the holes again (a later segment passed them) and 9-11, never 2"
+    );
+}
