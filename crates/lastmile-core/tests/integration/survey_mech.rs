@@ -201,3 +201,28 @@ fn snoop_with_sack_repairs_holes_once_each_and_spares_the_source() {
         "with SACK {sack_s:.2} s, without {plain_s:.2} s"
     );
 }
+
+/// EBSN's rule is one message per failed attempt. Over the ideal MAC (no MAC retries)
+/// every failure is one the link layer finds by its ACKs or its timer, and each failed
+/// frame is sent again or given up: messages = link retransmissions + frames given up.
+/// (Over 802.11's DCF a MAC give-up is heard from the MAC, once; a frame the link layer
+/// wrongly thought lost and then saw acknowledged is a failed attempt with no
+/// retransmission, so that count is not in the summary.)
+#[test]
+fn ebsn_sends_one_message_per_failed_link_attempt() {
+    let bs = "[[base_station]]\nnode = \"bs\"\nagent = { kind = \"ebsn\" }";
+    let radio = format!("link = \"dda\", dda = {{ in_order = true }}, {}", per(0.3));
+    let out = survey_run(1, "200KB", &radio, bs, ", ebsn = true");
+    let notices = out
+        .agent
+        .as_ref()
+        .and_then(|a| a.notices_sent)
+        .expect("ebsn");
+    let cell = &out.cells[0];
+    assert!(notices > 20, "{notices}");
+    assert_eq!(
+        notices,
+        cell.link_retransmissions + cell.link_drops,
+        "{cell:?}"
+    );
+}

@@ -19,10 +19,10 @@
 //!   (the survey): since frames cross the air in the order sent, an ACK for a frame sent
 //!   *after* the last transmission of an unacknowledged one says that one was lost, and it
 //!   is retransmitted ahead of new frames; the ACK timer (`ack_timeout` after the MAC is
-//!   done with the frame) and a MAC `TxFailure` catch the rest. Each failed attempt is
-//!   reported (`DdaOutput::AttemptFailed`, the base station's agent hears it as a
-//!   `TxFailure` for the datagram: EBSN's trigger); after `retry_limit` attempts the frame
-//!   is given up.
+//!   done with the frame) and a MAC `TxFailure` catch the rest. Each failed attempt the
+//!   link layer finds is reported (`DdaOutput::AttemptFailed`, the base station's agent
+//!   hears it as a `TxFailure` for the datagram: EBSN's trigger; a MAC `TxFailure` the agent
+//!   hears from the MAC itself); after `retry_limit` attempts the frame is given up.
 //!
 //! Sequence numbers are `u32` and never wrap in a run (2^32 frames). Header sizes are our
 //! choice: a type byte and two 16-bit numbers for `Data` and `Ack`, a type byte for
@@ -371,7 +371,7 @@ impl DdaLink {
                 .collect();
             for seq in lost {
                 self.metrics.losses_by_ack += 1;
-                self.attempt_failed(seq, out);
+                self.attempt_failed(seq, true, out);
             }
         }
         self.advance_una();
@@ -410,8 +410,9 @@ impl DdaLink {
         if signal == MacSignal::TxSuccess {
             o.state = FrameState::AwaitAck { deadline };
         } else {
+            // The station's agent heard this failure from the MAC itself: not reported twice.
             self.metrics.losses_by_timer += 1;
-            self.attempt_failed(seq, out);
+            self.attempt_failed(seq, false, out);
             self.advance_una();
         }
     }
@@ -425,19 +426,22 @@ impl DdaLink {
             .collect();
         for seq in due {
             self.metrics.losses_by_timer += 1;
-            self.attempt_failed(seq, out);
+            self.attempt_failed(seq, true, out);
         }
         self.advance_una();
     }
 
-    /// One attempt at frame `seq` failed: queue it again, or give it up at the limit.
-    fn attempt_failed(&mut self, seq: u32, out: &mut Vec<DdaOutput>) {
+    /// One attempt at frame `seq` failed: queue it again, or give it up at the limit;
+    /// `report` it (`AttemptFailed`) unless the MAC's own failure signal did.
+    fn attempt_failed(&mut self, seq: u32, report: bool, out: &mut Vec<DdaOutput>) {
         let limit = self.cfg.retry_limit;
         let Some(o) = self.frame_mut(seq) else {
             return;
         };
         o.attempts += 1;
-        out.push(DdaOutput::AttemptFailed(o.packet));
+        if report {
+            out.push(DdaOutput::AttemptFailed(o.packet));
+        }
         if o.attempts >= limit {
             o.state = FrameState::Acked;
             self.metrics.drops += 1;
