@@ -57,9 +57,9 @@ pub struct DdaLinkSpec {
     /// layer here).
     pub window: Option<u32>,
     /// How long after the MAC is done with a data frame its link ACK may take before the
-    /// frame is sent again. Default: the reply budget of a link ACK plus two maximum
-    /// frames (the peer may send one frame of its own first, and this end one more) and a
-    /// DIFS.
+    /// frame is sent again. Default: the reply budget of a link ACK carrying a TCP ACK,
+    /// plus two maximum frames (the peer may send one frame of its own first, and this end
+    /// one more) and a DIFS.
     pub ack_timeout: Option<Duration>,
     /// Transmission attempts per frame, the first included. Default 7 (as
     /// `link_retry_limit`: dot11ShortRetryLimit).
