@@ -311,6 +311,20 @@ def _slow_claim(ctx: Context) -> None:
             "retransmissions per run repaired its losses faster than the source could."
         ),
     )
+    ctx.finding(
+        "Snoop's timer on the 19.2 kbps radio",
+        f"Snoop's timer expired {expiries.mean:.0f} times per 100 KB run (about 190 "
+        "segments). Traced with `lastmile run --trace agent_rtt` (seed 1): its rtt samples "
+        "have a median of 32 ms, while a 536-byte frame takes 0.22 s on the air. Snoop times "
+        "a segment from the moment its frame has left the interface (the MAC's TxSuccess), so "
+        "the sample holds the ACK's airtime but not the data frame's; its timer of 2 rtt "
+        "(64 ms) then expires while each next frame is on the air, and every expiry "
+        "queues a local retransmission behind frames that were never lost. On the 2 Mbps "
+        "radio the 40 ms floor hides this. So the slow-link result is the survey's 'LL and "
+        "TCP retransmissions interfere' made worse by how our Snoop times segments on a "
+        "cell; timing from the start of the transmission would change every Snoop "
+        "reproduction and is left to Snoop's owner.",
+    )
 
 
 Q_DDA_D = (
