@@ -371,13 +371,6 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             "at least 1 segment, or \"rfc3390\" / \"rfc6928\"".into(),
         );
     }
-    if t.abc > 2 {
-        return bad(
-            "abc",
-            t.abc.to_string(),
-            "0 (off), 1 or 2 (RFC 3465: L SHOULD NOT exceed 2)".into(),
-        );
-    }
     if t.max_backoff == Some(0) {
         return bad("max_backoff", "0".into(), "a factor of at least 1".into());
     }

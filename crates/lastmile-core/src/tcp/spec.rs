@@ -292,9 +292,12 @@ pub struct TcpSpec {
     #[serde(default)]
     pub prr: bool,
     /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
-    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); 1 or 2 = L, slow start adds
+    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); L ≥ 1: slow start adds
     /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
-    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0.
+    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0. RFC 3465 says L
+    /// SHOULD NOT exceed 2; a larger L is allowed for Allman's comparison (Pentikousis
+    /// §2.4.4.1): 255, more segments than one ACK can cover, is his unlimited byte counting
+    /// (UBC, cwnd grows by every byte acknowledged), 2 his limited byte counting (LBC).
     #[serde(default)]
     pub abc: u8,
     /// Explicit congestion notification (RFC 3168): negotiated on the SYNs; data segments

@@ -64,6 +64,7 @@ ACKS: dict[str, dict[str, Any]] = {
     "delayed": {"flow.0.tcp.ack": "delayed"},
     "daass": {"flow.0.tcp.ack": "daass"},
     "lbc": {"flow.0.tcp.ack": "delayed", "flow.0.tcp.abc": 2},
+    "ubc": {"flow.0.tcp.ack": "delayed", "flow.0.tcp.abc": 255},
 }
 #: Short flows for the ACK strategies (the claim is read at the first).
 ACK_SIZES = ("20KB", "100KB", "1MB")
@@ -107,6 +108,7 @@ Q_DAASS = (
     "flows with acknowledging of every segment mentioned above, since in this case the "
     "algorithms are the same."
 )
+Q_UBC = "However, it proves to be too aggressive and may lead to worse performance."
 Q_LBC = (
     "On the other hand, limited byte counting (LBC), where the total increase in `cwnd` "
     "limited to 2 SMSS, seems to improve the performance, but not as much as acknowledging "
@@ -457,13 +459,36 @@ def _ack_claims(ctx: Context) -> None:
         "LBC improves on delayed ACKs, but less than ACK-every-segment and DAASS",
         "Survey §2.4.4.1 (Allman 1998)",
         t["delayed"].mean > t["lbc"].mean > max(t["every"].mean, t["daass"].mean),
-        ", ".join(f"{v} {t[v]} s" for v in ACKS),
+        ", ".join(f"{v} {t[v]} s" for v in ACKS if v != "ubc"),
         quote=Q_LBC,
         band="completion: delayed > LBC > max(every, DAASS)",
         explanation=(
             "LBC (RFC 3465 with L = 2) grows cwnd by up to two segments per delayed ACK, as "
             "ACK-every-segment does per two ACKs; it cannot remove the delayed-ACK timer's "
             "wait on the first segment, which dominates a 20 KB flow (the detail)."
+        ),
+    )
+    by_size = {
+        b: (
+            data.value("completion_s", "ubc", bytes=b),
+            data.value("completion_s", "lbc", bytes=b),
+        )
+        for b in ACK_SIZES
+    }
+    ctx.claim(
+        "Unlimited byte counting is too aggressive and may do worse than LBC",
+        "Survey §2.4.4.1 (Allman 1998)",
+        any(u.mean > lbc.mean for u, lbc in by_size.values()),
+        ", ".join(f"{b}: UBC {u} s, LBC {lbc} s" for b, (u, lbc) in by_size.items()),
+        quote=Q_UBC,
+        band="UBC's mean completion time above LBC's for one flow size or more ('may lead "
+        "to worse performance')",
+        explanation=(
+            "UBC (L = 255) and LBC (L = 2) differ only for an ACK that covers more than two "
+            "segments, and only in slow start (RFC 3465 counts bytes the same way in "
+            "congestion avoidance). A delayed-ACK receiver covers at most two unless ACKs "
+            "are lost or compressed, which this loss-free, uncongested path never does: the "
+            "two run identically."
         ),
     )
 
