@@ -377,7 +377,7 @@ def _d_analysis(ctx: Context) -> None:
     with ctx.figure(
         "dda_d",
         f"DDA: the source's fast retransmits and the completion time of 1 MB against d "
-        f"(frame error rate {D_PER:g}, 95 % CI); the survey leaves the best d open",
+        f"(frame error rate {D_PER:g}; bars: 95 % CI); the survey leaves the best d open",
         ncols=2,
     ) as (ax1, ax2):
         xs = [float(d.removesuffix("ms")) for d in D_VALUES]
@@ -501,7 +501,7 @@ def analyse(ctx: Context) -> None:
     _ack_claims(ctx)
     with ctx.figure(
         "mechanisms",
-        "Survey §2 mechanisms: 1 MB throughput against the frame error rate (95 % CI)",
+        "Survey §2 mechanisms: 1 MB throughput against the frame error rate (bars: 95 % CI)",
     ) as (ax,):
         for v in MECHS:
             errorbars(ax, ctx["wlan"], "throughput_bps", "per", v, v, x_scale=100.0, scale=1e-3)
