@@ -13,7 +13,10 @@ pub struct FlowSummary {
     pub name: String,
     pub src: String,
     pub dst: String,
+    /// The loss recovery ("tahoe", "reno", "newreno").
     pub variant: String,
+    /// The congestion control (`tcp.cc`: "reno", "cubic", "bbr", ...).
+    pub cc: String,
     /// Application bytes the source wrote in total.
     pub bytes_total: u64,
     /// Application bytes delivered in order to the receiving application.

@@ -350,6 +350,9 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     if let Err(c) = t.check_names() {
         return bad(c.field, c.value, c.expected);
     }
+    if let Err(c) = t.check_cc_settings() {
+        return bad(&c.field, c.value, c.expected);
+    }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(
             "mss",

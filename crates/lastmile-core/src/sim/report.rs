@@ -39,6 +39,7 @@ pub fn summarize(
                 src: f.src.clone(),
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
+                cc: source.cc_name().to_string(),
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),

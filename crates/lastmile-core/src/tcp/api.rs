@@ -2,7 +2,7 @@
 //! the scenario's `TcpSpec`), the segments, deliveries and trace records it emits, its
 //! RFC 9293 states and its counters.
 
-use super::cc::CcSettings;
+use super::cc::{CcMetrics, CcSettings};
 use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
@@ -139,6 +139,8 @@ pub enum TcpTraceEvent {
     Ack { offset: u64 },
     /// The congestion window or ssthresh changed (bytes; ssthresh u64::MAX = unlimited).
     Window { cwnd: u64, ssthresh: u64 },
+    /// The congestion control's state changed (`CongestionControl::metrics`).
+    Cc(CcMetrics),
     /// An RTT sample was taken (or the RTO changed): sample, srtt, rttvar, rto.
     Rtt {
         sample: SimDuration,

@@ -105,6 +105,7 @@ pub struct TcpConnection {
     snd_wl1: SeqNumber,
     snd_wl2: SeqNumber,
     traced_window: Option<CongestionWindow>,
+    pub(super) traced_cc: Option<CcMetrics>,
 }
 
 impl TcpConnection {
@@ -155,6 +156,7 @@ impl TcpConnection {
             snd_wl1: SeqNumber(0),
             snd_wl2: iss,
             traced_window: None,
+            traced_cc: None,
         }
     }
 
@@ -275,11 +277,15 @@ impl TcpConnection {
     pub fn congestion_window(&self) -> CongestionWindow {
         self.sender.window()
     }
-    /// The congestion control's state: cwnd, ssthresh, pacing rate.
+    /// The congestion control's state: cwnd, ssthresh, pacing rate, its estimates.
     pub fn cc_metrics(&self) -> CcMetrics {
         self.sender
             .congestion_control()
             .metrics(&self.sender.window())
+    }
+    /// The congestion control's name, as a scenario writes it (`tcp.cc`).
+    pub fn cc_name(&self) -> &'static str {
+        self.sender.congestion_control().name()
     }
 
     /// The current RTO, backoff included.

@@ -5,6 +5,7 @@
 //! endpoints back to back through two FIFO links with a fixed rate and delay and can drop
 //! chosen segments. Segment sizes are 1000 bytes so offsets read as segment numbers.
 
+mod cc;
 mod knobs;
 mod notices;
 mod receiver;
