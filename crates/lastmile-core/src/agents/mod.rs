@@ -15,6 +15,10 @@
 //!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
 //! * `mtcp` — M-TCP (Brown & Singh 1997) at the supervisor host: end-to-end ACKs with the
 //!   last byte held back, a zero window while the mobile is handed off.
+//! * `ebsn` — Explicit Bad State Notification (Bakshi et al.) at the base station.
+//! * `eln` — Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4).
+//! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
+//!   side holds the third and later duplicate ACKs for `d`.
 //!
 //! **Mobility** (`sim::mobility`, docs/mobility.md): agents hear `MobilityNotice`s; the
 //! agent of a base station the mobile left drops its state for the mobile's connections or
@@ -35,6 +39,9 @@
 //! over its connections); the world keeps one timer per agent.
 
 pub mod common;
+pub mod dda;
+pub mod ebsn;
+pub mod eln;
 pub mod itcp;
 pub mod lle;
 pub mod mtcp;
@@ -54,6 +61,9 @@ use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns, OnHandoff};
+pub use dda::{DdaAgent, DdaSpec};
+pub use ebsn::{EbsnAgent, EbsnSpec};
+pub use eln::{ElnAgent, ElnSpec};
 pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
 pub use mtcp::{MtcpAgent, MtcpSpec};
@@ -139,6 +149,10 @@ pub enum LocalDir {
     Sent,
     /// Addressed to the local TCP.
     Delivered,
+    /// Addressed to the local TCP, but its frame arrived corrupted by the channel (a cell
+    /// member's receiver, for agents that ask: `Agent::wants_corrupted_frames`); its headers
+    /// are taken to be readable. It never reaches the TCP; the verdict is ignored.
+    Corrupted,
 }
 
 /// The effects of one call into an agent.
@@ -207,6 +221,11 @@ pub trait Agent {
     }
     /// The agent wants the packets of its own node's TCP (`AgentInput::Local`).
     fn wants_local_packets(&self) -> bool {
+        false
+    }
+    /// The agent wants the datagrams for its own node whose frames arrived corrupted
+    /// (`LocalDir::Corrupted`).
+    fn wants_corrupted_frames(&self) -> bool {
         false
     }
 }
@@ -391,6 +410,20 @@ agents! {
     /// acknowledged with a zero window (the sender persists), and the window reopens when
     /// the gateway's route to the mobile is updated.
     Mtcp(MtcpSpec),
+    /// Delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): holds the third and
+    /// later duplicate ACKs of a hole for `d` while the link layer (`link = "dda"`)
+    /// retransmits; on the mobile (`node = "mh"`, the paper's placement) or the base
+    /// station.
+    Dda(DdaSpec),
+    /// Explicit Loss Notification (Pentikousis §2.4.4.4) at the receiver: on the mobile
+    /// (`node = "mh"`, a cell member), it marks the ACKs that ask for a segment its radio
+    /// received corrupted; the sender answers with `tcp.eln = true`.
+    Eln(ElnSpec),
+    /// Explicit Bad State Notification (Bakshi et al., ICDCS 1997) at the base station:
+    /// each failed attempt to deliver a segment over the air (`mac = "dcf"`'s TxFailure, or
+    /// `link = "dda"`'s ARQ) sends the source a message that restarts its retransmission
+    /// timer (`tcp.ebsn = true`).
+    Ebsn(EbsnSpec),
 }
 
 impl AnyAgent {
@@ -413,6 +446,10 @@ impl AnyAgent {
     /// See `Agent::wants_local_packets`.
     pub fn wants_local_packets(&self) -> bool {
         self.inner().wants_local_packets()
+    }
+    /// See `Agent::wants_corrupted_frames`.
+    pub fn wants_corrupted_frames(&self) -> bool {
+        self.inner().wants_corrupted_frames()
     }
 }
 

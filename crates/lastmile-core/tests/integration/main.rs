@@ -13,8 +13,10 @@
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
+//! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
 mod agents;
 mod base_stations;
@@ -26,5 +28,7 @@ mod hardening;
 mod lle;
 mod mobility;
 mod scenario_files;
+mod survey_mech;
 mod tcp_family;
 mod wireless;
+mod wwan;

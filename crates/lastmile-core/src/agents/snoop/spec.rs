@@ -52,6 +52,12 @@ pub struct SnoopSpec {
     /// is there. Default "0s" (the Snoop paper primes the neighbours' caches in advance).
     #[serde(default)]
     pub handoff_latency: Duration,
+    /// Read the mobile's SACK blocks (RFC 2018; the flow's TCP needs SACK): a duplicate ACK
+    /// with blocks retransmits locally every cached segment they leave as a hole, not just
+    /// the oldest (Balakrishnan et al.'s selective-acknowledgment Snoop; the Linux netfilter
+    /// Snoop's rule). Default false (the TULIP paper's Snoop).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 fn default_snoop_dupacks() -> u32 {
@@ -89,6 +95,7 @@ impl Default for SnoopSpec {
             max_local_retransmits: default_snoop_max_rxmit(),
             handoff: OnHandoff::Drop,
             handoff_latency: Duration::default(),
+            sack: false,
         }
     }
 }
