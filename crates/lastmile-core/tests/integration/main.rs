@@ -5,6 +5,7 @@
 //! - `agents`: base-station agents end to end (Snoop, WTCP, I-TCP; exactly-once delivery).
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
+//! - `energy`: the radios' time and energy per state over whole runs.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
@@ -16,6 +17,7 @@
 mod agents;
 mod base_stations;
 mod chain;
+mod energy;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
