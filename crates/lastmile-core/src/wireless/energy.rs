@@ -201,14 +201,30 @@ struct IntervalUnion {
 }
 
 impl IntervalUnion {
+    #[inline]
     fn add(&mut self, now: SimTime, start: SimTime, end: SimTime) {
-        self.settle(now);
         if end <= start {
             return;
         }
+        if self.open.first().is_some_and(|&(_, b)| b <= now) {
+            self.settle(now);
+        }
+        // The open intervals are disjoint and sorted, so their ends are sorted too: the
+        // common cases (back-to-back frames) only append or extend the last one.
+        match self.open.last_mut() {
+            Some(last) if start > last.1 => self.open.push((start, end)),
+            Some(last) if start >= last.0 => last.1 = last.1.max(end),
+            Some(_) => self.merge(start, end),
+            None => self.open.push((start, end)),
+        }
+    }
+
+    /// Adds an interval that starts before the last open one.
+    #[inline(never)]
+    fn merge(&mut self, start: SimTime, end: SimTime) {
         let (mut s, mut e) = (start, end);
-        // The open intervals are disjoint and sorted: the ones the new one overlaps or
-        // touches are consecutive, and merging them cannot reach any other.
+        // The ones the new interval overlaps or touches are consecutive, and merging them
+        // cannot reach any other.
         self.open.retain(|&(a, b)| {
             let merge = a <= e && s <= b;
             if merge {
@@ -222,6 +238,7 @@ impl IntervalUnion {
     }
 
     /// Moves the intervals that ended by `now` into `settled`.
+    #[inline(never)]
     fn settle(&mut self, now: SimTime) {
         let done = self.open.partition_point(|&(_, b)| b <= now);
         for (a, b) in self.open.drain(..done) {
