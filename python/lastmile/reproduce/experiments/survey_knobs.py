@@ -1,0 +1,325 @@
+"""Survey §2.4.4.1-2.4.4.2: TCP's knobs: ACK strategies, byte counting, initial window,
+the duplicate-ACK threshold.
+
+K. Pentikousis, "TCP in wired-cum-wireless environments", IEEE Communications Surveys
+(2000), §2.4.4 (seed ``003_*``), each knob a short experiment on a scenario of its own:
+
+- ACK generation (§2.4.4.1, after Allman [3]): a 50 KB transfer (``survey_acks.toml``) with
+  an ACK for every segment, delayed ACKs, DAASS (delayed ACKs after slow start) and limited
+  byte counting (RFC 3465 with L = 2, the survey's "LBC ... limited to 2 SMSS") over delayed
+  ACKs. Unlimited byte counting is not modelled (``abc`` takes L = 1 or 2 only).
+- Initial window (§2.4.4.2, after Shepard and Partridge [54]): IW 1 vs 4 segments of 1024
+  bytes over a 9.6 kbps link behind a 3-segment router buffer (``survey_iw.toml``): a
+  4-segment transfer (the initial flight alone) and a 16 KB one.
+- The duplicate-ACK threshold (§2.4.4.1, last paragraph): 2 vs 3 with a window under 4
+  segments (a 4380-byte receiver window: 3 segments), NewReno, under random drops of 2 and
+  5 % (the Table 1 path) and under ON/OFF phases (the Figs. 3-8 path).
+
+The survey gives none of its sources' paths or flow sizes; ours are in the TOML files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from lastmile.reproduce.framework import (
+    Campaign,
+    Context,
+    Data,
+    Experiment,
+    Stat,
+    clearly_above,
+)
+
+SOURCE = "Survey §2.4.4.1"
+ACKS: dict[str, dict[str, Any]] = {
+    "every": {"flow.0.tcp.ack": "every"},
+    "delayed": {"flow.0.tcp.ack": "delayed"},
+    "daass": {"flow.0.tcp.ack": "daass"},
+    "lbc": {"flow.0.tcp.ack": "delayed", "flow.0.tcp.abc": 2},
+}
+IW: dict[str, dict[str, Any]] = {
+    "iw1": {"flow.0.tcp.initial_window": 1},
+    "iw4": {"flow.0.tcp.initial_window": 4},
+}
+DUPTHRESH: dict[str, dict[str, Any]] = {
+    f"dt{n}": {"flow.0.tcp.dupack_threshold": n, "flow.0.tcp.rwnd": "4380B"} for n in (2, 3)
+}
+BYTES = "flow.0.app.bytes"
+PER = "topology.wireless.errors.per"
+PHASES = {  # label -> (mean_on = mean_off, error rate during ON)
+    "1s/20%": ("1s", 0.2),
+    "10s/50%": ("10s", 0.5),
+}
+
+Q_ACK_EVERY = (
+    "Acknowledging every segment is more aggressive than using delayed ACKs, and achieves "
+    "slightly better performance in terms of throughput [3]. In particular, for short flows "
+    "the improvement is 28%."
+)
+Q_DAASS = (
+    "DAASS also improves TCP throughput, and achieves exactly the same results for short "
+    "flows with acknowledging of every segment mentioned above, since in this case the "
+    "algorithms are the same."
+)
+Q_LBC = (
+    "On the other hand, limited byte counting (LBC), where the total increase in `cwnd` "
+    "limited to 2 SMSS, seems to improve the performance, but not as much as acknowledging "
+    "every segment and DAASS."
+)
+Q_IW_DROP = (
+    "When the sender uses an IW of 4 segments it is guaranteed that it will experience a "
+    "drop in this initial phase of the connection."
+)
+Q_IW_SAME = (
+    "The study concluded that the performance achieved when IW is one segment is no better "
+    "than when it is four segments."
+)
+Q_DT_SOLVE = "Lowering the retransmission threshold may solve this problem."
+Q_DT_NOT_ALWAYS = (
+    "Reference [46] shows that lowering the retransmission threshold does not lead to better "
+    "performance in all cases."
+)
+
+
+def _queue_drops(runs: pd.DataFrame) -> Mapping[str, pd.Series]:
+    """All links' queue drops in a run (the only queue that overflows is the router's)."""
+    cols = [c for c in runs.columns if c.startswith("link") and c.endswith("_queue_drops")]
+    return {"queue_drops": runs[cols].sum(axis=1)}
+
+
+DT_METRICS = ("completion_s", "tcp_timeouts", "tcp_fast_retransmits")
+
+
+def campaigns(quick: bool) -> Sequence[Campaign]:
+    seeds = 4 if quick else 20
+    newreno = {"flow.0.tcp.variant": "newreno"}
+    return [
+        # No channel errors and no competing traffic: every seed gives the same run; two
+        # seeds show it.
+        Campaign("acks", "survey_acks.toml", 2, variants=ACKS, metrics=("completion_s",)),
+        Campaign(
+            "iw",
+            "survey_iw.toml",
+            2,
+            grid={BYTES: ["4KiB", "16KiB"]},
+            variants=IW,
+            axes={"bytes": BYTES},
+            derive=_queue_drops,
+            metrics=("completion_s", "queue_drops", "tcp_timeouts"),
+        ),
+        Campaign(
+            "dt_random",
+            "survey_table1.toml",
+            seeds,
+            grid={PER: [0.02, 0.05]},
+            variants={k: {**newreno, **v} for k, v in DUPTHRESH.items()},
+            axes={"per": PER},
+            metrics=DT_METRICS,
+        ),
+        Campaign(
+            "dt_phases",
+            "survey_onoff.toml",
+            seeds,
+            zip={
+                "topology.wireless.errors.mean_on": [m for m, _ in PHASES.values()],
+                "topology.wireless.errors.mean_off": [m for m, _ in PHASES.values()],
+                "topology.wireless.errors.on_loss": [r for _, r in PHASES.values()],
+            },
+            variants={k: {**newreno, **v} for k, v in DUPTHRESH.items()},
+            axes={"phase": "topology.wireless.errors.mean_on"},
+            metrics=DT_METRICS,
+        ),
+    ]
+
+
+def _ack_claims(ctx: Context) -> None:
+    data = ctx["acks"]
+    t = {k: data.value("completion_s", k) for k in ACKS}
+    gain = 100.0 * (t["delayed"].mean / t["every"].mean - 1.0)
+    times = ", ".join(f"{k} {v.mean:.3f} s" for k, v in t.items())
+    ctx.claim(
+        "Short flows: an ACK for every segment gives 28 % more throughput than delayed ACKs",
+        SOURCE,
+        27.5 <= gain < 28.5,
+        f"50 KB transfer: {times}; every-segment throughput {gain:+.1f} % over delayed ACKs",
+        quote=Q_ACK_EVERY,
+        band="throughput(every) / throughput(delayed) - 1 within 27.5-28.5 % ('28%' at its "
+        "precision)",
+        explanation="With delayed ACKs the receiver acknowledges the first segment only when "
+        "its delayed-ACK timer (200 ms) fires, and the window grows by about half as much "
+        "per round trip; on our 100 ms path that costs the 50 KB transfer "
+        f"{t['delayed'].mean - t['every'].mean:.3f} s. The gain depends on the RTT, the "
+        "delayed-ACK timer and the flow's size, none of which the survey gives for [3].",
+    )
+    ctx.claim(
+        "Short flows: DAASS gives exactly the results of an ACK for every segment",
+        SOURCE,
+        t["daass"].mean == t["every"].mean,
+        f"DAASS {t['daass'].mean:.6f} s, every segment {t['every'].mean:.6f} s",
+        quote=Q_DAASS,
+        band="the same transfer time to the nanosecond ('exactly the same results')",
+        explanation="The transfer leaves slow start before it ends, so DAASS delays ACKs "
+        "for part of it.",
+    )
+    order = t["delayed"].mean > t["lbc"].mean > max(t["every"].mean, t["daass"].mean)
+    ctx.claim(
+        "Limited byte counting improves on delayed ACKs, less than every segment and DAASS",
+        SOURCE,
+        order,
+        times,
+        quote=Q_LBC,
+        band="time(delayed ACKs) > time(delayed ACKs + LBC) > time(every segment), time(DAASS)",
+        explanation="Byte counting with L = 2 only partly makes up for the halved ACK "
+        "count; the detail gives the times.",
+    )
+
+
+def _iw_claims(ctx: Context) -> None:
+    data = ctx["iw"]
+    runs = data.runs
+    # (Data.samples cannot be used here: its mask is a read-only array.)
+    drops = {
+        k: runs.loc[(runs["variant"] == k) & (runs["bytes"] == "4KiB"), "queue_drops"] for k in IW
+    }
+    ctx.claim(
+        "IW 4 through a 3-segment buffer drops a segment of the initial flight",
+        "Survey §2.4.4.2",
+        bool(len(drops["iw4"]) > 0 and (drops["iw4"] >= 1).all()),
+        "queue drops of a 4-segment transfer per seed: "
+        + "; ".join(f"{k} {list(map(int, v))}" for k, v in drops.items()),
+        quote=Q_IW_DROP,
+        band="at least one queue drop in every run of a transfer that is IW 4's initial "
+        "flight alone (4 segments of 1024 bytes)",
+        explanation="The router's queue (2 packets waiting and 1 on the link) held the "
+        "4th segment: the initial flight did not overflow it.",
+    )
+    t = {k: data.value("completion_s", k, bytes="16KiB") for k in IW}
+    ctx.claim(
+        "IW 1 is no better than IW 4 over 9.6 kbps behind a 3-segment buffer",
+        "Survey §2.4.4.2",
+        not clearly_above(t["iw4"], t["iw1"]),
+        f"16 KiB transfer: IW 1 {t['iw1']} s, IW 4 {t['iw4']} s; timeouts IW 1 "
+        f"{data.value('tcp_timeouts', 'iw1', bytes='16KiB').mean:.0f}, IW 4 "
+        f"{data.value('tcp_timeouts', 'iw4', bytes='16KiB').mean:.0f}",
+        quote=Q_IW_SAME,
+        band="IW 1's mean time not below IW 4's beyond their 95 % intervals ('no better')",
+        explanation="IW 4 loses a segment of its first flight, and the retransmission costs "
+        "more than the three segments it sent early save.",
+    )
+
+
+class DtPoint(NamedTuple):
+    """One scenario of the threshold comparison."""
+
+    time2: Stat
+    time3: Stat
+    timeouts2: float
+    timeouts3: float
+    fast3: float
+
+
+def _dt_points(ctx: Context) -> dict[str, DtPoint]:
+    out = {}
+    for per in (0.02, 0.05):
+        out[f"random {100 * per:g}%"] = _dt_point(ctx["dt_random"], {"per": per})
+    for label, (mean, _) in PHASES.items():
+        out[f"phases {label}"] = _dt_point(ctx["dt_phases"], {"phase": mean})
+    return out
+
+
+def _dt_point(data: Data, where: dict[str, Any]) -> DtPoint:
+    return DtPoint(
+        data.value("completion_s", "dt2", **where),
+        data.value("completion_s", "dt3", **where),
+        data.value("tcp_timeouts", "dt2", **where).mean,
+        data.value("tcp_timeouts", "dt3", **where).mean,
+        data.value("tcp_fast_retransmits", "dt3", **where).mean,
+    )
+
+
+def _dt_claims(ctx: Context) -> None:
+    points = _dt_points(ctx)
+    random = {k: v for k, v in points.items() if k.startswith("random")}
+    ctx.claim(
+        "A 3-segment window: threshold 2 repairs drops that threshold 3 leaves to the timer",
+        SOURCE,
+        all(fr3 == 0 and to2 < to3 for _, _, to2, to3, fr3 in random.values()),
+        "; ".join(
+            f"{k}: timeouts {to2:.1f} (threshold 2) vs {to3:.1f} (threshold 3), fast "
+            f"retransmits with 3: {fr3:.1f}"
+            for k, (_, _, to2, to3, fr3) in random.items()
+        ),
+        quote=Q_DT_SOLVE,
+        band="under random drops with a 3-segment window, no fast retransmit with threshold "
+        "3 (every loss waits for a timeout) and fewer timeouts with threshold 2",
+        explanation="See the detail: the timeouts per transfer.",
+    )
+    not_better = [k for k, (t2, t3, *_) in points.items() if not clearly_above(t3, t2)]
+    ctx.claim(
+        "Threshold 2 is not better in every scenario",
+        SOURCE,
+        bool(not_better),
+        "; ".join(f"{k}: threshold 2 {t2} s, 3 {t3} s" for k, (t2, t3, *_) in points.items())
+        + "; threshold 2 not clearly faster in: "
+        + (", ".join(not_better) or "none"),
+        quote=Q_DT_NOT_ALWAYS,
+        band="in at least one of our four scenarios threshold 2's mean time is not below "
+        "threshold 3's beyond their 95 % intervals",
+        explanation="Threshold 2 is faster everywhere we looked; [46]'s scenarios are not "
+        "in the survey.",
+    )
+
+
+def analyse(ctx: Context) -> None:
+    _ack_claims(ctx)
+    _iw_claims(ctx)
+    _dt_claims(ctx)
+    points = _dt_points(ctx)
+    with ctx.figure(
+        "knobs",
+        "Survey §2.4.4: a 50 KB transfer per ACK strategy; duplicate-ACK threshold 2 vs 3 "
+        "with a 3-segment window (95 % CI)",
+        ncols=2,
+    ) as (ax_a, ax_d):
+        t = [ctx["acks"].value("completion_s", k).mean for k in ACKS]
+        ax_a.bar(list(ACKS), t)
+        ax_a.set_ylabel("50 KB transfer time (s)")
+        labels = list(points)
+        xs = range(len(labels))
+        for i, name in enumerate(("threshold 2", "threshold 3")):
+            ax_d.errorbar(
+                [x + 0.1 * (2 * i - 1) for x in xs],
+                [(points[k].time2, points[k].time3)[i].mean for k in labels],
+                yerr=[(points[k].time2, points[k].time3)[i].ci for k in labels],
+                fmt="o",
+                capsize=3,
+                label=name,
+            )
+        ax_d.set_xticks(list(xs), labels, fontsize="small")
+        ax_d.set_ylabel("5 MB transfer time (s)")
+
+
+EXPERIMENT = Experiment(
+    name="survey-knobs",
+    title="Survey §2.4.4: ACK strategies, byte counting, initial window, dupack threshold",
+    paper="K. Pentikousis, TCP in wired-cum-wireless environments (2000), §2.4.4.1-2.4.4.2",
+    description=(
+        "Each of the survey's TCP knobs on a short scenario: a 50 KB transfer with ACKs for "
+        "every segment, delayed ACKs, DAASS and limited byte counting; IW 1 vs 4 over 9.6 "
+        "kbps behind a 3-segment buffer (Shepard and Partridge); duplicate-ACK threshold 2 "
+        "vs 3 with a 3-segment window under random drops and ON/OFF phases (20 seeds)."
+    ),
+    differences=(
+        "The survey reports its sources' conclusions without their paths or flow sizes; "
+        "ours are chosen (the TOML files say how), so the size of each effect is ours, and "
+        "the claims test its direction, except the 28 %, which we test as stated. Unlimited "
+        "byte counting is not modelled."
+    ),
+    campaigns=campaigns,
+    analyse=analyse,
+    seed="003",
+)
