@@ -501,7 +501,8 @@ def _figures(ctx: Context, ovh: Table, good: Table) -> None:
     for name, phase, figs in (("fig4", "1s", "Fig. 4"), ("fig5", "10s", "Figs. 3 and 5")):
         with ctx.figure(
             name,
-            f"Survey {figs}: 5 MB transfer time and overhead, {phase} ON/OFF phases (95 % CI)",
+            f"Survey {figs}: 5 MB transfer time and overhead, {phase} ON/OFF phases "
+            "(bars: 95 % CI)",
             ncols=2,
         ) as (ax_t, ax_o):
             for v in VARIANTS:
@@ -523,7 +524,8 @@ def _figures(ctx: Context, ovh: Table, good: Table) -> None:
                 ax.set_xlabel("error rate during ON (%)")
     with ctx.figure(
         "fig6-8",
-        "Survey Figs. 6-8: overhead against goodput, 1 s phases (labels: error rate %)",
+        "Survey Figs. 6-8: overhead against goodput, 1 s phases (labels: error rate %; "
+        "means over seeds, no bars)",
         ncols=3,
         width=4.5,
     ) as axes:
