@@ -143,7 +143,10 @@ impl EnergySpec {
             ("sleep_w", self.sleep_w),
         ]
         .into_iter()
-        .find_map(|(key, w)| w.filter(|w| !(w.is_finite() && *w >= 0.0)).map(|w| (key, w)))
+        .find_map(|(key, w)| {
+            w.filter(|w| !(w.is_finite() && *w >= 0.0))
+                .map(|w| (key, w))
+        })
     }
 }
 
@@ -255,9 +258,9 @@ impl IntervalUnion {
 
     /// The union's length up to `end`.
     fn length_until(&self, end: SimTime) -> SimDuration {
-        self.open
-            .iter()
-            .fold(self.settled, |acc, &(a, b)| acc + b.min(end).saturating_since(a))
+        self.open.iter().fold(self.settled, |acc, &(a, b)| {
+            acc + b.min(end).saturating_since(a)
+        })
     }
 }
 

@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 
 use crate::engine::{SimDuration, SimTime};
 use crate::error_model::{AnyErrorModel, FrameInfo};
-use crate::wireless::energy::{RadioMeter, StateTimes};
 use crate::ids::NodeId;
+use crate::wireless::energy::{RadioMeter, StateTimes};
 
 /// A transmission on the medium, unique among those on the air (numbered from 0, wrapping
 /// after 2^32: no frame is on the air that long).
@@ -370,7 +370,7 @@ mod tests {
         let (_, arr) = m.start_tx(t(400), NodeId(1), d(100), META);
         assert!(arr.is_empty());
         m.leave(t(500), NodeId(1)); // Twice: a no-op.
-                            // Joining again: it hears the next frame.
+                                    // Joining again: it hears the next frame.
         m.join(t(550), NodeId(1));
         let (b, arr) = m.start_tx(t(600), NodeId(2), d(100), META);
         assert_eq!(arr.len(), 2);

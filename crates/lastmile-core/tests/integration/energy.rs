@@ -44,8 +44,16 @@ fn chain_radios_transmit_exactly_their_links_airtime_and_fill_the_run() {
     let run_s = s.engine.sim_time_s;
     // Each frame's serialization is whole nanoseconds: allow 1 ns per frame.
     let ns = 1e-9 * (hop[0].frames_sent + hop[1].frames_sent) as f64;
-    assert!((bs.transmit_s - down).abs() <= ns, "{} vs {down}", bs.transmit_s);
-    assert!((mh.transmit_s - up).abs() <= ns, "{} vs {up}", mh.transmit_s);
+    assert!(
+        (bs.transmit_s - down).abs() <= ns,
+        "{} vs {down}",
+        bs.transmit_s
+    );
+    assert!(
+        (mh.transmit_s - up).abs() <= ns,
+        "{} vs {up}",
+        mh.transmit_s
+    );
     // Every data frame arrives at the mobile, lost or not, less what overlapped its ACKs;
     // the last ACK may still be on its way to the base station when the run ends.
     assert!(mh.receive_s <= down + ns && mh.receive_s >= down - up - ns);
@@ -94,5 +102,8 @@ app = { kind = "bulk", bytes = "1MB" }
 "#;
     let err = load_str(text, Format::Toml, "bad.toml", &[]).unwrap_err();
     let line = err.to_string();
-    assert!(line.contains("energy.sleep_w") && line.contains("-0.5"), "{line}");
+    assert!(
+        line.contains("energy.sleep_w") && line.contains("-0.5"),
+        "{line}"
+    );
 }

@@ -106,8 +106,16 @@ fn a_radio_that_leaves_stops_at_once_and_sleeps_until_it_joins_again() {
     let times = r.times(t(50));
     assert_eq!(times.receive, secs(5));
     assert_eq!(times.transmit, secs(1));
-    assert_eq!(times.idle, secs(10 + 9), "15 s attached before, 10 s after, less 6 s busy");
-    assert_eq!(times.sleep, secs(15), "25-40 s; nothing before its first attachment");
+    assert_eq!(
+        times.idle,
+        secs(10 + 9),
+        "15 s attached before, 10 s after, less 6 s busy"
+    );
+    assert_eq!(
+        times.sleep,
+        secs(15),
+        "25-40 s; nothing before its first attachment"
+    );
 }
 
 #[test]
