@@ -60,6 +60,7 @@ FLOW_COLUMNS: dict[str, str] = {
     "src": "str",
     "dst": "str",
     "variant": "str",
+    "cc": "str",
     "bytes_total": "int64",
     "bytes_delivered": "int64",
     "completed": "bool",

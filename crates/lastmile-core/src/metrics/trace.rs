@@ -2,8 +2,9 @@
 //! columns, appended row by row in the hot path without allocation per row beyond the
 //! columns' amortised growth, and handed to Python as Arrow-layout buffers (little-endian
 //! primitive arrays) without per-row conversion. A column that may hold no value in a row
-//! (`OptU64`: an unlimited ssthresh, a frame carrying no stream data) carries an Arrow
-//! validity bitmap beside its values, so that a reader sees a null, never a sentinel.
+//! (`OptU64`: an unlimited ssthresh, a frame carrying no stream data; `OptF64`: a
+//! congestion control's estimate it does not keep) carries an Arrow validity bitmap beside
+//! its values, so that a reader sees a null, never a sentinel.
 
 use serde::Serialize;
 
@@ -104,10 +105,8 @@ impl Column {
             .unzip();
         Column::OptU64 { values, valid }
     }
-}
 
-impl Column {
-    /// An `OptF64` column from optional values.
+    /// An `OptF64` column from optional values (0.0 where absent).
     pub fn opt_f64(rows: impl IntoIterator<Item = Option<f64>>) -> Self {
         let (values, valid) = rows
             .into_iter()
@@ -172,6 +171,18 @@ mod tests {
             &0u64.to_le_bytes(),
             "a null row's value is zero"
         );
+    }
+
+    #[test]
+    fn optional_float_column_exports_a_bitmap_and_zero_for_absent_rows() {
+        let col = Column::opt_f64([Some(1.5), None, Some(-2.0)]);
+        assert_eq!(col.dtype(), "float64");
+        assert_eq!(col.null_count(), 1);
+        assert_eq!(col.validity_bitmap(), Some(vec![0b0000_0101]));
+        let bytes = col.to_le_bytes();
+        assert_eq!(&bytes[..8], &1.5f64.to_le_bytes());
+        assert_eq!(&bytes[8..16], &0.0f64.to_le_bytes());
+        assert_eq!(&bytes[16..], &(-2.0f64).to_le_bytes());
     }
 
     #[test]

@@ -147,6 +147,9 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
+    super::validate_link::check_fec(path, spec)?;
+    super::validate_link::check_rlp(path, spec)?;
+    super::validate_link::check_airmail(path, spec)?;
     check_tulip(path, spec)
 }
 
@@ -165,7 +168,7 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
                 .err()
                 .map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
-        MacKind::P2p | MacKind::Ideal => None,
+        MacKind::P2p | MacKind::Ideal | MacKind::Duplex => None,
     };
     if let Some((field, expected, phy)) = mac_check {
         let value = match field {
@@ -319,6 +322,9 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     let q = |v: &dyn std::fmt::Display| format!("\"{v}\"");
     if let Err(c) = t.check_names() {
         return bad(c.field, c.value, c.expected);
+    }
+    if let Err(c) = t.check_cc_settings() {
+        return bad(&c.field, c.value, c.expected);
     }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(

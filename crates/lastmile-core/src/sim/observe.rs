@@ -8,13 +8,15 @@
 //! for a frame that carries no stream data, and the `rtt` trace's `sample_s` is null on
 //! the row a retransmission-timer backoff adds (its `rto_s` the backed-off RTO; `srtt_s`
 //! and `rttvar_s` null too before the first sample), so a plotted RTO shows the backoff
-//! through a long stall.
+//! through a long stall; the `cc` trace's estimates are null for a congestion control that
+//! keeps no such quantity (`tcp::cc::CcMetrics`).
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::{Column, TraceTable};
 use crate::packet::{Control, Packet, SeqNumber};
 use crate::ranges::RangeSet;
+use crate::tcp::cc::CcMetrics;
 use crate::tcp::TcpTraceEvent;
 
 /// Maps 32-bit wire sequence numbers of one stream to 64-bit offsets (unwrapping across
@@ -208,6 +210,65 @@ struct CwndColumns {
     ssthresh_bytes: Vec<Option<u64>>,
 }
 
+/// The `cc` trace: one row per change of a source's congestion-control state.
+#[derive(Debug, Default)]
+struct CcColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    cwnd_bytes: Vec<u64>,
+    ssthresh_bytes: Vec<Option<u64>>,
+    pacing_rate_bps: Vec<Option<u64>>,
+    phase: Vec<u32>,
+    bandwidth_bps: Vec<Option<u64>>,
+    min_rtt_s: Vec<Option<f64>>,
+    queue_segments: Vec<Option<f64>>,
+    pacing_gain: Vec<Option<f64>>,
+    alpha: Vec<Option<f64>>,
+    beta: Vec<Option<f64>>,
+    w_max_segments: Vec<Option<f64>>,
+}
+
+impl CcColumns {
+    fn push(&mut self, t: f64, flow: u32, m: &CcMetrics) {
+        let bps = |b: Option<u64>| b.map(|b| b.saturating_mul(8));
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.cwnd_bytes.push(m.cwnd_bytes);
+        self.ssthresh_bytes
+            .push((m.ssthresh_bytes != u64::MAX).then_some(m.ssthresh_bytes));
+        self.pacing_rate_bps.push(bps(m.pacing_rate_bytes_per_s));
+        self.phase.push(m.phase.code());
+        self.bandwidth_bps.push(bps(m.bandwidth_bytes_per_s));
+        self.min_rtt_s.push(m.min_rtt.map(secs));
+        self.queue_segments.push(m.queue_segments);
+        self.pacing_gain.push(m.pacing_gain);
+        self.alpha.push(m.alpha);
+        self.beta.push(m.beta);
+        self.w_max_segments.push(m.w_max_segments);
+    }
+
+    fn into_table(self) -> TraceTable {
+        TraceTable::new(
+            "cc",
+            &[
+                ("time_s", Column::F64(self.time_s)),
+                ("flow", Column::U32(self.flow)),
+                ("cwnd_bytes", Column::U64(self.cwnd_bytes)),
+                ("ssthresh_bytes", Column::opt_u64(self.ssthresh_bytes)),
+                ("pacing_rate_bps", Column::opt_u64(self.pacing_rate_bps)),
+                ("phase", Column::U32(self.phase)),
+                ("bandwidth_bps", Column::opt_u64(self.bandwidth_bps)),
+                ("min_rtt_s", Column::opt_f64(self.min_rtt_s)),
+                ("queue_segments", Column::opt_f64(self.queue_segments)),
+                ("pacing_gain", Column::opt_f64(self.pacing_gain)),
+                ("alpha", Column::opt_f64(self.alpha)),
+                ("beta", Column::opt_f64(self.beta)),
+                ("w_max_segments", Column::opt_f64(self.w_max_segments)),
+            ],
+        )
+    }
+}
+
 #[derive(Debug, Default)]
 struct RttColumns {
     time_s: Vec<f64>,
@@ -295,10 +356,14 @@ impl StreamOffsets {
 pub struct Traces {
     pub seq: bool,
     pub cwnd: bool,
+    pub cc: bool,
     pub rtt: bool,
     pub wireless_tx: bool,
+    /// Any of the traces the TCP endpoints feed (asked for every call into one).
+    tcp: bool,
     seq_cols: SeqColumns,
     cwnd_cols: CwndColumns,
+    cc_cols: CcColumns,
     rtt_cols: RttColumns,
     wtx_cols: WirelessTxColumns,
 }
@@ -309,14 +374,17 @@ impl Traces {
         Traces {
             seq: has("seq"),
             cwnd: has("cwnd"),
+            cc: has("cc"),
             rtt: has("rtt"),
             wireless_tx: has("wireless_tx"),
+            tcp: ["seq", "cwnd", "cc", "rtt"].iter().any(|n| has(n)),
             ..Default::default()
         }
     }
 
+    #[inline]
     pub fn wants_tcp(&self) -> bool {
-        self.seq || self.cwnd || self.rtt
+        self.tcp
     }
 
     pub fn on_tcp(&mut self, now: SimTime, flow: FlowId, ev: &TcpTraceEvent) {
@@ -340,6 +408,7 @@ impl Traces {
                 c.ssthresh_bytes
                     .push((ssthresh != u64::MAX).then_some(ssthresh));
             }
+            TcpTraceEvent::Cc(ref m) if self.cc => self.cc_cols.push(t, flow.0, m),
             TcpTraceEvent::Rtt {
                 sample,
                 srtt,
@@ -405,6 +474,9 @@ impl Traces {
                     ("ssthresh_bytes", Column::opt_u64(c.ssthresh_bytes)),
                 ],
             ));
+        }
+        if self.cc {
+            out.push(self.cc_cols.into_table());
         }
         if self.rtt {
             let c = self.rtt_cols;

@@ -104,6 +104,7 @@ pub struct TcpConnection {
     snd_wl1: SeqNumber,
     snd_wl2: SeqNumber,
     traced_window: Option<CongestionWindow>,
+    pub(super) traced_cc: Option<CcMetrics>,
 }
 
 impl TcpConnection {
@@ -117,6 +118,7 @@ impl TcpConnection {
             cfg.max_rto,
         );
         rtx.set_max_backoff(cfg.max_backoff);
+        rtx.set_estimator(cfg.rtt_estimator);
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
         let options = RecoveryOptions {
             limited_transmit: cfg.limited_transmit,
@@ -153,6 +155,7 @@ impl TcpConnection {
             snd_wl1: SeqNumber(0),
             snd_wl2: iss,
             traced_window: None,
+            traced_cc: None,
         }
     }
 
@@ -269,11 +272,15 @@ impl TcpConnection {
     pub fn congestion_window(&self) -> CongestionWindow {
         self.sender.window()
     }
-    /// The congestion control's state: cwnd, ssthresh, pacing rate.
+    /// The congestion control's state: cwnd, ssthresh, pacing rate, its estimates.
     pub fn cc_metrics(&self) -> CcMetrics {
         self.sender
             .congestion_control()
             .metrics(&self.sender.window())
+    }
+    /// The congestion control's name, as a scenario writes it (`tcp.cc`).
+    pub fn cc_name(&self) -> &'static str {
+        self.sender.congestion_control().name()
     }
 
     /// The current RTO, backoff included.

@@ -8,11 +8,18 @@
 //! TCP: it sets `recovery` to the same name and `cc` to `reno` (every classic TCP grows its
 //! window by RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
 //! with it; [`TcpSpec::check_names`] refuses a contradiction.
+//!
+//! Each congestion control's constants are a table named after it (`cubic = { beta = 0.8 }`),
+//! defaults from its document, read only with that `cc`: [`TcpSpec::check_cc_settings`]
+//! refuses a table for another algorithm and a value out of range.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::cc::CcSettings;
+use super::cc::{
+    BbrConfig, CcSettings, CubicConfig, FastConfig, IllinoisConfig, SantaCruzConfig, VegasConfig,
+    VenoConfig, WestwoodConfig,
+};
 use crate::units::{ByteSize, Duration};
 
 /// The classic TCP names: each sets `recovery` and `cc`.
@@ -92,15 +99,66 @@ pub enum CcKind {
     /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
     #[default]
     Reno,
+    /// TCP Vegas (Brakmo & Peterson 1995): keeps between α and β segments queued.
+    Vegas,
+    /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE × RTTmin
+    /// after a loss.
+    WestwoodPlus,
+    /// TCP Veno (Fu & Liew 2003): cuts to 4/5 on a loss it judges random.
+    Veno,
+    /// FAST TCP (Wei, Jin, Low & Hegde 2006): keeps α segments queued.
+    Fast,
+    /// TCP Illinois (Liu, Başar & Srikant 2006): α and β from the queueing delay.
+    Illinois,
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// BBR version 1 (Cardwell et al. 2016): paces at the measured bottleneck rate.
+    Bbr,
+    /// TCP Santa Cruz's congestion control (Parsa & Garcia-Luna-Aceves 1999): keeps an
+    /// operating point of queued packets.
+    SantaCruz,
 }
 
 impl CcKind {
+    /// Every congestion control.
+    pub const ALL: [CcKind; 9] = [
+        CcKind::Reno,
+        CcKind::Vegas,
+        CcKind::WestwoodPlus,
+        CcKind::Veno,
+        CcKind::Fast,
+        CcKind::Illinois,
+        CcKind::Cubic,
+        CcKind::Bbr,
+        CcKind::SantaCruz,
+    ];
+
     /// The name as written in scenario files.
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
+            CcKind::Vegas => "vegas",
+            CcKind::WestwoodPlus => "westwood_plus",
+            CcKind::Veno => "veno",
+            CcKind::Fast => "fast",
+            CcKind::Illinois => "illinois",
+            CcKind::Cubic => "cubic",
+            CcKind::Bbr => "bbr",
+            CcKind::SantaCruz => "santa_cruz",
         }
     }
+}
+
+/// How RTT samples become SRTT, RTTVAR and the RTO.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttEstimator {
+    /// RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR), rounded up to whole ticks.
+    #[default]
+    Rfc6298,
+    /// ns-2's `TcpAgent::rtt_update`: SRTT in eighths and RTTVAR in quarters of a tick, in
+    /// integers (each update truncates), RTO = ⌊SRTT + 4·RTTVAR⌋ ticks with no G term.
+    Ns2,
 }
 
 /// The receiver's acknowledgment policy.
@@ -233,6 +291,7 @@ impl JsonSchema for InitialWindow {
     }
 }
 
+// The algorithms' tables are boxed so that a spec holding one (I-TCP's) stays small.
 /// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
 /// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -312,6 +371,10 @@ pub struct TcpSpec {
     /// modern clock; the seeds' experiments set their own).
     #[serde(default = "default_granularity")]
     pub timer_granularity: Duration,
+    /// How samples become the RTO: "rfc6298" (RFC 6298 §2) or "ns2" (ns-2's integer-tick
+    /// arithmetic, which the seeds' simulations ran). Default "rfc6298".
+    #[serde(default)]
+    pub rtt_estimator: RttEstimator,
     /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
     #[serde(default = "default_initial_rto")]
     pub initial_rto: Duration,
@@ -333,6 +396,32 @@ pub struct TcpSpec {
     pub delack_timeout: Duration,
     /// Initial sequence number. Default: drawn from the flow's random stream.
     pub isn: Option<u32>,
+    /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas: Option<Box<VegasConfig>>,
+    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`). Default: filter gain 0.9.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub westwood_plus: Option<Box<WestwoodConfig>>,
+    /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub veno: Option<Box<VenoConfig>>,
+    /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast: Option<Box<FastConfig>>,
+    /// Illinois's constants (with `cc = "illinois"`). Default: the paper's α from 0.3 to 10,
+    /// β from 1/8 to 1/2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub illinois: Option<Box<IllinoisConfig>>,
+    /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic: Option<Box<CubicConfig>>,
+    /// BBR's constants (with `cc = "bbr"`). Default: the draft's (gains 2/ln 2 and 2,
+    /// 10-round and 10 s filters, ProbeRTT of 200 ms at 4 segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<Box<BbrConfig>>,
+    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: n = 1.5 packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub santa_cruz: Option<Box<SantaCruzConfig>>,
 }
 
 fn default_mss() -> ByteSize {
@@ -380,6 +469,7 @@ impl Default for TcpSpec {
             ecn: false,
             max_backoff: None,
             timer_granularity: default_granularity(),
+            rtt_estimator: RttEstimator::default(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),
@@ -387,6 +477,14 @@ impl Default for TcpSpec {
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,
+            vegas: None,
+            westwood_plus: None,
+            veno: None,
+            fast: None,
+            illinois: None,
+            cubic: None,
+            bbr: None,
+            santa_cruz: None,
         }
     }
 }
@@ -399,6 +497,18 @@ pub struct NameConflict {
     /// Its value as written, quoted.
     pub value: String,
     /// What would agree with `variant`, and the fix.
+    pub expected: String,
+}
+
+/// A congestion control's setting out of range, or a table of settings for an algorithm
+/// not in force.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadCcSetting {
+    /// The key under `tcp`, e.g. "cubic.beta" or "cubic".
+    pub field: String,
+    /// The value as written.
+    pub value: String,
+    /// What is expected, and the fix.
     pub expected: String,
 }
 
@@ -430,7 +540,63 @@ impl TcpSpec {
         CcSettings {
             pacing: self.pacing,
             abc: self.abc,
+            vegas: self.vegas.as_deref().copied().unwrap_or_default(),
+            westwood: self.westwood_plus.as_deref().copied().unwrap_or_default(),
+            veno: self.veno.as_deref().copied().unwrap_or_default(),
+            fast: self.fast.as_deref().copied().unwrap_or_default(),
+            illinois: self.illinois.as_deref().copied().unwrap_or_default(),
+            cubic: self.cubic.as_deref().copied().unwrap_or_default(),
+            bbr: self.bbr.as_deref().copied().unwrap_or_default(),
+            santa_cruz: self.santa_cruz.as_deref().copied().unwrap_or_default(),
         }
+    }
+
+    /// Refuses an algorithm's settings out of range, or given for an algorithm other than
+    /// the one in force.
+    pub fn check_cc_settings(&self) -> Result<(), BadCcSetting> {
+        type Check = Result<(), (&'static str, f64, &'static str)>;
+        let given: [(CcKind, Option<Check>); 8] = [
+            (CcKind::Vegas, self.vegas.as_deref().map(|c| c.check())),
+            (
+                CcKind::WestwoodPlus,
+                self.westwood_plus.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Veno, self.veno.as_deref().map(|c| c.check())),
+            (CcKind::Fast, self.fast.as_deref().map(|c| c.check())),
+            (
+                CcKind::Illinois,
+                self.illinois.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Cubic, self.cubic.as_deref().map(|c| c.check())),
+            (CcKind::Bbr, self.bbr.as_deref().map(|c| c.check())),
+            (
+                CcKind::SantaCruz,
+                self.santa_cruz.as_deref().map(|c| c.check()),
+            ),
+        ];
+        let cc = self.cc_kind();
+        for (kind, check) in given {
+            let Some(check) = check else { continue };
+            let table = kind.name();
+            if kind != cc {
+                return Err(BadCcSetting {
+                    field: table.to_string(),
+                    value: format!("a `{table}` table with cc = \"{}\"", cc.name()),
+                    expected: format!(
+                        "settings for the congestion control in force: set \
+                         cc = \"{table}\" or remove the `{table}` table"
+                    ),
+                });
+            }
+            if let Err((field, value, expected)) = check {
+                return Err(BadCcSetting {
+                    field: format!("{table}.{field}"),
+                    value: value.to_string(),
+                    expected: expected.to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Whether SACK-permitted is offered: `sack`, else whether the recovery reads SACK.
@@ -494,6 +660,72 @@ mod tests {
         let s = spec(Some(TcpVariant::Reno), Some(RecoveryKind::Reno));
         assert_eq!(s.check_names(), Ok(()));
         assert_eq!(s.recovery_kind(), RecoveryKind::Reno);
+    }
+
+    #[test]
+    fn every_cc_name_parses_back_to_its_kind() {
+        for kind in CcKind::ALL {
+            let parsed: CcKind = serde_json::from_value(serde_json::json!(kind.name())).unwrap();
+            assert_eq!(parsed, kind);
+        }
+    }
+
+    #[test]
+    fn cc_settings_default_to_the_documents_constants() {
+        let s = TcpSpec::default().cc_settings();
+        assert_eq!(
+            (s.vegas.alpha, s.vegas.beta, s.vegas.gamma),
+            (1.0, 3.0, 1.0)
+        );
+        assert_eq!((s.veno.beta, s.veno.random_loss_factor), (3.0, 0.8));
+        assert_eq!(
+            (s.cubic.c, s.cubic.beta, s.cubic.fast_convergence),
+            (0.4, 0.7, true)
+        );
+        assert_eq!(s.fast.gamma, 0.5);
+        assert_eq!((s.illinois.alpha_max, s.illinois.beta_max), (10.0, 0.5));
+        assert_eq!(s.bbr.min_pipe_cwnd, 4);
+        assert_eq!(s.westwood.filter_gain, 0.9);
+    }
+
+    #[test]
+    fn settings_for_the_algorithm_in_force_are_read() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(Box::new(CubicConfig {
+                beta: 0.8,
+                ..CubicConfig::default()
+            })),
+            ..TcpSpec::default()
+        };
+        assert_eq!(s.check_cc_settings(), Ok(()));
+        assert_eq!(s.cc_settings().cubic.beta, 0.8);
+    }
+
+    #[test]
+    fn settings_for_another_algorithm_are_refused_with_the_fix() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Bbr),
+            vegas: Some(Box::default()),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!(e.field, "vegas");
+        assert!(e.expected.contains("cc = \"vegas\""), "{}", e.expected);
+    }
+
+    #[test]
+    fn a_setting_out_of_range_names_its_key() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(Box::new(CubicConfig {
+                beta: 1.5,
+                ..CubicConfig::default()
+            })),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("cubic.beta", "1.5"));
     }
 
     #[test]

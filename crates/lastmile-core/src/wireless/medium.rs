@@ -19,6 +19,9 @@
 //! (what was arriving at it is forgotten, and `finish_rx` for it says `Missed`), while its
 //! own transmission already on the air still reaches the others.
 //!
+//! A full-duplex medium (`Medium::full_duplex`, under `mac = "duplex"`) gives every member
+//! a channel of its own: its frames neither collide with others' nor are missed while it
+//! transmits, and no member senses another's carrier; only the error model can lose them.
 //! Each member's radio time per state (transmit, receive, idle; asleep after it leaves) is
 //! kept by a `RadioMeter` (`wireless::energy`): its own transmissions, and every arrival at
 //! it, whatever its fate. A member that leaves keeps its meter for when it joins again.
@@ -29,7 +32,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{SimDuration, SimTime};
-use crate::error_model::{AnyErrorModel, FrameInfo};
+use crate::error_model::{AnyErrorModel, BlockCode, FrameInfo};
 use crate::ids::NodeId;
 use crate::wireless::energy::{RadioMeter, StateTimes};
 
@@ -99,6 +102,10 @@ pub struct Medium {
     next_tx: u32,
     /// The radios of members that left, asleep until they join again.
     departed: BTreeMap<NodeId, RadioMeter>,
+    /// Every member on its own channel (no collisions, no half-duplex misses, no carrier).
+    full_duplex: bool,
+    /// Link FEC of the hop: frames are judged block by block (`error_model/fec.rs`).
+    code: Option<BlockCode>,
 }
 
 impl Medium {
@@ -109,6 +116,22 @@ impl Medium {
             index: BTreeMap::new(),
             next_tx: 0,
             departed: BTreeMap::new(),
+            full_duplex: false,
+            code: None,
+        }
+    }
+
+    /// Puts link FEC on the hop: every frame's bits become its coded bits, and a frame is
+    /// lost only if some block has more errors than the code corrects.
+    pub fn set_code(&mut self, code: Option<BlockCode>) {
+        self.code = code;
+    }
+
+    /// A medium where every member transmits on a channel of its own (FDD).
+    pub fn full_duplex(propagation: SimDuration) -> Self {
+        Medium {
+            full_duplex: true,
+            ..Medium::new(propagation)
         }
     }
 
@@ -182,6 +205,9 @@ impl Medium {
             return (tx, Vec::new());
         };
         let end = now + duration;
+        if self.full_duplex {
+            return (tx, self.start_duplex_tx(tx, sender, now, end, meta));
+        }
         {
             let me = &mut self.members[sender];
             me.tx_from = now;
@@ -239,14 +265,53 @@ impl Medium {
         out
     }
 
+    /// `start_tx` on a full-duplex medium: an arrival at every other member, never marked.
+    fn start_duplex_tx(
+        &mut self,
+        tx: TxId,
+        sender: usize,
+        now: SimTime,
+        end: SimTime,
+        meta: FrameMeta,
+    ) -> Vec<Arrival> {
+        let (start, stop) = (now + self.propagation, end + self.propagation);
+        let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
+        self.members[sender].radio.transmit(now, now, end);
+        for (i, m) in self.members.iter_mut().enumerate() {
+            if i == sender {
+                continue;
+            }
+            m.radio.receive(now, start, stop);
+            m.arrivals.push(Pending {
+                tx,
+                start,
+                end: stop,
+                collided: false,
+                missed: false,
+                meta,
+                tx_start: now,
+                tx_end: end,
+            });
+            arrivals.push(Arrival {
+                tx,
+                receiver: m.node,
+                start,
+                end: stop,
+            });
+        }
+        arrivals
+    }
+
     /// Physical carrier sense: is energy from another member arriving at `node` at `now`?
+    /// Never on a full-duplex medium (the others send on their own channels).
     pub fn is_busy(&self, node: NodeId, now: SimTime) -> bool {
-        self.index.get(&node).is_some_and(|&i| {
-            self.members[i]
-                .arrivals
-                .iter()
-                .any(|a| a.start <= now && now < a.end)
-        })
+        !self.full_duplex
+            && self.index.get(&node).is_some_and(|&i| {
+                self.members[i]
+                    .arrivals
+                    .iter()
+                    .any(|a| a.start <= now && now < a.end)
+            })
     }
 
     /// Whether `node` is itself transmitting at `now`.
@@ -258,6 +323,7 @@ impl Medium {
 
     /// The arrival of `tx` at `receiver` has ended: decides and forgets it.
     pub fn finish_rx(&mut self, tx: TxId, receiver: NodeId) -> RxOutcome {
+        let code = self.code;
         let Some(&i) = self.index.get(&receiver) else {
             return RxOutcome::Missed;
         };
@@ -274,10 +340,10 @@ impl Medium {
             let info = FrameInfo {
                 tx_start: p.tx_start,
                 tx_end: p.tx_end,
-                bits: p.meta.bits,
+                bits: code.map_or(p.meta.bits, |c| c.coded_bits(p.meta.bits)),
                 payload_bytes: p.meta.payload_bytes,
             };
-            if m.errors.frame_lost(&info) {
+            if m.errors.frame_lost_coded(&info, code.as_ref()) {
                 RxOutcome::Errored
             } else {
                 RxOutcome::Intact
@@ -412,6 +478,25 @@ mod tests {
         let times = m.radio_times(t(3000));
         let two = times.iter().find(|(id, _)| *id == NodeId(2)).unwrap().1;
         assert_eq!((two.idle, two.sleep), (d(1850), d(1000)));
+    }
+
+    #[test]
+    fn full_duplex_radios_transmit_their_frames_and_receive_the_others_outside_them() {
+        let mut m = Medium::full_duplex(d(1));
+        for i in 0..2 {
+            m.join(t(0), NodeId(i));
+        }
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        let (b, _) = m.start_tx(t(50), NodeId(1), d(100), META);
+        m.finish_rx(a, NodeId(1));
+        m.finish_rx(b, NodeId(0));
+        let times = m.radio_times(t(1000));
+        let of = |n: u32| times.iter().find(|(id, _)| *id == NodeId(n)).unwrap().1;
+        // Node 0 sends 0-100 us and hears b 51-151 us: receive only after its own frame.
+        assert_eq!((of(0).transmit, of(0).receive), (d(100), d(51)));
+        // Node 1 hears a 1-101 us and sends 50-150 us: receive only before its own frame.
+        assert_eq!((of(1).transmit, of(1).receive), (d(100), d(49)));
+        assert_eq!(of(0).idle, d(849));
     }
 
     #[test]

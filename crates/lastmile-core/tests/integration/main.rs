@@ -5,6 +5,7 @@
 //! - `agents`: base-station agents end to end (Snoop, WTCP, I-TCP; exactly-once delivery).
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
+//! - `congestion_control`: the `tcp.cc` algorithms on the chain against their documents.
 //! - `energy`: the radios' time and energy per state over whole runs.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
@@ -13,10 +14,12 @@
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
+//! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
 mod agents;
 mod base_stations;
 mod chain;
+mod congestion_control;
 mod energy;
 mod fuzz_loader;
 mod golden_summaries;
@@ -25,3 +28,4 @@ mod lle;
 mod scenario_files;
 mod tcp_family;
 mod wireless;
+mod wwan;

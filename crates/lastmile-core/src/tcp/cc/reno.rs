@@ -21,7 +21,7 @@ use crate::engine::SimTime;
 use super::{window_pacing_rate, AckSample, CcSettings, CongestionControl, CongestionWindow};
 
 /// RFC 5681 §3.1 slow start and congestion avoidance.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reno {
     settings: CcSettings,
     /// The pacing rate computed on the last ACK (with `settings.pacing`).

@@ -236,5 +236,16 @@ impl TcpConnection {
                 ssthresh: w.ssthresh,
             });
         }
+        self.trace_cc(out);
+    }
+
+    /// The congestion control's state, when it changed (the `cc` trace).
+    #[inline(never)]
+    fn trace_cc(&mut self, out: &mut TcpOutbox) {
+        let m = self.cc_metrics();
+        if self.traced_cc != Some(m) {
+            self.traced_cc = Some(m);
+            out.trace.push(TcpTraceEvent::Cc(m));
+        }
     }
 }

@@ -247,7 +247,7 @@ fn rfc9293_zero_window_is_probed_by_the_persist_timer() {
 }
 
 #[test]
-fn trace_records_sends_acks_window_changes_and_rtt_samples() {
+fn trace_records_sends_acks_window_and_cc_changes_and_rtt_samples() {
     let mut cfg = config(TcpVariant::Reno);
     cfg.trace = true;
     let mut s = Scripted::established(cfg, ms(100));
@@ -265,6 +265,7 @@ fn trace_records_sends_acks_window_changes_and_rtt_samples() {
                 cwnd: 1000,
                 ssthresh: u64::MAX
             },
+            reno_state(1000),
         ]
     );
     s.write(2000);
@@ -291,8 +292,19 @@ fn trace_records_sends_acks_window_changes_and_rtt_samples() {
                 cwnd: 2000,
                 ssthresh: u64::MAX
             },
+            reno_state(2000),
         ]
     );
+}
+
+/// The `cc` trace record of Reno in slow start with `cwnd` bytes.
+fn reno_state(cwnd: u64) -> TcpTraceEvent {
+    use crate::tcp::cc::{CcMetrics, CongestionWindow};
+    let w = CongestionWindow {
+        cwnd,
+        ssthresh: u64::MAX,
+    };
+    TcpTraceEvent::Cc(CcMetrics::of_window(&w, None))
 }
 
 #[test]
