@@ -33,7 +33,7 @@ pub fn summarize(
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
-            let threshold = stall_threshold(source.largest_base_rto());
+            let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
             FlowSummary {
                 name: f.name.clone(),
                 src: f.src.clone(),
@@ -157,6 +157,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::Tulip => "tulip",
             crate::scenario::LinkLayerKind::Rlp => "rlp",
             crate::scenario::LinkLayerKind::Airmail => "airmail",
+            crate::scenario::LinkLayerKind::Dda => "dda",
         }
         .to_string(),
         stations: c.stations.len() as u64,

@@ -12,6 +12,7 @@
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 //! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
@@ -26,6 +27,7 @@ mod golden_summaries;
 mod hardening;
 mod lle;
 mod scenario_files;
+mod survey_mech;
 mod tcp_family;
 mod wireless;
 mod wwan;

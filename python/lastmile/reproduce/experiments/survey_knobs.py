@@ -1,13 +1,9 @@
-"""Survey §2.4.4.1-2.4.4.3: TCP's knobs: ACK strategies, byte counting, initial window,
-the duplicate-ACK threshold, ECN.
+"""Survey §2.4.4.1-2.4.4.3: TCP's knobs: initial window, the duplicate-ACK threshold, ECN
+(the ACK strategies and byte counting of §2.4.4.1 are in ``survey_mech.py``).
 
 K. Pentikousis, "TCP in wired-cum-wireless environments", IEEE Communications Surveys
 (2000), §2.4.4 (seed ``003_*``), each knob a short experiment on a scenario of its own:
 
-- ACK generation (§2.4.4.1, after Allman [3]): a 50 KB transfer (``survey_acks.toml``) with
-  an ACK for every segment, delayed ACKs, DAASS (delayed ACKs after slow start) and limited
-  byte counting (RFC 3465 with L = 2, the survey's "LBC ... limited to 2 SMSS") over delayed
-  ACKs. Unlimited byte counting is not modelled (``abc`` takes L = 1 or 2 only).
 - Initial window (§2.4.4.2, after Shepard and Partridge [54]): IW 1 vs 4 segments of 1024
   bytes over a 9.6 kbps link behind a 3-segment router buffer (``survey_iw.toml``): a
   4-segment transfer (the initial flight alone) and a 16 KB one.
@@ -37,12 +33,6 @@ from lastmile.reproduce.framework import (
 )
 
 SOURCE = "Survey §2.4.4.1"
-ACKS: dict[str, dict[str, Any]] = {
-    "every": {"flow.0.tcp.ack": "every"},
-    "delayed": {"flow.0.tcp.ack": "delayed"},
-    "daass": {"flow.0.tcp.ack": "daass"},
-    "lbc": {"flow.0.tcp.ack": "delayed", "flow.0.tcp.abc": 2},
-}
 IW: dict[str, dict[str, Any]] = {
     "iw1": {"flow.0.tcp.initial_window": 1},
     "iw4": {"flow.0.tcp.initial_window": 4},
@@ -57,21 +47,6 @@ PHASES = {  # label -> (mean_on = mean_off, error rate during ON)
     "10s/50%": ("10s", 0.5),
 }
 
-Q_ACK_EVERY = (
-    "Acknowledging every segment is more aggressive than using delayed ACKs, and achieves "
-    "slightly better performance in terms of throughput [3]. In particular, for short flows "
-    "the improvement is 28%."
-)
-Q_DAASS = (
-    "DAASS also improves TCP throughput, and achieves exactly the same results for short "
-    "flows with acknowledging of every segment mentioned above, since in this case the "
-    "algorithms are the same."
-)
-Q_LBC = (
-    "On the other hand, limited byte counting (LBC), where the total increase in `cwnd` "
-    "limited to 2 SMSS, seems to improve the performance, but not as much as acknowledging "
-    "every segment and DAASS."
-)
 Q_IW_DROP = (
     "When the sender uses an IW of 4 segments it is guaranteed that it will experience a "
     "drop in this initial phase of the connection."
@@ -129,9 +104,6 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
     seeds = 4 if quick else 20
     newreno = {"flow.0.tcp.variant": "newreno"}
     return [
-        # No channel errors and no competing traffic: every seed gives the same run; two
-        # seeds show it.
-        Campaign("acks", "survey_acks.toml", 2, variants=ACKS, metrics=("completion_s",)),
         Campaign(
             "iw",
             "survey_iw.toml",
@@ -232,48 +204,6 @@ def _ecn_claims(ctx: Context) -> None:
     )
 
 
-def _ack_claims(ctx: Context) -> None:
-    data = ctx["acks"]
-    t = {k: data.value("completion_s", k) for k in ACKS}
-    gain = 100.0 * (t["delayed"].mean / t["every"].mean - 1.0)
-    times = ", ".join(f"{k} {v.mean:.3f} s" for k, v in t.items())
-    ctx.claim(
-        "Short flows: an ACK for every segment gives 28 % more throughput than delayed ACKs",
-        SOURCE,
-        27.5 <= gain < 28.5,
-        f"50 KB transfer: {times}; every-segment throughput {gain:+.1f} % over delayed ACKs",
-        quote=Q_ACK_EVERY,
-        band="throughput(every) / throughput(delayed) - 1 within 27.5-28.5 % ('28%' at its "
-        "precision)",
-        explanation="With delayed ACKs the receiver acknowledges the first segment only when "
-        "its delayed-ACK timer (200 ms) fires, and the window grows by about half as much "
-        "per round trip; on our 100 ms path that costs the 50 KB transfer "
-        f"{t['delayed'].mean - t['every'].mean:.3f} s. The gain depends on the RTT, the "
-        "delayed-ACK timer and the flow's size, none of which the survey gives for [3].",
-    )
-    ctx.claim(
-        "Short flows: DAASS gives exactly the results of an ACK for every segment",
-        SOURCE,
-        t["daass"].mean == t["every"].mean,
-        f"DAASS {t['daass'].mean:.6f} s, every segment {t['every'].mean:.6f} s",
-        quote=Q_DAASS,
-        band="the same transfer time to the nanosecond ('exactly the same results')",
-        explanation="The transfer leaves slow start before it ends, so DAASS delays ACKs "
-        "for part of it.",
-    )
-    order = t["delayed"].mean > t["lbc"].mean > max(t["every"].mean, t["daass"].mean)
-    ctx.claim(
-        "Limited byte counting improves on delayed ACKs, less than every segment and DAASS",
-        SOURCE,
-        order,
-        times,
-        quote=Q_LBC,
-        band="time(delayed ACKs) > time(delayed ACKs + LBC) > time(every segment), time(DAASS)",
-        explanation="Byte counting with L = 2 only partly makes up for the halved ACK "
-        "count; the detail gives the times.",
-    )
-
-
 def _iw_claims(ctx: Context) -> None:
     data = ctx["iw"]
     runs = data.runs
@@ -371,24 +301,19 @@ def _dt_claims(ctx: Context) -> None:
 
 
 def analyse(ctx: Context) -> None:
-    _ack_claims(ctx)
     _iw_claims(ctx)
     _dt_claims(ctx)
     _ecn_claims(ctx)
     points = _dt_points(ctx)
     with ctx.figure(
-        "knobs",
-        "Survey §2.4.4: a 50 KB transfer per ACK strategy; duplicate-ACK threshold 2 vs 3 "
-        "with a 3-segment window (bars: transfer time; error bars: 95 % CI)",
-        ncols=2,
-    ) as (ax_a, ax_d):
-        t = [ctx["acks"].value("completion_s", k).mean for k in ACKS]
-        ax_a.bar(list(ACKS), t)
-        ax_a.set_ylabel("50 KB transfer time (s)")
+        "dupthresh",
+        "Survey §2.4.4.1: duplicate-ACK threshold 2 vs 3 with a 3-segment window, 5 MB "
+        "transfer time (error bars: 95 % CI)",
+    ) as (ax,):
         labels = list(points)
         xs = range(len(labels))
         for i, name in enumerate(("threshold 2", "threshold 3")):
-            ax_d.errorbar(
+            ax.errorbar(
                 [x + 0.1 * (2 * i - 1) for x in xs],
                 [(points[k].time2, points[k].time3)[i].mean for k in labels],
                 yerr=[(points[k].time2, points[k].time3)[i].ci for k in labels],
@@ -396,17 +321,17 @@ def analyse(ctx: Context) -> None:
                 capsize=3,
                 label=name,
             )
-        ax_d.set_xticks(list(xs), labels, fontsize="small")
-        ax_d.set_ylabel("5 MB transfer time (s)")
+        ax.set_xticks(list(xs), labels, fontsize="small")
+        ax.set_ylabel("5 MB transfer time (s)")
 
 
 EXPERIMENT = Experiment(
     name="survey-knobs",
-    title="Survey §2.4.4: ACK strategies, byte counting, IW, dupack threshold, ECN",
+    title="Survey §2.4.4: initial window, duplicate-ACK threshold, ECN",
     paper="K. Pentikousis, TCP in wired-cum-wireless environments (2000), §2.4.4.1-2.4.4.3",
     description=(
-        "Each of the survey's TCP knobs on a short scenario: a 50 KB transfer with ACKs for "
-        "every segment, delayed ACKs, DAASS and limited byte counting; IW 1 vs 4 over 9.6 "
+        "Each of the survey's TCP knobs on a short scenario (ACK strategies are in "
+        "survey-mech): IW 1 vs 4 over 9.6 "
         "kbps behind a 3-segment buffer (Shepard and Partridge); duplicate-ACK threshold 2 "
         "vs 3 with a 3-segment window under random drops and ON/OFF phases; ECN on a "
         "RED bottleneck with wireless losses (20 seeds)."
@@ -414,8 +339,7 @@ EXPERIMENT = Experiment(
     differences=(
         "The survey reports its sources' conclusions without their paths or flow sizes; "
         "ours are chosen (the TOML files say how), so the size of each effect is ours, and "
-        "the claims test its direction, except the 28 %, which we test as stated. Unlimited "
-        "byte counting is not modelled."
+        "the claims test its direction."
     ),
     campaigns=campaigns,
     analyse=analyse,
