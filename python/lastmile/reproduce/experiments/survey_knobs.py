@@ -206,11 +206,7 @@ def _ecn_claims(ctx: Context) -> None:
 
 def _iw_claims(ctx: Context) -> None:
     data = ctx["iw"]
-    runs = data.runs
-    # (Data.samples cannot be used here: its mask is a read-only array.)
-    drops = {
-        k: runs.loc[(runs["variant"] == k) & (runs["bytes"] == "4KiB"), "queue_drops"] for k in IW
-    }
+    drops = {k: data.samples("queue_drops", k, bytes="4KiB") for k in IW}
     ctx.claim(
         "IW 4 through a 3-segment buffer drops a segment of the initial flight",
         "Survey §2.4.4.2",
