@@ -11,6 +11,10 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowSummary {
     pub name: String,
+    /// The flow's group (`[[flow]]`'s `group`, default its entry's name); absent in a run
+    /// of one flow, whose summary has no `groups` either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     pub src: String,
     pub dst: String,
     pub variant: String,
@@ -147,7 +151,8 @@ pub struct EngineSummary {
     pub sim_time_s: f64,
     /// Wall-clock time of the run (the only figure that is not deterministic).
     pub wall_s: f64,
-    /// "completed" when every flow finished, "stop_time" otherwise.
+    /// "completed" when every flow finished (background traffic aside), "stop_time" when
+    /// the run reached its `stop_time`, "interrupted" when it was stopped (Ctrl-C).
     pub stop_reason: String,
 }
 
@@ -157,6 +162,13 @@ pub struct RunSummary {
     pub name: String,
     pub seed: u64,
     pub flows: Vec<FlowSummary>,
+    /// Per group of flows, by name in order of first appearance: its aggregates and
+    /// fairness (absent in a run of one flow).
+    #[serde(skip_serializing_if = "Groups::is_empty")]
+    pub groups: Groups,
+    /// Fairness over every flow of the run (absent in a run of one flow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FlowSetSummary>,
     /// The chain's (or the first wireless-marked link's) lossy hop, else the first cell's
     /// head-to-others direction (bs → mh, ap → mobiles, n1 → n2); absent without one.
     pub wireless: Option<WirelessSummary>,
@@ -169,6 +181,122 @@ pub struct RunSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSummary>,
     pub engine: EngineSummary,
+}
+
+/// Aggregates and fairness over a set of flows (a group, or every flow of the run).
+///
+/// Jain's fairness index over the flows' throughputs x₁..xₙ (Jain, Chiu & Hawe, DEC-TR-301,
+/// 1984): (Σx)² / (n·Σx²), 1 when every flow gets the same, 1/n when one gets everything.
+/// A flow's share is its fraction of the set's total throughput, so the mean share is 1/n
+/// (the fair share) and `share_min` / `share_max` say how far the worst and best flows
+/// stand from it. Index and shares are absent when no flow of the set delivered anything.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowSetSummary {
+    /// Flows in the set.
+    pub flows: u64,
+    /// Of those, flows that delivered every byte.
+    pub completed: u64,
+    /// Of those, flows that `stalled` (see `FlowSummary::stalled`).
+    pub stalled: u64,
+    pub bytes_delivered: u64,
+    /// The flows' `throughput_bps`: their sum, mean, least and greatest.
+    pub throughput_bps_sum: f64,
+    pub throughput_bps_mean: f64,
+    pub throughput_bps_min: f64,
+    pub throughput_bps_max: f64,
+    /// Jain's fairness index over the flows' throughputs.
+    pub jain_index: Option<f64>,
+    /// The least, greatest and mean fraction of the set's total throughput a flow got.
+    pub share_min: Option<f64>,
+    pub share_max: Option<f64>,
+    pub share_mean: Option<f64>,
+    /// Retransmission timer expiries and retransmitted segments, summed over the flows.
+    pub tcp_timeouts: u64,
+    pub tcp_retransmits: u64,
+}
+
+impl FlowSetSummary {
+    /// The aggregates of `flows`.
+    pub fn of<'a>(flows: impl IntoIterator<Item = &'a FlowSummary>) -> Self {
+        let mut s = FlowSetSummary {
+            throughput_bps_min: f64::INFINITY,
+            ..Default::default()
+        };
+        let mut squares = 0.0;
+        for f in flows {
+            let x = f.throughput_bps;
+            s.flows += 1;
+            s.completed += u64::from(f.completed);
+            s.stalled += u64::from(f.stalled);
+            s.bytes_delivered += f.bytes_delivered;
+            s.throughput_bps_sum += x;
+            s.throughput_bps_min = s.throughput_bps_min.min(x);
+            s.throughput_bps_max = s.throughput_bps_max.max(x);
+            squares += x * x;
+            s.tcp_timeouts += f.tcp_timeouts;
+            s.tcp_retransmits += f.tcp_retransmits;
+        }
+        if s.flows == 0 {
+            s.throughput_bps_min = 0.0;
+            return s;
+        }
+        let n = s.flows as f64;
+        let sum = s.throughput_bps_sum;
+        s.throughput_bps_mean = sum / n;
+        if sum > 0.0 {
+            s.jain_index = Some(sum * sum / (n * squares));
+            s.share_min = Some(s.throughput_bps_min / sum);
+            s.share_max = Some(s.throughput_bps_max / sum);
+            s.share_mean = Some(1.0 / n);
+        }
+        s
+    }
+}
+
+/// One group of flows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSummary {
+    pub name: String,
+    /// The group is background traffic (`[[flow]]`'s `background`).
+    pub background: bool,
+    pub stats: FlowSetSummary,
+}
+
+/// The groups of a run, serialized as a table keyed by group name, in order of first
+/// appearance: `{"background": {"background": true, "flows": 20, "jain_index": ...}}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Groups(pub Vec<GroupSummary>);
+
+impl Groups {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The group called `name`.
+    pub fn get(&self, name: &str) -> Option<&GroupSummary> {
+        self.0.iter().find(|g| g.name == name)
+    }
+}
+
+impl Serialize for Groups {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            background: bool,
+            #[serde(flatten)]
+            stats: &'a FlowSetSummary,
+        }
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for g in &self.0 {
+            let entry = Entry {
+                background: g.background,
+                stats: &g.stats,
+            };
+            map.serialize_entry(&g.name, &entry)?;
+        }
+        map.end()
+    }
 }
 
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).

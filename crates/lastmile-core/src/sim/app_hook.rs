@@ -92,7 +92,7 @@ impl World {
         if !f.done {
             f.done = true;
             f.total_bytes = f.written;
-            self.flows_done += 1;
+            self.flows_done += usize::from(f.ends_run);
         }
     }
 

@@ -150,6 +150,8 @@ pub struct World {
     pub routes: RoutingTable,
     pub endpoints: Vec<Endpoint>,
     pub flows: Vec<Flow>,
+    /// The flows' groups, in order of first appearance (`scenario::expand_flows`).
+    pub groups: Vec<crate::scenario::FlowGroup>,
     pub traces: Traces,
     pub stop_time: SimTime,
     pub no_route_drops: u64,
@@ -157,7 +159,9 @@ pub struct World {
     outbox: TcpOutbox,
     pub(super) app_outbox: crate::apps::AppOutbox,
     pub(super) next_packet_id: u64,
+    /// Flows done among those the run waits for (`Flow::ends_run`), and their number.
     pub(super) flows_done: usize,
+    pub(super) flows_to_finish: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
@@ -176,6 +180,7 @@ impl World {
             routes: RoutingTable::default(),
             endpoints: Vec::new(),
             flows: Vec::new(),
+            groups: Vec::new(),
             traces,
             stop_time,
             no_route_drops: 0,
@@ -184,13 +189,15 @@ impl World {
             app_outbox: Default::default(),
             next_packet_id: 0,
             flows_done: 0,
+            flows_to_finish: 0,
             captures: None,
             agents: AgentHooks::default(),
         }
     }
 
-    /// Runs until every flow is done or the next event lies beyond `stop_time`, telling
-    /// `observer` where the run stands every `PROGRESS_EVERY` events; it may stop the run.
+    /// Runs until every flow but background traffic is done or the next event lies beyond
+    /// `stop_time`, telling `observer` where the run stands every `PROGRESS_EVERY` events;
+    /// it may stop the run.
     pub fn run(&mut self, observer: &mut dyn RunObserver) -> Result<StopReason, SimError> {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
@@ -220,7 +227,7 @@ impl World {
             }
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event)?;
-            if self.flows_done == self.flows.len() {
+            if self.flows_done == self.flows_to_finish {
                 return Ok(Some(StopReason::Completed));
             }
             if self.queue.events_processed() == limit {
@@ -533,8 +540,8 @@ impl World {
         }
         let finished = |e: EndpointId| self.endpoints[e.index()].conn.is_finished();
         if finished(f.source) && finished(f.sink) {
+            self.flows_done += usize::from(f.ends_run);
             self.flows[flow.index()].done = true;
-            self.flows_done += 1;
         }
     }
 }
