@@ -44,7 +44,12 @@ pub fn build(
     let flows = crate::scenario::expand_flows(scenario, &topology)
         .map_err(|e| SimError::Invalid(e.to_string()))?;
     let flow_count = flows.flows.len();
+    // Only the first wireless-marked link's data-bound direction is reported (the
+    // summary's `wireless`): the others keep no per-flow accounting, which would cost a
+    // cache miss per flow and packet on every hop and memory per flow and link.
+    let mut reported_done = false;
     for l in &topology.links {
+        let reported = l.wireless && !reported_done;
         let s = &l.spec;
         let channel =
             |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
@@ -66,11 +71,10 @@ pub fn build(
                 channel(l.from, l.to, &s.errors, "fwd"),
                 channel(l.to, l.from, &s.reverse_errors, "rev"),
             ],
-            accounting: [
-                DataAccounting::new(flow_count),
-                DataAccounting::new(flow_count),
-            ],
+            accounting: DataAccounting::new(if reported { flow_count } else { 0 }),
+            accounted: reported,
         });
+        reported_done |= reported;
     }
     let mut cell_members = Vec::with_capacity(topology.cells.len());
     for c in &topology.cells {

@@ -140,7 +140,7 @@ fn groups(world: &World, flows: &[FlowSummary]) -> Groups {
 
 fn wireless_summary(l: &Link) -> WirelessSummary {
     let fwd = &l.dirs[0];
-    let acc = &l.accounting[0];
+    let acc = &l.accounting;
     WirelessSummary {
         link: l.name.clone(),
         frames_sent: fwd.stats.frames_sent,

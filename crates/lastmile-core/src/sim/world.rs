@@ -108,13 +108,16 @@ pub struct Node {
     pub demux: FxHashMap<(u16, Ipv4Addr, u16), EndpointId>,
 }
 
-/// A full-duplex link: two channels and their data accounting.
+/// A full-duplex link: two channels and the data accounting of the first (`from` → `to`).
 #[derive(Debug)]
 pub struct Link {
     pub name: String,
     pub wireless: bool,
     pub dirs: [Channel<PacketSlot>; 2],
-    pub accounting: [DataAccounting; 2],
+    /// The `from` → `to` direction's data accounting, kept only when `accounted` (the link
+    /// the summary's `wireless` reports).
+    pub accounting: DataAccounting,
+    pub accounted: bool,
 }
 
 /// One side of a TCP connection, placed on a node.
@@ -384,7 +387,9 @@ impl World {
         let (_, lost) = channel.finish(now, packet.payload_len());
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
-        l.accounting[dir.index()].on_transmitted(packet, frame_bytes, lost);
+        if l.accounted && dir.index() == 0 {
+            l.accounting.on_transmitted(packet, frame_bytes, lost);
+        }
         if let Some(captures) = self.captures.as_mut() {
             let from = l.dirs[1 - dir.index()].to;
             captures.link_finished(link, dir, from, to, lost)?;
