@@ -6,7 +6,7 @@
 use crate::engine::FxHashMap;
 
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
-use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
@@ -73,6 +73,7 @@ pub fn build(
             ],
             accounting: DataAccounting::new(if reported { flow_count } else { 0 }),
             accounted: reported,
+            propagating: Default::default(),
         });
         reported_done |= reported;
     }
@@ -235,6 +236,7 @@ fn add_flow(
             remote,
             flow: id,
             is_source,
+            sent_data: false,
             timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
@@ -281,5 +283,5 @@ fn add_flow(
         done: false,
     });
     let deadline = world.flows[i].app.poll_timeout();
-    world.arm(SimTime::ZERO, app_timer, deadline)
+    world.arm_in(Lane::Timers, SimTime::ZERO, app_timer, deadline)
 }

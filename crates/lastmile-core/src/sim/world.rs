@@ -3,9 +3,11 @@
 //! which delivers them to a TCP endpoint or forwards them. Protocols are driven only
 //! through their public state-machine interface; the world applies their outboxes.
 
+use std::collections::VecDeque;
+
 use crate::engine::FxHashMap;
 
-use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
+use crate::engine::{EventQueue, Lane, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
 use crate::ids::{AgentId, Direction, EndpointId, FlowId, LinkId, NodeId, StationId};
 use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
@@ -65,6 +67,9 @@ pub enum Event {
     TxDone { link: LinkId, dir: Direction },
     /// A packet reached a node.
     Arrive { node: NodeId, slot: PacketSlot },
+    /// The first packet propagating on a link direction reached its far end
+    /// (`Link::propagating`; the next is queued in the place it took when it was sent).
+    Propagated { link: LinkId, dir: Direction },
     /// A timer of `World::timers` (generation-checked): every endpoint's, application's,
     /// agent's, MAC's and link layer's.
     Timer { timer: TimerId, generation: u32 },
@@ -99,6 +104,18 @@ pub enum TimerOwner {
     },
 }
 
+impl TimerOwner {
+    /// The queue's heap its events wait in: connections' and applications' timers — one
+    /// or two per flow, mostly moved on before they fire — apart from the hot events
+    /// (`engine::queue` module notes).
+    pub fn lane(self) -> Lane {
+        match self {
+            TimerOwner::Endpoint(_) | TimerOwner::App(_) => Lane::Timers,
+            TimerOwner::Agent(_) | TimerOwner::Mac { .. } | TimerOwner::Link { .. } => Lane::Main,
+        }
+    }
+}
+
 /// A host or router.
 #[derive(Debug)]
 pub struct Node {
@@ -118,6 +135,10 @@ pub struct Link {
     /// the summary's `wireless` reports).
     pub accounting: DataAccounting,
     pub accounted: bool,
+    /// Per direction, the packets propagating (arrival time, place in the event order,
+    /// packet) in order: only the first has an event pending (`EventQueue` module notes),
+    /// so a long fat pipe costs the queue one entry, not one per packet in flight.
+    pub propagating: [VecDeque<(SimTime, u64, PacketSlot)>; 2],
 }
 
 /// One side of a TCP connection, placed on a node.
@@ -128,6 +149,8 @@ pub struct Endpoint {
     pub remote: Ipv4Addr,
     pub flow: FlowId,
     pub is_source: bool,
+    /// The endpoint has sent a data segment.
+    pub sent_data: bool,
     pub timer: TimerId,
 }
 
@@ -244,6 +267,7 @@ impl World {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
             Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
+            Event::Propagated { link, dir } => self.on_propagated(now, link, dir),
             Event::Timer { timer, generation } => self.on_timer(now, timer, generation),
             Event::CellRxStart { cell, station } => self.on_cell_rx_start(now, cell, station),
             Event::CellRxEnd { cell, station, tx } => self.on_cell_rx_end(now, cell, station, tx),
@@ -265,14 +289,27 @@ impl World {
         id: TimerId,
         deadline: Option<SimTime>,
     ) -> Result<(), SimError> {
+        self.arm_in(Lane::Main, now, id, deadline)
+    }
+
+    /// `arm` for a timer whose events wait in `lane` (`TimerOwner::lane`).
+    #[inline]
+    pub(super) fn arm_in(
+        &mut self,
+        lane: Lane,
+        now: SimTime,
+        id: TimerId,
+        deadline: Option<SimTime>,
+    ) -> Result<(), SimError> {
         match self.timers.set(id, deadline) {
-            TimerAction::Schedule { at, generation } => self.schedule(
+            TimerAction::Schedule { at, generation } => Ok(self.queue.schedule_in(
+                lane,
                 at.max(now),
                 Event::Timer {
                     timer: id,
                     generation,
                 },
-            ),
+            )?),
             TimerAction::None => Ok(()),
         }
     }
@@ -282,13 +319,14 @@ impl World {
     fn on_timer(&mut self, now: SimTime, id: TimerId, generation: u32) -> Result<(), SimError> {
         match self.timers.fire(id, now, generation) {
             (TimerFire::Ignore, _) | (TimerFire::Expired, None) => Ok(()),
-            (TimerFire::Rearm { at, generation }, _) => self.schedule(
+            (TimerFire::Rearm { at, generation }, owner) => Ok(self.queue.schedule_in(
+                owner.map_or(Lane::Main, TimerOwner::lane),
                 at,
                 Event::Timer {
                     timer: id,
                     generation,
                 },
-            ),
+            )?),
             (TimerFire::Expired, Some(owner)) => self.on_timer_expired(now, owner),
         }
     }
@@ -400,7 +438,13 @@ impl World {
         if lost {
             self.packets.remove(slot);
         } else {
-            self.schedule(now + delay, Event::Arrive { node: to, slot })?;
+            let (at, seq) = (now + delay, self.queue.reserve_seq());
+            let fifo = &mut l.propagating[dir.index()];
+            fifo.push_back((at, seq, slot));
+            if fifo.len() == 1 {
+                self.queue
+                    .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
+            }
         }
         let channel = &mut self.links[link.index()].dirs[dir.index()];
         if let Some(tx_end) = channel.start_next(now) {
@@ -409,6 +453,25 @@ impl World {
             self.schedule(tx_end, Event::TxDone { link, dir })?;
         }
         Ok(())
+    }
+
+    /// The first packet propagating on `link`'s direction `dir` arrives; the next one's
+    /// event goes into the queue in its reserved place.
+    fn on_propagated(
+        &mut self,
+        now: SimTime,
+        link: LinkId,
+        dir: Direction,
+    ) -> Result<(), SimError> {
+        let l = &mut self.links[link.index()];
+        let fifo = &mut l.propagating[dir.index()];
+        let (_, _, slot) = fifo.pop_front().expect("Propagated without a packet");
+        if let Some(&(at, seq, _)) = fifo.front() {
+            self.queue
+                .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
+        }
+        let to = l.dirs[dir.index()].to;
+        self.on_arrive(now, to, slot)
     }
 
     fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
@@ -477,8 +540,13 @@ impl World {
         self.outbox = out;
         result?;
         let endpoint = &self.endpoints[ep.index()];
-        self.arm(now, endpoint.timer, endpoint.conn.poll_timeout())?;
-        self.check_flow_done(self.endpoints[ep.index()].flow);
+        self.arm_in(
+            Lane::Timers,
+            now,
+            endpoint.timer,
+            endpoint.conn.poll_timeout(),
+        )?;
+        self.check_flow_done(ep);
         Ok(())
     }
 
@@ -503,7 +571,9 @@ impl World {
             }
         }
         for s in &out.segments {
-            if is_source && s.segment.payload_len > 0 {
+            // The flow's first data segment (`sent_data` spares the flow's record after it).
+            if is_source && s.segment.payload_len > 0 && !self.endpoints[ep.index()].sent_data {
+                self.endpoints[ep.index()].sent_data = true;
                 self.flows[flow.index()].on_data_sent(now);
             }
             let mut packet = Packet {
@@ -538,7 +608,16 @@ impl World {
         Ok(())
     }
 
-    fn check_flow_done(&mut self, flow: FlowId) {
+    /// The flow of endpoint `ep`, just called, is done once every byte is delivered and
+    /// both ends are finished. Only the call that finishes an end can make it so: the
+    /// endpoint's own state (hot) is looked at first, the flow's and the other end's only
+    /// then, so that an ordinary segment touches no more per-flow state than it used.
+    fn check_flow_done(&mut self, ep: EndpointId) {
+        let endpoint = &self.endpoints[ep.index()];
+        if !endpoint.conn.is_finished() {
+            return;
+        }
+        let flow = endpoint.flow;
         let f = &self.flows[flow.index()];
         if f.done || !f.all_delivered() {
             return;
