@@ -7,8 +7,8 @@
 //!     cargo run --release -p lastmile-core --example many_flows -- wired 1000 [SIM_S]
 //!     cargo run --release -p lastmile-core --example many_flows -- cell 1000 [SIM_S]
 //!
-//! `wired`: one wired bottleneck, `src` —1 Gbps— `r` —N × 1 Mbps, 10 ms, 4N packets
-//! (at least 100)— `dst`, N bulk NewReno flows from `src` to `dst`: each flow's fair share
+//! `wired`: one wired bottleneck, `src` —N × 10 Mbps, 1 ms— `r` —N × 1 Mbps, 10 ms, 4N
+//! packets (at least 100)— `dst`, N bulk NewReno flows from `src` to `dst`: each flow's fair share
 //! stays 1 Mbps whatever N, so the per-flow behaviour is the same and only the number of
 //! flows changes. `cell`: one 802.11b cell (the `wlan` preset, DCF at 11 Mbps, 1 % PER on
 //! data frames) with min(N, 100) mobiles behind a 100 Mbps wired link, N bulk NewReno
@@ -60,9 +60,10 @@ fn scenario(kind: &str, n: u32, sim_s: f64) -> String {
                 r#"[topology]
 nodes = ["src", "r", "dst"]
 links = [
-  {{ from = "src", to = "r", rate = "1Gbps", delay = "1ms", queue = "{q}pkt" }},
+  {{ from = "src", to = "r", rate = "{access}Mbps", delay = "1ms", queue = "{q}pkt" }},
   {{ from = "r", to = "dst", rate = "{n}Mbps", delay = "10ms", queue = "{q}pkt" }},
 ]"#,
+                access = 10 * n,
                 q = (4 * n).max(100)
             ),
             "src",

@@ -375,3 +375,83 @@ impl LleSummary {
         self.tcp_ack_frames_on_air += o.tcp_ack_frames_on_air;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flows(throughputs: &[f64]) -> Vec<FlowSummary> {
+        throughputs
+            .iter()
+            .map(|&x| FlowSummary {
+                name: String::new(),
+                group: None,
+                src: String::new(),
+                dst: String::new(),
+                variant: String::new(),
+                bytes_total: 0,
+                bytes_delivered: 0,
+                completed: false,
+                throughput_bps: x,
+                completion_s: 0.0,
+                last_delivery_s: None,
+                longest_stall_s: 0.0,
+                stalled: false,
+                stall_threshold_s: 0.0,
+                tcp_timeouts: 1,
+                tcp_fast_retransmits: 0,
+                tcp_retransmits: 2,
+                tcp_segments_sent: 0,
+                delay_mean_s: 0.0,
+                delay_std_s: 0.0,
+                overhead_bytes: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_when_one_flow_takes_all() {
+        let equal = FlowSetSummary::of(&flows(&[5.0, 5.0, 5.0, 5.0]));
+        assert_eq!(equal.jain_index, Some(1.0));
+        assert_eq!((equal.share_min, equal.share_max), (Some(0.25), Some(0.25)));
+        let hog = FlowSetSummary::of(&flows(&[0.0, 0.0, 0.0, 8.0]));
+        assert_eq!(hog.jain_index, Some(0.25));
+        assert_eq!((hog.share_min, hog.share_max), (Some(0.0), Some(1.0)));
+        assert_eq!(hog.share_mean, Some(0.25), "the fair share, 1/n");
+    }
+
+    #[test]
+    fn jain_index_of_one_two_three_is_thirty_six_over_forty_two() {
+        // (1 + 2 + 3)² / (3 · (1 + 4 + 9)) = 36 / 42 (Jain, Chiu & Hawe 1984, eq. 1).
+        let s = FlowSetSummary::of(&flows(&[1.0, 2.0, 3.0]));
+        assert!((s.jain_index.unwrap() - 36.0 / 42.0).abs() < 1e-15);
+        assert_eq!(s.throughput_bps_sum, 6.0);
+        assert_eq!(s.throughput_bps_mean, 2.0);
+        assert_eq!((s.throughput_bps_min, s.throughput_bps_max), (1.0, 3.0));
+        assert_eq!((s.tcp_timeouts, s.tcp_retransmits), (3, 6));
+    }
+
+    #[test]
+    fn nothing_delivered_leaves_index_and_shares_absent() {
+        let s = FlowSetSummary::of(&flows(&[0.0, 0.0]));
+        assert_eq!((s.flows, s.jain_index, s.share_min), (2, None, None));
+        let empty = FlowSetSummary::of(&flows(&[]));
+        assert_eq!((empty.flows, empty.throughput_bps_min), (0, 0.0));
+    }
+
+    #[test]
+    fn groups_serialize_as_a_table_keyed_by_name_in_order() {
+        let g = |name: &str, background| GroupSummary {
+            name: name.into(),
+            background,
+            stats: FlowSetSummary::of(&flows(&[1.0])),
+        };
+        let json =
+            serde_json::to_string(&Groups(vec![g("zeta", true), g("alpha", false)])).unwrap();
+        assert!(
+            json.starts_with(r#"{"zeta":{"background":true,"flows":1,"#),
+            "{json}"
+        );
+        assert!(json.find("zeta") < json.find("alpha"), "{json}");
+    }
+}

@@ -318,3 +318,6 @@ pub(crate) fn destinations(s: &Scenario, topo: &ResolvedTopology) -> Vec<usize> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,6 +9,7 @@
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
+//! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 
@@ -19,5 +20,6 @@ mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
+mod many_flows;
 mod scenario_files;
 mod wireless;
