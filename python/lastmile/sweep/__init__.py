@@ -145,6 +145,7 @@ def results(
     metrics: Sequence[str] | None = None,
     runs: bool = False,
     code_version: str | None = None,
+    flows: bool = False,
 ) -> pd.DataFrame:
     """Summarise (or list) the runs stored in `store`.
 
@@ -153,7 +154,8 @@ def results(
     over seeds), with ``runs`` and ``failed`` counts. `campaign` picks one or more
     campaigns (default: all); `metrics` the metric columns (default: throughput_bps,
     tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
-    row per run instead. `code_version` keeps only that code version's runs (by default
+    row per run instead; ``flows=True`` one row per flow of every run (campaign, variant,
+    axes, seed, ``flow``, the flow's summary fields). `code_version` keeps only that code version's runs (by default
     all are used, and several versions are grouped apart). Raises `StoreError` for an
     unknown store, campaign, column or metric, or a damaged store.
     """
@@ -168,4 +170,5 @@ def results(
             metrics=metrics,
             runs=runs,
             code_version=code_version,
+            flows=flows,
         )

@@ -8,7 +8,8 @@ interval over seeds (``t(0.975, n-1) · s/√n``, NaN for a single run), next to
 factors (one per distinct n) are computed here.
 
 With ``runs=True`` it returns one row per run instead: campaign, variant, axes, seed,
-status, error, every metric, then the bookkeeping columns.
+status, error, every metric, then the bookkeeping columns. With ``flows=True``, one row
+per flow of every run (the store's ``flows`` table beside the run's variant and axes).
 
 An axis whose values are quantities with units (``"10ms"``, ``"1Mbps"``, ``"42KB"``,
 ``"100pkt"``) gets a parsed numeric column beside it, named with its base unit
@@ -152,10 +153,17 @@ def results(
     metrics: Sequence[str] | None = None,
     runs: bool = False,
     code_version: str | None = None,
+    flows: bool = False,
 ) -> pd.DataFrame:
     """`lastmile.sweep.results`, which documents the arguments."""
+    if runs and flows:
+        raise ValueError("choose one of runs (one row per run) and flows (one row per flow)")
     with Store(store, read_only=True) as st:
         names = _select_campaigns(st, campaign)
+        if flows:
+            frame = st.flows(names, code_version=code_version)
+            axes = ["campaign", "variant", *st.campaign_axes(names), "seed"]
+            return parse_axes(frame, [a for a in axes if a in frame.columns])
         if not runs:
             return _aggregate(st, names, code_version, group_by, resolve_metrics(st, metrics))
         frame = st.runs(names, code_version=code_version)
