@@ -61,7 +61,7 @@ def measure(topology: str, flows: int, repeats: int) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table, with ns/event relative to the topology's first row."""
     head = (
-        "| topology | flows | simulated s | events | events/s | ns/event | × 1 flow "
+        "| topology | flows | simulated s | events | events/s | ns/event | vs 1 flow "
         "| CPU s per simulated s | peak RSS (MiB) | KiB per flow |\n"
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )

@@ -124,8 +124,13 @@ def test_a_run_of_many_flows_keeps_them_out_of_the_runs_columns() -> None:
 
 
 def test_a_run_stored_again_replaces_its_flows(tmp_path: Path) -> None:
-    key = {"campaign": ["c"], "point_key": ["p"], "seed": [1], "code_version": ["v"]}
-    rows = {"variant": ["x"], "status": ["ok"]}
+    key: dict[str, list[Any]] = {
+        "campaign": ["c"],
+        "point_key": ["p"],
+        "seed": [1],
+        "code_version": ["v"],
+    }
+    rows: dict[str, list[Any]] = {"variant": ["x"], "status": ["ok"]}
 
     def batch(n: int) -> Any:
         return to_table([{**key, **rows, "flows": [flow_records(fake_summary(n))]}])

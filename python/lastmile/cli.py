@@ -232,9 +232,8 @@ def _fairness_table(summary: dict[str, Any], unit: str, scale: float, spec: str)
         ]
         for name, g in sets
     ]
-    return ["", "fairness (Jain's index over the flows' throughputs, 1 = equal shares):"] + [
-        _table(header, rows)
-    ]
+    title = "fairness (Jain's index over the flows' throughputs, 1 = equal shares):"
+    return ["", title, _table(header, rows)]
 
 
 def format_summary(summary: dict[str, Any]) -> str:

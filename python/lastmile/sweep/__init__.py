@@ -155,9 +155,10 @@ def results(
     campaigns (default: all); `metrics` the metric columns (default: throughput_bps,
     tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
     row per run instead; ``flows=True`` one row per flow of every run (campaign, variant,
-    axes, seed, ``flow``, the flow's summary fields). `code_version` keeps only that code version's runs (by default
-    all are used, and several versions are grouped apart). Raises `StoreError` for an
-    unknown store, campaign, column or metric, or a damaged store.
+    axes, seed, ``flow``, the flow's summary fields). `code_version` keeps only that code
+    version's runs (by default all are used, and several versions are grouped apart).
+    Raises `StoreError` for an unknown store, campaign, column or metric, or a damaged
+    store.
     """
     from lastmile.sweep.analysis import results as summarise
     from lastmile.sweep.store import store_errors
