@@ -159,3 +159,13 @@ def test_lastmile_run_prints_jains_index_per_group_and_over_all_flows(
     assert [r[0] for r in rows] == ["down", "all"]
     assert rows[0][1:4] == ["3", "3", f"{jain:.4f}"]
     assert rows[1][2:5] == ["3", "3", f"{jain:.4f}"]
+
+
+def test_one_flow_beside_background_flows_is_stored_unprefixed() -> None:
+    summary = fake_summary(3)
+    summary["flows"][2]["group"] = "measured"
+    summary["groups"] = {"f": {"flows": 2, "background": True}, "measured": {"flows": 1}}
+    flat = flatten_summary(summary)
+    assert flat["throughput_bps"] == 3.0 and flat["tcp_timeouts"] == 2
+    summary["groups"]["f"]["background"] = False
+    assert "throughput_bps" not in flatten_summary(summary)

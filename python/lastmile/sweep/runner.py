@@ -10,10 +10,10 @@ nested names joined by ``_``; list items take the singular of the list's name an
 index (``flows[0].throughput_bps`` → ``flow0_throughput_bps``, ``links[2].queue_drops`` →
 ``link2_queue_drops``); ``wireless.goodput_wireless`` → ``wireless_goodput_wireless``;
 ``engine.events`` → ``engine_events``; the scenario's ``name`` → ``scenario_name``. When a
-run has exactly one flow its non-text flow metrics are also stored unprefixed
-(``throughput_bps``, ``tcp_timeouts``, ...). The summary's ``seed`` is the ``seed`` column.
-A multi-flow run's ``fairness`` and ``groups`` flatten like the rest
-(``fairness_jain_index``, ``groups_background_throughput_bps_mean``).
+run has exactly one flow (or one beside its `background` flows) that flow's non-text
+metrics are also stored unprefixed (``throughput_bps``, ``tcp_timeouts``, ...). The
+summary's ``seed`` is the ``seed`` column. A multi-flow run's ``fairness`` and ``groups``
+flatten like the rest (``fairness_jain_index``, ``groups_background_throughput_bps_mean``).
 
 Flows (issue 16): every run's flows also go, one row each, to the store's ``flows`` table
 (see `flow_records`); a run of more than `MAX_FLOW_COLUMNS` flows keeps its flows there
@@ -149,13 +149,26 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     rest = {k: v for k, v in summary.items() if k not in skip}
     out: dict[str, Any] = {"scenario_name": summary["name"]} if "name" in summary else {}
     _flatten_into(out, "", rest)
-    if isinstance(flows, list) and len(flows) == 1:
+    measured = _measured_flows(summary)
+    if len(measured) == 1:
         out.update(
             (key, value)
-            for key, value in flows[0].items()
+            for key, value in measured[0].items()
             if key not in _FLOW_LABELS and not isinstance(value, dict | list)
         )
     return out
+
+
+def _measured_flows(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The run's flows but those of `background` groups (WTCP §5's competing traffic)."""
+    flows = summary.get("flows")
+    if not isinstance(flows, list):
+        return []
+    groups = summary.get("groups")
+    if not isinstance(groups, dict):
+        return flows
+    background = {n for n, g in groups.items() if isinstance(g, dict) and g.get("background")}
+    return [f for f in flows if f.get("group") not in background]
 
 
 def flow_records(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
