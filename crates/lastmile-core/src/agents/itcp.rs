@@ -378,6 +378,7 @@ fn packet(
             ttl: DEFAULT_TTL,
             total_len: 0,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: Transport::Tcp(segment),
         flow,

@@ -17,7 +17,10 @@ pub struct FlowSummary {
     pub group: Option<String>,
     pub src: String,
     pub dst: String,
+    /// The loss recovery ("tahoe", "reno", "newreno").
     pub variant: String,
+    /// The congestion control (`tcp.cc`: "reno", "cubic", "bbr", ...).
+    pub cc: String,
     /// Application bytes the source wrote in total.
     pub bytes_total: u64,
     /// Application bytes delivered in order to the receiving application.
@@ -61,6 +64,9 @@ pub struct FlowSummary {
     /// All bytes the source sent beyond the application payload: headers of every segment
     /// and the whole of every retransmission.
     pub overhead_bytes: u64,
+    /// Window reductions the source made in answer to ECN-Echo (RFC 3168 §6.1.2); 0 without
+    /// ECN.
+    pub tcp_ecn_reductions: u64,
 }
 
 /// Per-link, per-direction counters.
@@ -74,6 +80,9 @@ pub struct LinkSummary {
     pub bytes_sent: u64,
     pub queue_drops: u64,
     pub max_queue_packets: u64,
+    /// Packets the queue's RED marked with CE instead of dropping (RFC 3168); 0 for
+    /// drop-tail.
+    pub ce_marks: u64,
 }
 
 /// The lossy ("wireless") hop's metrics, in its data-bound direction.
@@ -389,6 +398,7 @@ mod tests {
                 src: String::new(),
                 dst: String::new(),
                 variant: String::new(),
+                cc: String::new(),
                 bytes_total: 0,
                 bytes_delivered: 0,
                 completed: false,
@@ -405,6 +415,7 @@ mod tests {
                 delay_mean_s: 0.0,
                 delay_std_s: 0.0,
                 overhead_bytes: 0,
+                tcp_ecn_reductions: 0,
             })
             .collect()
     }

@@ -8,7 +8,7 @@ use crate::engine::FxHashMap;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
-use crate::net::{Channel, RoutingTable};
+use crate::net::{Channel, Queue, RoutingTable};
 use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, FlowInstance, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
@@ -54,13 +54,14 @@ pub fn build(
         let channel =
             |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
                 let rng = RngStream::derive(seed, &format!("link/{}/{dir}/errors", l.name));
+                let aqm_rng = RngStream::derive(seed, &format!("link/{}/{dir}/aqm", l.name));
                 Channel::new(
                     NodeId(from as u32),
                     NodeId(to as u32),
                     s.rate.bps(),
                     s.delay.sim(),
                     s.overhead.bytes() as u32,
-                    s.queue,
+                    Queue::new(s.queue, s.aqm.as_ref(), s.rate.bps(), aqm_rng),
                     errors.build(s.rate.bps(), rng),
                 )
             };

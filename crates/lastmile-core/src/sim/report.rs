@@ -43,6 +43,7 @@ pub fn summarize(
                 src: f.src.clone(),
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
+                cc: source.cc_name().to_string(),
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),
@@ -60,6 +61,7 @@ pub fn summarize(
                 delay_std_s: f.delay.std(),
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
+                tcp_ecn_reductions: stats.ecn_reductions,
             }
         })
         .collect();
@@ -75,6 +77,7 @@ pub fn summarize(
                 bytes_sent: c.stats.bytes_sent,
                 queue_drops: c.stats.queue_drops,
                 max_queue_packets: c.stats.max_queue_packets,
+                ce_marks: c.stats.ce_marks,
             });
         }
     }

@@ -5,21 +5,25 @@
 //! - `agents`: base-station agents end to end (Snoop, WTCP, I-TCP; exactly-once delivery).
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
+//! - `congestion_control`: the `tcp.cc` algorithms on the chain against their documents.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 
 mod agents;
 mod base_stations;
 mod chain;
+mod congestion_control;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
 mod many_flows;
 mod scenario_files;
+mod tcp_family;
 mod wireless;

@@ -388,7 +388,7 @@ fn wrong_type_says_what_was_expected() {
     assert_eq!(e.expected, "a size with a unit, e.g. \"42KB\"");
 
     let e = tulip_err("variant = \"reno\"", "variant = 3");
-    assert_eq!(e.expected, "one of tahoe, reno, newreno");
+    assert_eq!(e.expected, "one of tahoe, reno, newreno, sack, fack");
 
     let e = tulip_err(
         "app = { kind = \"bulk\", bytes = \"10MB\" }",

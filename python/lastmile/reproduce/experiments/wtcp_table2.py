@@ -109,6 +109,7 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
                 "groups_tcp_jain_index",
                 "tcp_timeouts",
                 "agent_residence_mean_s",
+                "agent_occupancy_max_bytes",
                 "delay_mean_s",
                 "wired_drop_rate",
             ),
@@ -169,6 +170,15 @@ def _compare(ctx: Context) -> None:
             None,
             data.value("fairness_jain_index", "excl", buffer=buffer, bad="100ms"),
             "the paper gives throughputs only",
+        )
+        ctx.compare(
+            f"buffer {b}: the base station's largest occupancy, LRT included",
+            SRC,
+            "bytes",
+            None,
+            data.value("agent_occupancy_max_bytes", "incl", buffer=buffer, bad="100ms"),
+            "the paper: 'no buffer overflow at the base station'; the 9600 B window bounds "
+            "it, below WTCP's 20 KB buffer",
         )
         ctx.compare(
             f"buffer {b}: wired buffer drop rate, LRT excluded",
