@@ -169,3 +169,20 @@ def test_one_flow_beside_background_flows_is_stored_unprefixed() -> None:
     assert flat["throughput_bps"] == 3.0 and flat["tcp_timeouts"] == 2
     summary["groups"]["f"]["background"] = False
     assert "throughput_bps" not in flatten_summary(summary)
+
+
+def test_results_report_fairness_by_default_and_a_mean_for_runs_of_many_flows(
+    campaign: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "fair.duckdb"
+    sweep(campaign, jobs=1, store=store, progress=False)
+    table = results(store)
+    assert {"flow0_throughput_bps_mean", "fairness_jain_index_mean"} <= set(table.columns)
+    many = tmp_path / "many.toml"
+    many.write_text(SWEEP.replace('"flow.0.count" = [2, 3]', '"flow.0.count" = [17]'))
+    many_store = tmp_path / "many.duckdb"
+    runs = sweep(many, jobs=1, store=many_store, progress=False)
+    assert not any(c.startswith("flow0_") for c in runs.columns)
+    table = results(many_store)
+    assert {"fairness_throughput_bps_mean_mean", "fairness_jain_index_mean"} <= set(table.columns)
+    assert len(results(many_store, flows=True)) == 2 * 17

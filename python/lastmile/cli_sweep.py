@@ -88,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="extend",
         nargs="+",
         metavar="NAME",
-        help="metric columns (default: throughput_bps, tcp_timeouts, wireless_goodput_wireless)",
+        help="metric columns (default: throughput_bps, tcp_timeouts, wireless_goodput_wireless, "
+        "and fairness_jain_index for runs of several flows)",
     )
     r.add_argument("--runs", action="store_true", help="one row per run instead")
     r.add_argument("--flows", action="store_true", help="one row per flow of every run instead")

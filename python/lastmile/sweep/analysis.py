@@ -32,10 +32,17 @@ from lastmile.sweep.store import Store, StoreError, quote
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DEFAULT_METRICS", "parse_axes", "resolve_metrics", "results"]
+__all__ = ["DEFAULT_METRICS", "FAIRNESS_METRICS", "parse_axes", "resolve_metrics", "results"]
 
-#: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in.
+#: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in (and
+#: for a run of more than 16 flows, which has none, the mean over its flows).
 DEFAULT_METRICS = ("throughput_bps", "tcp_timeouts", "wireless_goodput_wireless")
+#: Also reported by default when present (runs of several flows).
+FAIRNESS_METRICS = ("fairness_jain_index",)
+_STAND_INS = {
+    "throughput_bps": ("flow0_throughput_bps", "fairness_throughput_bps_mean"),
+    "tcp_timeouts": ("flow0_tcp_timeouts",),
+}
 
 
 def _select_campaigns(st: Store, campaign: str | Sequence[str] | None) -> list[str]:
@@ -58,8 +65,11 @@ def resolve_metrics(st: Store, metrics: Sequence[str] | None) -> list[str]:
     available = st.metric_columns()
     numeric = st.numeric_columns()
     if metrics is None:
-        chosen = [m if m in available else f"flow0_{m}" for m in DEFAULT_METRICS]
-        chosen = [m for m in chosen if m in available]
+        chosen = [
+            next((c for c in (m, *_STAND_INS.get(m, ())) if c in available), m)
+            for m in DEFAULT_METRICS
+        ]
+        chosen = [m for m in (*chosen, *FAIRNESS_METRICS) if m in available]
         return chosen or [m for m in available if m in numeric]
     for name in metrics:
         if name not in available:
