@@ -209,9 +209,11 @@ def _evidence(ctx: Context, buffer: str) -> str:
         f"{paper_ex:.2f}), but with LRT included {inc:.1f} kbps where the paper's falls to "
         f"{paper_inc:.2f}: our source loses little by seeing the residence time. "
         + "; ".join(parts)
-        + ": the source times out about as often either way. Our RTO keeps the RTT deviation "
-        "exact where the paper's ns rounds it to 100 ms ticks (the wtcp experiment's finding "
-        "'Fig. 5's RTO floor'); we have not run an ns-style estimator in this set-up."
+        + ": the source times out about as often either way, although rewriting lowers its "
+        "RTO (finding 'Does hiding the residence time lower the source's RTO?'). Our RTO "
+        "keeps the RTT deviation exact where the paper's ns rounds it to 100 ms ticks (the "
+        "wtcp experiment's finding 'Fig. 5's RTO floor'); we have not run an ns-style "
+        "estimator in this set-up."
     )
 
 
@@ -309,6 +311,51 @@ def _findings(ctx: Context) -> None:
     )
 
 
+def _source_rto(ctx: Context) -> dict[tuple[str, str], tuple[float, float]]:
+    """The wtcp source's mean RTO and mean RTT sample (s) per variant at buffers 50 and
+    100, Bad 100 ms, over the first seeds (the ``rtt`` trace; the store keeps summaries)."""
+    import numpy as np
+
+    seeds = range(1, 3 if ctx.quick else 6)
+    wtcp_flow = 20  # the last entry's flow, after the 20 tcp connections
+    out = {}
+    for buffer in BUFFERS[:2]:
+        for v, overrides in VARIANTS.items():
+            rto, sample = [], []
+            for seed in seeds:
+                run = ctx.run_traced(SCENARIO, seed, {BUFFER: buffer, **overrides}, ["rtt"])
+                trace = run.trace("rtt")
+                mine = trace[trace["flow"] == wtcp_flow]
+                rto.append(float(mine["rto_s"].mean()))
+                sample.append(float(mine["sample_s"].mean()))
+            out[(buffer, v)] = (float(np.mean(rto)), float(np.mean(sample)))
+    return out
+
+
+def _rto_finding(ctx: Context, rto: dict[tuple[str, str], tuple[float, float]]) -> None:
+    rows = [
+        f"buffer {b.removesuffix('pkt')}: "
+        + ", ".join(
+            f"{LABELS[v]} RTO {rto[(b, v)][0]:.2f} s (RTT samples {rto[(b, v)][1]:.2f} s, "
+            f"throughput {_wtcp(ctx, v, b).mean:.1f} kbps)"
+            for v in VARIANTS
+        )
+        for b in BUFFERS[:2]
+    ]
+    ctx.finding(
+        "Does hiding the residence time lower the source's RTO?",
+        "The wtcp source's mean RTO and mean RTT sample over its run (`rtt` trace, Bad "
+        f"100 ms, seeds 1-{2 if ctx.quick else 5}; throughput over all seeds): "
+        + "; ".join(rows)
+        + ". Rewriting does what the paper wants of it: the source sees shorter RTT samples "
+        "and keeps a smaller RTO. The throughput follows only partly. We read this as: "
+        "the base station recovers the wireless losses, so the source's timeouts answer "
+        "drops at the full wired buffer, where a retransmission risks being dropped again "
+        "(see the integrity table), and the time spent in back-off, more than the first "
+        "RTO, decides the throughput.",
+    )
+
+
 def _figure(ctx: Context) -> None:
     import numpy as np
 
@@ -351,6 +398,7 @@ def analyse(ctx: Context) -> None:
     _compare(ctx)
     _claims(ctx)
     _findings(ctx)
+    _rto_finding(ctx, _source_rto(ctx))
     _figure(ctx)
 
 
