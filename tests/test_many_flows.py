@@ -186,3 +186,17 @@ def test_results_report_fairness_by_default_and_a_mean_for_runs_of_many_flows(
     table = results(many_store)
     assert {"fairness_throughput_bps_mean_mean", "fairness_jain_index_mean"} <= set(table.columns)
     assert len(results(many_store, flows=True)) == 2 * 17
+
+
+def test_run_result_groups_is_one_row_per_group_with_its_jain_index(tmp_path: Path) -> None:
+    path = tmp_path / "cell.toml"
+    path.write_text(CELL)
+    result = lastmile.run(str(path))
+    groups = result.groups
+    assert list(groups["group"]) == ["down"]
+    assert groups["jain_index"].item() == result.summary["fairness"]["jain_index"]
+    assert groups["throughput_bps_mean"].item() == result.flows["throughput_bps"].mean()
+    assert list(result.flows["group"]) == ["down"] * 3
+    one = CELL.replace("count = 3", "count = 1").replace('dst = "mh*"', 'dst = "mh1"')
+    path.write_text(one)
+    assert lastmile.run(str(path)).groups.empty
