@@ -164,7 +164,8 @@ def _flows_table(flows: list[dict[str, Any]], unit: str, scale: float, spec: str
     """One row per flow (the first `SHOWN_FLOWS`), units in the headers."""
     header = [
         "flow",
-        "variant",
+        "recovery",
+        "cc",
         f"throughput ({unit})",
         "time (s)",
         "delivered (B)",
@@ -178,6 +179,7 @@ def _flows_table(flows: list[dict[str, Any]], unit: str, scale: float, spec: str
         [
             str(f.get("name")),
             str(f.get("variant")),
+            str(f.get("cc", "-")),
             _fmt((f.get("throughput_bps") or 0.0) / scale, spec),
             _fmt(f.get("completion_s"), ".3f") + ("" if f.get("completed", True) else "*"),
             _fmt(f.get("bytes_delivered"), "d"),

@@ -13,6 +13,10 @@
 //!   semantics**: the fixed host's data is acknowledged when the base station has it.
 //! * `lle` — LLE-TCP (Kliazovich, Granelli & Gerla §3): TCP ACKs generated on the MAC's
 //!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
+//! * `ebsn` — Explicit Bad State Notification (Bakshi et al.) at the base station.
+//! * `eln` — Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4).
+//! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
+//!   side holds the third and later duplicate ACKs for `d`.
 //!
 //! Each agent's module holds its state machine and, in `<agent>/spec.rs`, its settings
 //! (`AgentSettings`: how it is built, its checks, where it may sit). The one list of agents
@@ -28,6 +32,9 @@
 //! over its connections); the world keeps one timer per agent.
 
 pub mod common;
+pub mod dda;
+pub mod ebsn;
+pub mod eln;
 pub mod itcp;
 pub mod lle;
 pub mod snoop;
@@ -46,6 +53,9 @@ use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns};
+pub use dda::{DdaAgent, DdaSpec};
+pub use ebsn::{EbsnAgent, EbsnSpec};
+pub use eln::{ElnAgent, ElnSpec};
 pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
 pub use snoop::{SnoopAgent, SnoopSpec};
@@ -102,6 +112,10 @@ pub enum LocalDir {
     Sent,
     /// Addressed to the local TCP.
     Delivered,
+    /// Addressed to the local TCP, but its frame arrived corrupted by the channel (a cell
+    /// member's receiver, for agents that ask: `Agent::wants_corrupted_frames`); its headers
+    /// are taken to be readable. It never reaches the TCP; the verdict is ignored.
+    Corrupted,
 }
 
 /// The effects of one call into an agent.
@@ -166,6 +180,11 @@ pub trait Agent {
     }
     /// The agent wants the packets of its own node's TCP (`AgentInput::Local`).
     fn wants_local_packets(&self) -> bool {
+        false
+    }
+    /// The agent wants the datagrams for its own node whose frames arrived corrupted
+    /// (`LocalDir::Corrupted`).
+    fn wants_corrupted_frames(&self) -> bool {
         false
     }
 }
@@ -345,6 +364,20 @@ agents! {
     /// automatically on the receiving node (`dst`) of every flow that ends across the cell
     /// from it.
     Lle(LleSpec),
+    /// Delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): holds the third and
+    /// later duplicate ACKs of a hole for `d` while the link layer (`link = "dda"`)
+    /// retransmits; on the mobile (`node = "mh"`, the paper's placement) or the base
+    /// station.
+    Dda(DdaSpec),
+    /// Explicit Loss Notification (Pentikousis §2.4.4.4) at the receiver: on the mobile
+    /// (`node = "mh"`, a cell member), it marks the ACKs that ask for a segment its radio
+    /// received corrupted; the sender answers with `tcp.eln = true`.
+    Eln(ElnSpec),
+    /// Explicit Bad State Notification (Bakshi et al., ICDCS 1997) at the base station:
+    /// each failed attempt to deliver a segment over the air (`mac = "dcf"`'s TxFailure, or
+    /// `link = "dda"`'s ARQ) sends the source a message that restarts its retransmission
+    /// timer (`tcp.ebsn = true`).
+    Ebsn(EbsnSpec),
 }
 
 impl AnyAgent {
@@ -367,6 +400,10 @@ impl AnyAgent {
     /// See `Agent::wants_local_packets`.
     pub fn wants_local_packets(&self) -> bool {
         self.inner().wants_local_packets()
+    }
+    /// See `Agent::wants_corrupted_frames`.
+    pub fn wants_corrupted_frames(&self) -> bool {
+        self.inner().wants_corrupted_frames()
     }
 }
 

@@ -146,8 +146,19 @@ pub struct CellSummary {
     pub lacks_lost: u64,
     /// Reliable frames released in order by the receiving link layers.
     pub frames_released: u64,
-    /// Reliable frames given up by a link layer at its retry limit.
+    /// Reliable frames given up by a link layer at its retry limit (RLP: datagrams lost to
+    /// link resets).
     pub link_drops: u64,
+    /// Link frames received again though their receiver had them: the link layer's
+    /// redundant retransmissions.
+    pub link_duplicates: u64,
+    /// TCP data segments handed to a link layer that had been given them before: TCP's own
+    /// retransmissions on top of the link's (RLP; the survey §2.1's interference).
+    pub tcp_duplicates_at_link: u64,
+    /// Link resets (RLP after N2 unanswered polls).
+    pub link_resets: u64,
+    /// Bytes put on the air by every station, FEC's parity included.
+    pub air_bytes: u64,
     /// Pure TCP ACK frames (no payload, no SYN/FIN/RST) put on the air, every transmission
     /// attempt counted (LLE-TCP removes them).
     pub tcp_ack_frames: u64,
@@ -311,7 +322,7 @@ impl Serialize for Groups {
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AgentSummary {
-    /// "snoop", "wtcp", "itcp" or "lle".
+    /// "snoop", "wtcp", "itcp", "lle", "dda", "eln" or "ebsn".
     pub kind: String,
     /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
     /// For I-TCP: the retransmissions of its TCP towards the mobile.
@@ -339,6 +350,13 @@ pub struct AgentSummary {
     pub zero_window_advertisements: Option<u64>,
     /// LLE-TCP only: the ARQ agent's and the ARQ clients' counters, summed.
     pub lle: Option<LleSummary>,
+    /// ELN only: ACKs marked; EBSN only: bad-state messages sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notices_sent: Option<u64>,
+    /// DDA only: duplicate ACKs held back (`suppressed_dupacks` of them were dropped when
+    /// the hole filled, the others released when `d` expired).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dupacks_delayed: Option<u64>,
 }
 
 /// LLE-TCP's counters (Kliazovich et al. §3), summed over the ARQ agent and the clients.

@@ -15,9 +15,11 @@ mod flows;
 mod load;
 pub mod model;
 mod overrides;
+pub(crate) mod presets;
 mod schema;
 mod topology;
 pub(crate) mod validate;
+mod validate_link;
 
 #[cfg(test)]
 mod tests;

@@ -36,7 +36,7 @@ pub fn summarize(
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
-            let threshold = stall_threshold(source.largest_base_rto());
+            let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
             FlowSummary {
                 name: f.name.clone(),
                 group: several.then(|| world.groups[f.group as usize].name.clone()),
@@ -185,6 +185,9 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::None => "none",
             crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
             crate::scenario::LinkLayerKind::Tulip => "tulip",
+            crate::scenario::LinkLayerKind::Rlp => "rlp",
+            crate::scenario::LinkLayerKind::Airmail => "airmail",
+            crate::scenario::LinkLayerKind::Dda => "dda",
         }
         .to_string(),
         stations: c.stations.len() as u64,
@@ -194,6 +197,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
         ),
         transmissions: c.stats.transmissions,
         tcp_ack_frames: c.stats.tcp_ack_frames,
+        air_bytes: c.stats.air_bits / 8,
         ..CellSummary::default()
     };
     let mut acks_received = 0;
@@ -214,6 +218,9 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             acks_received += lm.acks_received;
             s.frames_released += lm.frames_released;
             s.link_drops += lm.drops;
+            s.link_duplicates += lm.duplicates_received;
+            s.tcp_duplicates_at_link += lm.tcp_duplicates;
+            s.link_resets += lm.resets;
         }
     }
     // LACKs still on their way when the run ended count as lost.

@@ -12,8 +12,10 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
+//! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
 mod agents;
 mod base_stations;
@@ -25,5 +27,7 @@ mod hardening;
 mod lle;
 mod many_flows;
 mod scenario_files;
+mod survey_mech;
 mod tcp_family;
 mod wireless;
+mod wwan;

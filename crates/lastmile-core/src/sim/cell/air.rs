@@ -33,6 +33,8 @@ impl World {
             _ => None,
         };
         let frame_bytes = c.stations[m.index()].mac.frame_bytes(&frame);
+        let air_bits = 8 * u64::from(frame_bytes);
+        c.stats.air_bits += c.code.map_or(air_bits, |code| code.coded_bits(air_bits));
         if data.is_some_and(|p| p.tcp().is_some_and(|t| t.is_pure_ack())) {
             c.stats.tcp_ack_frames += 1;
         }
@@ -134,6 +136,15 @@ impl World {
                 // Cells are numbered after the links in the trace's `link` column.
                 let hop = (self.links.len() + cell.index()) as u32;
                 self.traces.on_wireless_tx(now, hop, p, lost);
+            }
+        }
+        if addressed && outcome == RxOutcome::Errored {
+            // The channel corrupted it (not a collision): an ELN receiver reads its header.
+            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::data_packet) {
+                if p.payload_len() > 0 {
+                    let p = *p;
+                    self.on_corrupted_frame(now, node, &p)?;
+                }
             }
         }
         if addressed {

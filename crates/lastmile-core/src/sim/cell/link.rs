@@ -83,7 +83,8 @@ impl World {
         if let Some(&i) = station(self, cell, m).peers.get(&peer) {
             return Ok(i);
         }
-        let layer = self.cells[cell.index()].new_link_layer()?;
+        let c = &self.cells[cell.index()];
+        let layer = c.new_link_layer(c.is_head(m))?;
         let link = station(self, cell, m).links.len();
         let timer = self.timers.add(TimerOwner::Link {
             cell,
@@ -113,6 +114,12 @@ impl World {
             match o {
                 LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
                 LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
+                LinkOutput::AttemptFailed(packet) => {
+                    let node = station(self, cell, m).node;
+                    if let Some(agent) = self.agents.at(node) {
+                        self.on_agent_link(now, agent, MacSignal::TxFailure, &packet)?;
+                    }
+                }
             }
         }
         let link = &station(self, cell, m).links[li];

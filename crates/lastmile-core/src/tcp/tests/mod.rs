@@ -7,6 +7,7 @@
 
 mod cc;
 mod knobs;
+mod notices;
 mod receiver;
 mod sack;
 mod sender;
@@ -18,7 +19,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, InitialWindow, TcpVariant};
+use super::spec::{AckPolicy, InitialWindow, RttEstimator, TcpVariant};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -55,7 +56,10 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         prr: false,
         ecn: false,
         max_backoff: None,
+        eln: false,
+        ebsn: false,
         timer_granularity: ms(1),
+        rtt_estimator: RttEstimator::Rfc6298,
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
         max_rto: SimDuration::from_secs(60),
