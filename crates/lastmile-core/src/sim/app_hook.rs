@@ -8,7 +8,7 @@
 //! TCP everything and its FIN at once, as an application writing and closing would.
 
 use crate::apps::{AppAction, AppInput};
-use crate::engine::SimTime;
+use crate::engine::{Lane, SimTime};
 use crate::ids::FlowId;
 use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
 
@@ -35,7 +35,7 @@ impl World {
         self.app_outbox = out;
         result?;
         let f = &self.flows[flow.index()];
-        self.arm(now, f.app_timer, f.app.poll_timeout())
+        self.arm_in(Lane::Timers, now, f.app_timer, f.app.poll_timeout())
     }
 
     fn apply_app_actions(
@@ -92,7 +92,7 @@ impl World {
         if !f.done {
             f.done = true;
             f.total_bytes = f.written;
-            self.flows_done += 1;
+            self.flows_done += usize::from(f.ends_run);
         }
     }
 

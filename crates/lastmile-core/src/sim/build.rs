@@ -1,15 +1,16 @@
 //! From a `Scenario` to a ready `World`: nodes with addresses 10.0.0.1.., links with their
 //! channels and error models (each with its own named random stream), routes, and for each
-//! flow a listening sink, a source and the application's start event.
+//! flow (`scenario::expand_flows`: an entry with `count` or several nodes is several) a
+//! listening sink, a source and the application's start event.
 
 use crate::engine::FxHashMap;
 
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
-use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, Queue, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
+use crate::scenario::{resolve_topology, FlowInstance, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
 
 use super::cell::Cell;
@@ -44,8 +45,15 @@ pub fn build(
         profile: scenario.energy.profile.name().to_string(),
         powers: scenario.energy.powers(),
     };
-    let flow_count = scenario.flows.len();
+    let flows = crate::scenario::expand_flows(scenario, &topology)
+        .map_err(|e| SimError::Invalid(e.to_string()))?;
+    let flow_count = flows.flows.len();
+    // Only the first wireless-marked link's data-bound direction is reported (the
+    // summary's `wireless`): the others keep no per-flow accounting, which would cost a
+    // cache miss per flow and packet on every hop and memory per flow and link.
+    let mut reported_done = false;
     for l in &topology.links {
+        let reported = l.wireless && !reported_done;
         let s = &l.spec;
         let channel =
             |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
@@ -75,12 +83,12 @@ pub fn build(
                 channel(l.from, l.to, &s.errors, "fwd"),
                 channel(l.to, l.from, &s.reverse_errors, "rev"),
             ],
-            accounting: [
-                DataAccounting::new(flow_count),
-                DataAccounting::new(flow_count),
-            ],
+            accounting: DataAccounting::new(if reported { flow_count } else { 0 }),
+            accounted: reported,
+            propagating: Default::default(),
             radios: l.wireless.then(super::energy::LinkRadios::new),
         });
+        reported_done |= reported;
     }
     let mut cell_members = Vec::with_capacity(topology.cells.len());
     for c in &topology.cells {
@@ -104,26 +112,26 @@ pub fn build(
         .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
         .collect();
     world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
-    let node_index = |name: &str| {
-        topology
-            .node_index(name)
-            .map(|i| NodeId(i as u32))
-            .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
-    };
     add_agents(&mut world, scenario, &topology, options, seed)?;
-    for (i, f) in scenario.flows.iter().enumerate() {
-        let src = node_index(&f.src)?;
-        let dst = node_index(&f.dst)?;
+    world.groups = flows.groups.clone();
+    world.flows.reserve_exact(flow_count);
+    world.endpoints.reserve_exact(2 * flow_count);
+    for (i, f) in flows.flows.iter().enumerate() {
         add_flow(
             &mut world,
             FlowId(i as u32),
             f,
-            src,
-            dst,
             seed,
             !options.traces.is_empty(),
         )?;
     }
+    // The run waits for every flow but background traffic; for every flow if all are.
+    let all_background = world.flows.iter().all(|f| f.background);
+    for f in &mut world.flows {
+        f.ends_run = !f.background || all_background;
+    }
+    world.flows_to_finish = world.flows.iter().filter(|f| f.ends_run).count();
+    drop(flows);
     Ok((world, topology))
 }
 
@@ -191,20 +199,23 @@ fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
     world.agents.place(node, agent, timer);
 }
 
+/// Flow `id` (the `id`-th of the run): its source and listening sink, its application and
+/// the application's first wake-up at the flow's start (`start_jitter` drawn from the
+/// flow's own stream).
 fn add_flow(
     world: &mut World,
     id: FlowId,
-    f: &FlowSpec,
-    src: NodeId,
-    dst: NodeId,
+    flow: &FlowInstance,
     seed: u64,
     trace: bool,
 ) -> Result<(), SimError> {
-    let i = id.index();
+    let (f, i) = (flow.spec, id.index());
+    let (src, dst) = (NodeId(flow.src as u32), NodeId(flow.dst as u32));
     let src_addr = world.nodes[src.index()].addr;
     let dst_addr = world.nodes[dst.index()].addr;
-    let src_port = SOURCE_PORT_BASE
-        .checked_add(u16::try_from(i).unwrap_or(u16::MAX))
+    let src_port = u16::try_from(i)
+        .ok()
+        .and_then(|i| SOURCE_PORT_BASE.checked_add(i))
         .ok_or_else(|| SimError::Invalid("too many flows for the port space".into()))?;
     let mut isn_rng = RngStream::derive(seed, &format!("flow/{i}/isn"));
     let source_isn = f.tcp.isn.unwrap_or_else(|| isn_rng.next_u64() as u32);
@@ -238,6 +249,7 @@ fn add_flow(
             remote,
             flow: id,
             is_source,
+            sent_data: false,
             timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
@@ -248,16 +260,24 @@ fn add_flow(
         .demux
         .insert((SINK_PORT, src_addr, src_port), sink);
 
-    let start = SimTime::ZERO + f.start.sim();
-    let app = f.app.build(start, seed, i);
+    let jitter = f.start_jitter.sim();
+    let jitter = if jitter.is_zero() {
+        SimDuration::ZERO
+    } else {
+        let mut rng = RngStream::derive(seed, &format!("flow/{i}/start"));
+        SimDuration::from_nanos(rng.below(jitter.as_nanos()))
+    };
+    let start = flow.start + jitter;
+    let app = f.app.build(SimTime::ZERO + start, seed, i);
     let app_timer = world.timers.add(TimerOwner::App(id));
+    let measure_from = f.measure_from.map_or(SimDuration::ZERO, |m| m.sim());
     world.flows.push(Flow {
-        name: f
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{}-{}-{i}", f.src, f.dst)),
-        src: f.src.clone(),
-        dst: f.dst.clone(),
+        name: flow.name.clone(),
+        group: flow.group as u32,
+        background: f.background,
+        ends_run: true,
+        src: world.nodes[src.index()].name.clone(),
+        dst: world.nodes[dst.index()].name.clone(),
         variant: f.tcp.recovery_kind().name(),
         app,
         app_timer,
@@ -268,10 +288,7 @@ fn add_flow(
         delivered: 0,
         first_data_sent: None,
         last_delivery: None,
-        window_start: SimTime::ZERO
-            + f.start
-                .sim()
-                .max(f.measure_from.map_or(SimDuration::ZERO, |m| m.sim())),
+        window_start: SimTime::ZERO + start.max(measure_from),
         delivered_before_window: 0,
         stall_since: None,
         longest_stall: SimDuration::ZERO,
@@ -279,5 +296,5 @@ fn add_flow(
         done: false,
     });
     let deadline = world.flows[i].app.poll_timeout();
-    world.arm(SimTime::ZERO, app_timer, deadline)
+    world.arm_in(Lane::Timers, SimTime::ZERO, app_timer, deadline)
 }

@@ -1,8 +1,10 @@
-//! Turning the world's counters into the run summary (`metrics::RunSummary`).
+//! Turning the world's counters into the run summary (`metrics::RunSummary`): per flow,
+//! per group of flows and over all of them (fairness), per link, cell and agent.
 
 use crate::engine::SimTime;
 use crate::metrics::{
-    CellSummary, EngineSummary, FlowSummary, LinkSummary, RunSummary, WirelessSummary,
+    CellSummary, EngineSummary, FlowSetSummary, FlowSummary, GroupSummary, Groups, LinkSummary,
+    RunSummary, WirelessSummary,
 };
 
 use super::cell::Cell;
@@ -25,7 +27,8 @@ pub fn summarize(
     reason: StopReason,
     wall_s: f64,
 ) -> RunSummary {
-    let flows = world
+    let several = world.flows.len() > 1;
+    let flows: Vec<FlowSummary> = world
         .flows
         .iter()
         .map(|f| {
@@ -36,6 +39,7 @@ pub fn summarize(
             let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
             FlowSummary {
                 name: f.name.clone(),
+                group: several.then(|| world.groups[f.group as usize].name.clone()),
                 src: f.src.clone(),
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
@@ -77,10 +81,17 @@ pub fn summarize(
             });
         }
     }
+    let (groups, fairness) = if several {
+        (groups(world, &flows), Some(FlowSetSummary::of(&flows)))
+    } else {
+        (Groups::default(), None)
+    };
     RunSummary {
         name: name.to_string(),
         seed,
         flows,
+        groups,
+        fairness,
         wireless: world
             .links
             .iter()
@@ -111,9 +122,29 @@ pub fn summarize(
     }
 }
 
+/// Each group's aggregates, from the flows' summaries (one pass over the flows).
+fn groups(world: &World, flows: &[FlowSummary]) -> Groups {
+    let mut members: Vec<Vec<&FlowSummary>> = vec![Vec::new(); world.groups.len()];
+    for (f, summary) in world.flows.iter().zip(flows) {
+        members[f.group as usize].push(summary);
+    }
+    Groups(
+        world
+            .groups
+            .iter()
+            .zip(members)
+            .map(|(g, members)| GroupSummary {
+                name: g.name.clone(),
+                background: g.background,
+                stats: FlowSetSummary::of(members),
+            })
+            .collect(),
+    )
+}
+
 fn wireless_summary(l: &Link) -> WirelessSummary {
     let fwd = &l.dirs[0];
-    let acc = &l.accounting[0];
+    let acc = &l.accounting;
     WirelessSummary {
         link: l.name.clone(),
         frames_sent: fwd.stats.frames_sent,

@@ -11,6 +11,7 @@
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
+//! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
@@ -26,6 +27,7 @@ mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
+mod many_flows;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;

@@ -71,7 +71,7 @@ fn tulip_example_loads_with_its_values() {
     );
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
-    assert_eq!((f.src.as_str(), f.dst.as_str()), ("fh", "mh"));
+    assert_eq!((f.src.single(), f.dst.single()), (Some("fh"), Some("mh")));
     assert_eq!(f.tcp.variant, Some(TcpVariant::Reno));
     assert_eq!(f.tcp.mss.bytes(), 1400);
     assert_eq!(f.tcp.rwnd.bytes(), 42_000);
