@@ -108,7 +108,7 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             }
         }
     }
-    Ok(())
+    crate::transport::check::check_transports(s, &topo)
 }
 
 fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {

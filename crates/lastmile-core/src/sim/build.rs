@@ -10,7 +10,11 @@ use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
+use crate::agents::AgentSpec;
 use crate::tcp::{TcpConfig, TcpConnection};
+use crate::transport::wtcp_sinha::{WtcpSinhaConfig, WtcpSinhaConnection};
+use crate::transport::wtp::{WtpConfig, WtpInitiator};
+use crate::transport::{AnyEndpoint, TransportKind};
 
 use super::cell::Cell;
 use super::flow::Flow;
@@ -101,10 +105,15 @@ pub fn build(
     for (i, f) in scenario.flows.iter().enumerate() {
         let src = node_index(&f.src)?;
         let dst = node_index(&f.dst)?;
+        let gateway = match f.transport {
+            TransportKind::Tcp => None,
+            _ => crate::transport::check::gateway_on_path(scenario, &topology, &world.routes, f)
+                .map(|g| g.agent),
+        };
         add_flow(
             &mut world,
             FlowId(i as u32),
-            f,
+            (f, gateway.as_ref()),
             src,
             dst,
             seed,
@@ -178,10 +187,44 @@ fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
     world.agents.place(node, agent, timer);
 }
 
+/// The endpoint at a flow's destination: TCP listening, a WTP initiator, or WTCP-Sinha
+/// listening with the knobs of the proxy on the path.
+fn sink_endpoint(
+    f: &FlowSpec,
+    gateway: Option<&AgentSpec>,
+    conn: TcpConnection,
+    src_port: u16,
+) -> AnyEndpoint {
+    match f.transport {
+        TransportKind::Tcp => {
+            let mut conn = conn;
+            conn.listen();
+            AnyEndpoint::Tcp(conn)
+        }
+        TransportKind::Wap => AnyEndpoint::Wtp(Box::new(WtpInitiator::new(
+            WtpConfig::default(),
+            SINK_PORT,
+            src_port,
+        ))),
+        TransportKind::WtcpSinha => {
+            let cfg = match gateway {
+                Some(AgentSpec::WtcpSinha(p)) => p.wtcp.config(f.tcp.mss.bytes(), f.tcp.rwnd.bytes()),
+                _ => WtcpSinhaConfig::new(
+                    f.tcp.mss.bytes().min(u64::from(u32::MAX)) as u32,
+                    f.tcp.rwnd.bytes().min(u64::from(u32::MAX)) as u32,
+                ),
+            };
+            let mut conn = WtcpSinhaConnection::new(cfg, SINK_PORT, src_port);
+            conn.listen();
+            AnyEndpoint::WtcpSinha(Box::new(conn))
+        }
+    }
+}
+
 fn add_flow(
     world: &mut World,
     id: FlowId,
-    f: &FlowSpec,
+    (f, gateway): (&FlowSpec, Option<&AgentSpec>),
     src: NodeId,
     dst: NodeId,
     seed: u64,
@@ -206,16 +249,20 @@ fn add_flow(
         source_isn,
         trace,
     ));
-    let mut sink_conn = TcpConnection::new(TcpConfig::from_spec(
-        &f.tcp,
-        (dst_addr, SINK_PORT),
-        (src_addr, src_port),
-        sink_isn,
-        false,
-    ));
-    sink_conn.listen();
+    let sink_conn = sink_endpoint(
+        f,
+        gateway,
+        TcpConnection::new(TcpConfig::from_spec(
+            &f.tcp,
+            (dst_addr, SINK_PORT),
+            (src_addr, src_port),
+            sink_isn,
+            false,
+        )),
+        src_port,
+    );
     for (conn, node, remote, is_source) in [
-        (source_conn, src, dst_addr, true),
+        (AnyEndpoint::Tcp(source_conn), src, dst_addr, true),
         (sink_conn, dst, src_addr, false),
     ] {
         let endpoint = EndpointId(world.endpoints.len() as u32);
@@ -245,7 +292,10 @@ fn add_flow(
             .unwrap_or_else(|| format!("{}-{}-{i}", f.src, f.dst)),
         src: f.src.clone(),
         dst: f.dst.clone(),
-        variant: f.tcp.recovery_kind().name(),
+        variant: match f.transport {
+            TransportKind::Tcp => f.tcp.recovery_kind().name(),
+            other => other.name(),
+        },
         app,
         app_timer,
         source,

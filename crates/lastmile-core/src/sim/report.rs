@@ -29,7 +29,10 @@ pub fn summarize(
         .flows
         .iter()
         .map(|f| {
-            let source = &world.endpoints[f.source.index()].conn;
+            let source = world.endpoints[f.source.index()]
+                .conn
+                .tcp()
+                .expect("a flow's source speaks TCP");
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
