@@ -17,8 +17,9 @@
 //!   loss) feed those statistics: moving averages of the loss fraction and its deviation.
 //! * **When to acknowledge**: every `ack_every` data packets, and at once on a packet out
 //!   of order or filling a hole, a duplicate, a FIN, a packet whose sender asks for it, a
-//!   probe, and the second packet of the start-up pair (whose spacing gives the
-//!   bottleneck estimate the ACK carries).
+//!   probe, and the second packet of the start-up pair, whose arrival spacing gives the
+//!   bottleneck estimate the ACK carries — when the path spread the pair apart (arrivals
+//!   further apart than sendings), else there is nothing to estimate.
 //! * **SACK**: the lowest three ranges held above the cumulative ACK, and a flag when there
 //!   are more.
 
@@ -70,7 +71,7 @@ pub struct Receiver {
     since_ack: u32,
     ack_now: bool,
     echo: SimTime,
-    pair_first: Option<SimTime>,
+    pair_first: Option<(SimTime, SimTime)>,
     rate_hint_bps: u32,
     nc_loss_mean: f64,
     nc_loss_dev: f64,
@@ -174,12 +175,16 @@ impl Receiver {
         self.period_packets += 1;
         if d.pair {
             match (d.seq, self.pair_first) {
-                (0, _) => self.pair_first = Some(now),
-                (1, Some(first)) if now > first => {
-                    let bits = f64::from(d.len + DATA_OVERHEAD_BYTES) * 8.0;
-                    let secs = now.saturating_since(first).as_secs_f64();
-                    self.rate_hint_bps = (bits / secs).min(f64::from(u32::MAX)) as u32;
+                (0, _) => self.pair_first = Some((d.ts, now)),
+                (1, Some((ts0, arr0))) => {
                     self.ack_now = true;
+                    let sent = d.ts.saturating_since(ts0).as_secs_f64();
+                    let arrived = now.saturating_since(arr0).as_secs_f64();
+                    // Only a pair the path spread apart measures its bottleneck.
+                    if arrived > sent * 1.05 && arrived > 0.0 {
+                        let bits = f64::from(d.len + DATA_OVERHEAD_BYTES) * 8.0;
+                        self.rate_hint_bps = (bits / arrived).min(f64::from(u32::MAX)) as u32;
+                    }
                 }
                 _ => {}
             }

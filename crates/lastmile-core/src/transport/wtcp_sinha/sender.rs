@@ -6,8 +6,9 @@
 //!   takes at the current rate to send `len` plus its headers (the inter-packet delay).
 //!   Retransmissions go before new data; new data only within the receiver's window.
 //! * **Start-up.** At establishment the rate is one packet per handshake RTT; the first two
-//!   data packets go back to back as a packet pair, and the receiver's estimate of the
-//!   bottleneck from their spacing, in its first ACK, becomes the rate.
+//!   data packets form a packet pair — the second goes as soon as it is written, unpaced —
+//!   and the receiver's estimate of the bottleneck from their spacing, in its ACK, becomes
+//!   the rate.
 //! * **ACKs.** Each carries the receiver's decision: an increase adds one packet per RTT
 //!   per RTT (in rate: `mss / srtt` per `srtt` elapsed since the previous ACK), a decrease
 //!   multiplies the rate by `decrease_factor`, at most once per RTT; the rate never falls
@@ -16,8 +17,8 @@
 //!   queued for retransmission once, and again only on new evidence after it was resent.
 //! * **Probes.** With packets outstanding and no ACK for 2·SRTT plus the time of
 //!   `ack_every` packets at the current rate (at least `probe_min`), the sender stops
-//!   sending and probes, doubling the interval up to `probe_max`, until an ACK comes back;
-//!   it then resumes at the rate it had.
+//!   sending and probes — every 2·SRTT, doubling up to `probe_max` — until an ACK comes
+//!   back; it then resumes at the rate it had.
 //!
 //! The RTT is estimated from the echoed send times with RFC 6298's gains.
 
@@ -270,11 +271,9 @@ impl Sender {
             return None;
         }
         let origin = self.origin_of(self.next_offset, now);
-        let pair = self.pair_left > 0 && len > 0 && (self.pair_left == 1 || self.pending_bytes() > len);
+        let pair = self.pair_left > 0 && len > 0;
         if pair {
             self.pair_left -= 1;
-        } else {
-            self.pair_left = 0;
         }
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -327,7 +326,8 @@ impl Sender {
             self.stats.blackouts += 1;
         }
         self.probes_in_row += 1;
-        let base = self.probe_wait();
+        // A probe is answered at once: the next one after 2·SRTT, doubling up to probe_max.
+        let base = (self.srtt * 2).max(self.cfg.probe_min);
         let backoff = base.saturating_mul(1 << (self.probes_in_row - 1).min(16));
         self.probe_at = now + backoff.min(self.cfg.probe_max.max(base));
         self.stats.probes_sent += 1;
