@@ -9,6 +9,7 @@
 //!
 //! One uniform draw decides each frame; nothing carries over between frames.
 
+use super::fec::{BitRuns, BlockCode, BlockErrors};
 use super::FrameInfo;
 use crate::engine::RngStream;
 
@@ -67,6 +68,14 @@ impl BerModel {
     pub fn frame_lost(&mut self, frame: &FrameInfo) -> bool {
         let p = self.loss_probability(frame.bits);
         self.rng.bernoulli(p)
+    }
+
+    /// Symbol errors per block of `code` over the frame's coded bits, every bit in error
+    /// independently at the BER (`fec.rs`).
+    pub fn block_errors(&mut self, frame: &FrameInfo, code: &BlockCode) -> BlockErrors {
+        let mut runs = BitRuns::default();
+        runs.push(frame.bits, self.ber);
+        runs.block_errors(code, &mut self.rng)
     }
 }
 

@@ -28,6 +28,7 @@
 //! mean `mean_burst`.
 
 use super::ber::{clamp_probability, log_survival, loss_from_log_survival};
+use super::fec::{BitRuns, BlockCode, BlockErrors};
 use super::timeline::{ChannelState, TwoStateTimeline};
 use super::{AnyErrorModel, FrameInfo};
 use crate::engine::{RngStream, SimDuration};
@@ -130,6 +131,37 @@ impl TimedGilbertElliott {
         };
         self.rng.bernoulli(loss_from_log_survival(log_ok))
     }
+
+    /// The frame's bits as the Good and Bad stretches it meets, for FEC (`fec.rs`): the
+    /// frame's `bits` spread evenly over [tx_start, tx_end] (all in the state at the start
+    /// for a frame of zero duration), each stretch at its state's BER.
+    pub fn bit_runs(&mut self, frame: &FrameInfo) -> BitRuns {
+        self.timeline.advance_to(frame.tx_start, &mut self.rng);
+        let mut runs = BitRuns::default();
+        let total_ns = frame.tx_end.saturating_since(frame.tx_start).as_nanos();
+        if total_ns == 0 {
+            runs.push(frame.bits, self.ber[self.state().index()]);
+            return runs;
+        }
+        let (bits, ber) = (frame.bits, self.ber);
+        let (mut elapsed_ns, mut placed) = (0u64, 0u64);
+        self.timeline
+            .walk(frame.tx_end, &mut self.rng, |state, ns| {
+                elapsed_ns += ns;
+                // Cumulative rounding: the stretches' bits add up to the frame's exactly.
+                let upto =
+                    (u128::from(bits) * u128::from(elapsed_ns) / u128::from(total_ns)) as u64;
+                runs.push(upto - placed, ber[state.index()]);
+                placed = upto;
+            });
+        runs
+    }
+
+    /// Symbol errors per block of `code` over the frame's coded bits (`fec.rs`).
+    pub fn block_errors(&mut self, frame: &FrameInfo, code: &BlockCode) -> BlockErrors {
+        let runs = self.bit_runs(frame);
+        runs.block_errors(code, &mut self.rng)
+    }
 }
 
 /// The per-bit channel (TULIP Exp. 5b).
@@ -193,6 +225,30 @@ impl PerBitGilbertElliott {
             self.bits_left -= run;
         }
         self.rng.bernoulli(loss_from_log_survival(log_ok))
+    }
+
+    /// The frame's bits as the sojourns of the chain it meets, for FEC (`fec.rs`); the chain
+    /// moves exactly as `frame_lost` moves it.
+    pub fn bit_runs(&mut self, frame: &FrameInfo) -> BitRuns {
+        let mut runs = BitRuns::default();
+        let mut remaining = frame.bits;
+        while remaining > 0 {
+            if self.bits_left == 0 {
+                self.state = self.state.other();
+                self.bits_left = self.sojourn_bits();
+            }
+            let run = remaining.min(self.bits_left);
+            runs.push(run, self.loss[self.state.index()]);
+            remaining -= run;
+            self.bits_left -= run;
+        }
+        runs
+    }
+
+    /// Symbol errors per block of `code` over the frame's coded bits (`fec.rs`).
+    pub fn block_errors(&mut self, frame: &FrameInfo, code: &BlockCode) -> BlockErrors {
+        let runs = self.bit_runs(frame);
+        runs.block_errors(code, &mut self.rng)
     }
 }
 

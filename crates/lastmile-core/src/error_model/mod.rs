@@ -29,6 +29,7 @@
 mod ber;
 mod burst;
 mod drop_list;
+pub mod fec;
 mod gilbert_elliott;
 mod on_off;
 mod schema;
@@ -49,6 +50,7 @@ use crate::units::{ByteSize, Duration, Probability};
 pub use ber::{per_from_ber, BerModel, PerModel};
 pub use burst::BurstModel;
 pub use drop_list::DropListModel;
+pub use fec::{BitRuns, BlockCode, BlockErrors, FecSpec};
 pub use gilbert_elliott::{
     GilbertElliottForm, PerBitGilbertElliott, PerFrameGilbertElliott, TimedGilbertElliott,
 };
@@ -226,5 +228,36 @@ impl AnyErrorModel {
     /// True for the `none` model (lets the engine skip the call).
     pub fn is_none(&self) -> bool {
         matches!(self, AnyErrorModel::None)
+    }
+
+    /// The symbol errors in each block of `code` of a coded frame (`frame.bits` are its
+    /// coded bits on the air): drawn bit by bit for the bit-level models, all blocks lost or
+    /// none for the frame-level ones (`fec.rs`).
+    pub fn block_errors(&mut self, frame: &FrameInfo, code: &BlockCode) -> BlockErrors {
+        let blocks = frame.bits.div_ceil(code.block_bits());
+        let erasure = |lost: bool| match lost {
+            true => BlockErrors::erased(blocks, code),
+            false => BlockErrors::clean(blocks),
+        };
+        match self {
+            AnyErrorModel::None => BlockErrors::clean(blocks),
+            AnyErrorModel::Ber(m) => m.block_errors(frame, code),
+            AnyErrorModel::GilbertElliottTimed(m) => m.block_errors(frame, code),
+            AnyErrorModel::GilbertElliottPerBit(m) => m.block_errors(frame, code),
+            AnyErrorModel::Per(m) => erasure(m.frame_lost(frame)),
+            AnyErrorModel::GilbertElliottPerFrame(m) => erasure(m.frame_lost(frame)),
+            AnyErrorModel::Burst(m) => erasure(m.frame_lost(frame)),
+            AnyErrorModel::OnOff(m) => erasure(m.frame_lost(frame)),
+            AnyErrorModel::DropList(m) => erasure(m.frame_lost(frame)),
+        }
+    }
+
+    /// Decides whether `frame` is lost on a hop with link FEC `code` (none: `frame_lost`,
+    /// draw for draw): lost when some block has more symbol errors than the code corrects.
+    pub fn frame_lost_coded(&mut self, frame: &FrameInfo, code: Option<&BlockCode>) -> bool {
+        match code {
+            None => self.frame_lost(frame),
+            Some(code) => !code.decodes(&self.block_errors(frame, code)),
+        }
     }
 }

@@ -114,17 +114,29 @@ impl TwoStateTimeline {
     /// each state on the way.
     pub(crate) fn expose(&mut self, until: SimTime, rng: &mut RngStream) -> Exposure {
         let mut exposure = [0u64; 2];
+        self.walk(until, rng, |state, ns| exposure[state.index()] += ns);
+        exposure
+    }
+
+    /// Walks the timeline from the resolved point to `until`, calling `stretch` with each
+    /// state in turn and the nanoseconds spent in it (in order; FEC needs where in the frame
+    /// the Bad stretches fall, not only their sum).
+    pub(crate) fn walk(
+        &mut self,
+        until: SimTime,
+        rng: &mut RngStream,
+        mut stretch: impl FnMut(ChannelState, u64),
+    ) {
         if until <= self.now {
-            return exposure;
+            return;
         }
         while self.switch_at < until {
-            exposure[self.state.index()] += (self.switch_at - self.now).as_nanos();
+            stretch(self.state, (self.switch_at - self.now).as_nanos());
             self.now = self.switch_at;
             self.state = self.state.other();
             self.switch_at = self.now.saturating_add(self.sojourn(rng));
         }
-        exposure[self.state.index()] += (until - self.now).as_nanos();
+        stretch(self.state, (until - self.now).as_nanos());
         self.now = until;
-        exposure
     }
 }

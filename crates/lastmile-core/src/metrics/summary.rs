@@ -133,8 +133,19 @@ pub struct CellSummary {
     pub lacks_lost: u64,
     /// Reliable frames released in order by the receiving link layers.
     pub frames_released: u64,
-    /// Reliable frames given up by a link layer at its retry limit.
+    /// Reliable frames given up by a link layer at its retry limit (RLP: datagrams lost to
+    /// link resets).
     pub link_drops: u64,
+    /// Link frames received again though their receiver had them: the link layer's
+    /// redundant retransmissions.
+    pub link_duplicates: u64,
+    /// TCP data segments handed to a link layer that had been given them before: TCP's own
+    /// retransmissions on top of the link's (RLP; the survey §2.1's interference).
+    pub tcp_duplicates_at_link: u64,
+    /// Link resets (RLP after N2 unanswered polls).
+    pub link_resets: u64,
+    /// Bytes put on the air by every station, FEC's parity included.
+    pub air_bytes: u64,
     /// Pure TCP ACK frames (no payload, no SYN/FIN/RST) put on the air, every transmission
     /// attempt counted (LLE-TCP removes them).
     pub tcp_ack_frames: u64,

@@ -5,7 +5,7 @@
 //! `sim::cell` over `wireless::medium`.
 
 use crate::engine::{SimDuration, SimTime};
-use crate::error_model::{AnyErrorModel, FrameInfo};
+use crate::error_model::{AnyErrorModel, BlockCode, FrameInfo};
 use crate::ids::NodeId;
 use crate::units::QueueLimit;
 
@@ -45,6 +45,8 @@ pub struct Channel<P> {
     /// The frame on the wire: packet, IP size, transmission start.
     on_wire: Option<(P, u32, SimTime)>,
     errors: AnyErrorModel,
+    /// Link FEC: frames take the airtime of their coded bits and are judged block by block.
+    code: Option<BlockCode>,
     pub stats: ChannelStats,
 }
 
@@ -67,14 +69,27 @@ impl<P: Copy> Channel<P> {
             queue: DropTail::new(limit),
             on_wire: None,
             errors,
+            code: None,
             stats: ChannelStats::default(),
         }
     }
 
+    /// Puts link FEC on the channel (`error_model/fec.rs`); its decoding delay is the
+    /// caller's to add to `delay`.
+    pub fn with_code(mut self, code: Option<BlockCode>) -> Self {
+        self.code = code;
+        self
+    }
+
+    /// Bits on the wire of a packet of `ip_bytes`: with its link overhead, coded.
+    fn wire_bits(&self, ip_bytes: u32) -> u64 {
+        let bits = u64::from(ip_bytes + self.overhead_bytes) * 8;
+        self.code.map_or(bits, |c| c.coded_bits(bits))
+    }
+
     /// The serialization time of a packet of `ip_bytes` on this channel.
     pub fn tx_time(&self, ip_bytes: u32) -> SimDuration {
-        let bits = u64::from(ip_bytes + self.overhead_bytes) * 8;
-        SimDuration::transmission(bits, self.rate_bps)
+        SimDuration::transmission(self.wire_bits(ip_bytes), self.rate_bps)
     }
 
     /// Offers a packet of `ip_bytes` for transmission.
@@ -113,13 +128,14 @@ impl<P: Copy> Channel<P> {
     /// channel lost it (`payload_bytes` tells the error model whether it carries data).
     pub fn finish(&mut self, now: SimTime, payload_bytes: u32) -> (P, bool) {
         let (packet, ip_bytes, tx_start) = self.on_wire.take().expect("no frame on the wire");
-        let lost = !self.errors.is_none()
-            && self.errors.frame_lost(&FrameInfo {
-                tx_start,
-                tx_end: now,
-                bits: u64::from(ip_bytes + self.overhead_bytes) * 8,
-                payload_bytes,
-            });
+        let info = FrameInfo {
+            tx_start,
+            tx_end: now,
+            bits: self.wire_bits(ip_bytes),
+            payload_bytes,
+        };
+        let lost =
+            !self.errors.is_none() && self.errors.frame_lost_coded(&info, self.code.as_ref());
         if lost {
             self.stats.frames_lost += 1;
         }

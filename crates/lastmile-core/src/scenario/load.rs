@@ -1,5 +1,5 @@
-//! Reading a scenario: text → document (TOML, YAML or JSON) → `--set` overrides →
-//! `Scenario` (with field-path errors) → semantic checks.
+//! Reading a scenario: text → document (TOML, YAML or JSON) → `--set` overrides → network
+//! presets expanded (`presets.rs`) → `Scenario` (with field-path errors) → semantic checks.
 
 use std::path::Path;
 
@@ -57,6 +57,7 @@ pub fn load_str(
 ) -> Result<Scenario, ScenarioError> {
     let mut doc = document::parse(text, format).map_err(|e| e.in_file(origin))?;
     let applied = overrides::apply(&mut doc, overrides, origin)?;
+    super::presets::expand(&mut doc);
     let scenario = deserialize(&doc).map_err(|e| attribute(e, origin, &applied))?;
     validate(&scenario, origin).map_err(|e| attribute(e, origin, &applied))?;
     Ok(scenario)

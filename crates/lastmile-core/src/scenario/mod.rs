@@ -14,9 +14,11 @@ mod error;
 mod load;
 pub mod model;
 mod overrides;
+pub(crate) mod presets;
 mod schema;
 mod topology;
 pub(crate) mod validate;
+mod validate_link;
 
 #[cfg(test)]
 mod tests;

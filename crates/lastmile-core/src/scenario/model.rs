@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::base_station::{AgentChoice, BaseStationSpec, BaseStations, OneBaseStation};
+pub use super::presets::NetworkPreset;
 pub use crate::agents::AgentSpec;
 pub use crate::apps::AppSpec;
-use crate::error_model::ErrorModelSpec;
+use crate::error_model::{ErrorModelSpec, FecSpec};
 pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
@@ -105,6 +106,11 @@ pub enum MacKind {
     /// none), 7 failed RTSs before a frame is dropped (dot11ShortRetryLimit). The `fama`
     /// table changes the slot, the backoff windows and the CTS length.
     Fama,
+    /// A full-duplex radio channel per station (FDD, as GSM, GPRS, UMTS, IS-95 and CDPD's
+    /// forward channel): no contention, no collisions, no carrier sense, no MAC ACK. A
+    /// frame is the link layer's plus `overhead` bytes at `rate` (coded bits with `fec`),
+    /// handed up `fec.decode_delay` after its last bit arrives.
+    Duplex,
 }
 
 impl MacKind {
@@ -148,6 +154,88 @@ pub enum LinkLayerKind {
     /// TULIP (Parsa & Garcia-Luna-Aceves); settings in `tulip` (window 8, MAC acceleration
     /// on).
     Tulip,
+    /// GSM's non-transparent Radio Link Protocol (GSM 04.22 / TS 24.022): the datagram stream
+    /// in fixed frames, selective-reject ARQ, T1 and N2; settings in `rlp` (TCH/F9.6's).
+    Rlp,
+    /// AIRMAIL (Ayanoglu et al. 1995): asymmetric — the base station polls with the block
+    /// that fills its window and sends periodic status bit-maps for the uplink, the mobile
+    /// acknowledges on events with one bit-map — over the hop's `fec`; settings in `airmail`.
+    Airmail,
+}
+
+/// AIRMAIL's settings (`link = "airmail"`). The paper's numbers were not available: each
+/// default is ours (docs/wwan.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AirmailSpec {
+    /// User bytes per block. Default 64.
+    pub info_bytes: Option<u32>,
+    /// Block header bytes. Default 4.
+    pub header_bytes: Option<u32>,
+    /// W: blocks outstanding at most, 1..=128. Default 32.
+    pub window: Option<u32>,
+    /// The base station's status period for uplink data. Default: the airtime of one window
+    /// of blocks.
+    pub status_period: Option<Duration>,
+    /// How long the base waits for the mobile's status after a poll. Default: two status
+    /// periods plus a round trip.
+    pub ack_timeout: Option<Duration>,
+    /// How long a mobile's block may go unacknowledged before it is sent again. Default: as
+    /// `ack_timeout`.
+    pub block_timeout: Option<Duration>,
+}
+
+/// RLP's settings (`link = "rlp"`). Defaults are GSM TCH/F9.6's (GSM 04.22 frames of 240
+/// bits; TS 24.022's defaults for the 12 kbit/s channel).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RlpSpec {
+    /// User bytes per frame. Default 24 (25 bytes of information less L2R's status octet).
+    #[serde(default = "default_rlp_info")]
+    pub info_bytes: u32,
+    /// The rest of every frame: header, status octet, FCS. Default 6 (2 + 1 + 3; a frame of
+    /// 30 bytes = 240 bits every 20 ms on TCH/F9.6's 12 kbit/s).
+    #[serde(default = "default_rlp_header")]
+    pub header_bytes: u32,
+    /// k: frames outstanding at most. Default 61 (sequence numbers modulo 62).
+    #[serde(default = "default_rlp_window")]
+    pub window: u32,
+    /// T1, the acknowledgement timer, also each SREJ's timer. Default "480ms" (TS 24.022,
+    /// full-rate 12 kbit/s channel).
+    #[serde(default = "default_rlp_t1")]
+    pub t1: Duration,
+    /// N2: polls without an answer before the link is reset (its buffered data lost).
+    /// Default 6 (TS 24.022).
+    #[serde(default = "default_rlp_n2")]
+    pub n2: u32,
+}
+
+fn default_rlp_info() -> u32 {
+    24
+}
+fn default_rlp_header() -> u32 {
+    6
+}
+fn default_rlp_window() -> u32 {
+    61
+}
+fn default_rlp_t1() -> Duration {
+    Duration::from_millis(480)
+}
+fn default_rlp_n2() -> u32 {
+    6
+}
+
+impl Default for RlpSpec {
+    fn default() -> Self {
+        RlpSpec {
+            info_bytes: default_rlp_info(),
+            header_bytes: default_rlp_header(),
+            window: default_rlp_window(),
+            t1: default_rlp_t1(),
+            n2: default_rlp_n2(),
+        }
+    }
 }
 
 /// TULIP's settings (`link = "tulip"`). Defaults are the paper's set-up (§5).
@@ -214,6 +302,12 @@ impl Default for TulipSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// A network preset that fills this hop's `rate`, `delay`, `queue`, `overhead`, `mac`,
+    /// `link` and its settings, `fec`, `errors` and `reverse_errors` from the survey's
+    /// Appendix and the sources each preset names (docs/wwan.md); any key written beside it
+    /// wins, and a settings table given beside it keeps the preset's other settings.
+    /// Default: none.
+    pub preset: Option<NetworkPreset>,
     /// A name for metrics, traces and `--pcap`. Default: "<from>-<to>" ("wired" and
     /// "wireless" in the chain preset).
     pub name: Option<String>,
@@ -223,7 +317,7 @@ pub struct LinkSpec {
     /// The node at the other end. Default: set by the preset; required in explicit
     /// topologies.
     pub to: Option<String>,
-    /// The line rate (on a cell: the rate of data frames).
+    /// The line rate (on a cell: the rate of data frames). Required unless `preset` gives it.
     pub rate: Rate,
     /// One-way propagation delay. Default "0s".
     #[serde(default)]
@@ -277,6 +371,18 @@ pub struct LinkSpec {
     /// abstracts fix, for sensitivity runs, e.g. `{ slot = "354us", cw_min = 7 }`. Default:
     /// none (each constant as listed under `mac = "fama"`).
     pub fama: Option<FamaSpec>,
+    /// `link = "rlp"`: RLP's settings, e.g. `{ t1 = "480ms", n2 = 6 }`. Default: GSM
+    /// TCH/F9.6's.
+    pub rlp: Option<RlpSpec>,
+    /// `link = "airmail"`: AIRMAIL's settings, e.g. `{ window = 32 }`. Default: ours, see
+    /// each key.
+    pub airmail: Option<AirmailSpec>,
+    /// Link FEC on this hop, in both directions: a block code of `n` symbols of
+    /// `symbol_bits` bits carrying `k` data symbols and correcting `t` symbol errors, e.g.
+    /// CDPD's `{ n = 63, k = 47, t = 7, symbol_bits = 6 }`. Frames take the airtime of their
+    /// coded bits and are lost only when some block has more than `t` symbol errors. Default:
+    /// none.
+    pub fec: Option<FecSpec>,
 }
 
 /// FAMA-NCS's settings (`mac = "fama"`), for sensitivity runs: each key left out keeps the

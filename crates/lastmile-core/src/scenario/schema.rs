@@ -15,6 +15,11 @@ pub fn json_schema() -> serde_json::Value {
          probabilities are numbers in [0, 1]."
             .into(),
     );
+    // A hop with a network `preset` may leave `rate` out (the preset fills it before the
+    // hop is read, `presets.rs`): the schema must not call it required.
+    if let Some(schemars::schema::Schema::Object(link)) = root.definitions.get_mut("LinkSpec") {
+        link.object().required.remove("rate");
+    }
     // A RootSchema is plain data: serializing it cannot fail.
     serde_json::to_value(&root).unwrap_or_default()
 }

@@ -128,6 +128,9 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
+    super::validate_link::check_fec(path, spec)?;
+    super::validate_link::check_rlp(path, spec)?;
+    super::validate_link::check_airmail(path, spec)?;
     check_tulip(path, spec)
 }
 
@@ -146,7 +149,7 @@ fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
                 .err()
                 .map(|e| (fama_field(e.field), e.expected, cfg.phy))
         }
-        MacKind::P2p | MacKind::Ideal => None,
+        MacKind::P2p | MacKind::Ideal | MacKind::Duplex => None,
     };
     if let Some((field, expected, phy)) = mac_check {
         let value = match field {

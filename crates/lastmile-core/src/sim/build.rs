@@ -50,15 +50,22 @@ pub fn build(
         let channel =
             |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
                 let rng = RngStream::derive(seed, &format!("link/{}/{dir}/errors", l.name));
+                // Link FEC: coded airtime and block decoding; its decoding delay adds to
+                // the propagation delay.
+                let decode = s
+                    .fec
+                    .as_ref()
+                    .map_or(SimDuration::ZERO, |f| f.decode_delay.sim());
                 Channel::new(
                     NodeId(from as u32),
                     NodeId(to as u32),
                     s.rate.bps(),
-                    s.delay.sim(),
+                    s.delay.sim() + decode,
                     s.overhead.bytes() as u32,
                     s.queue,
                     errors.build(s.rate.bps(), rng),
                 )
+                .with_code(crate::wireless::cell_config::fec_code(s))
             };
         world.links.push(Link {
             name: l.name.clone(),

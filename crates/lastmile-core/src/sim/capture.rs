@@ -416,5 +416,13 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
             fields.extend_from_slice(&lack.bits.to_be_bytes());
             (piggyback.as_ref(), Some(text), Some(fields))
         }
+        LinkFrame::Rlp { frame, .. } => {
+            let (text, fields) = frame.describe();
+            (frame.completes(), Some(text), Some(fields))
+        }
+        LinkFrame::Airmail { frame, .. } => {
+            let (text, fields) = frame.describe();
+            (frame.completes(), Some(text), Some(fields))
+        }
     }
 }

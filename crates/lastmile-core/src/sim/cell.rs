@@ -40,17 +40,21 @@ mod link;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{FxHashMap, RngStream, SimDuration, SimTime, TimerId};
+use crate::error_model::BlockCode;
 use crate::ids::{NodeId, StationId};
 use crate::net::{CellId, DropTail};
 use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
-    dcf_config, fama_config, is_mac_accelerated, phy_config, stop_and_wait_config, tulip_config,
+    airmail_config, dcf_config, duplex_config, fama_config, fec_code, is_mac_accelerated,
+    phy_config, rlp_config, stop_and_wait_config, tulip_config,
 };
+use crate::wireless::link::airmail::{Airmail, AirmailConfig, Role};
+use crate::wireless::link::rlp::{Rlp, RlpConfig};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink};
 use crate::wireless::link::{AnyLinkLayer, LinkFrame, NoLink, SawAcks};
-use crate::wireless::mac::{AnyMac, Dcf, Fama, IdealConfig, IdealMac, MacFrame};
+use crate::wireless::mac::{AnyMac, Dcf, DuplexMac, Fama, IdealConfig, IdealMac, MacFrame};
 use crate::wireless::medium::{Medium, TxId};
 
 use super::observe::DataAccounting;
@@ -111,6 +115,8 @@ pub struct CellStats {
     pub transmissions: u64,
     /// Pure TCP ACK frames put on the air (every attempt).
     pub tcp_ack_frames: u64,
+    /// Bits put on the air (FEC's parity included), all stations.
+    pub air_bits: u64,
     /// Packets for a node that is no longer a member, discarded: those it had waiting in
     /// the interface queues when it left, and those sent to it since.
     pub to_absent_drops: u64,
@@ -132,6 +138,10 @@ pub struct Cell {
     members: FxHashMap<NodeId, StationId>,
     tulip: Option<TulipConfig>,
     saw: StopAndWaitConfig,
+    rlp: Option<RlpConfig>,
+    airmail: Option<AirmailConfig>,
+    /// The hop's link FEC (frames on the air are its coded bits).
+    pub code: Option<BlockCode>,
     in_flight: BTreeMap<TxId, InFlight>,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
@@ -163,7 +173,10 @@ impl Cell {
             seed,
             mac_kind: spec.mac,
             link_kind: spec.link,
-            medium: Medium::new(spec.delay.sim()),
+            medium: match spec.mac {
+                MacKind::Duplex => Medium::full_duplex(spec.delay.sim()),
+                _ => Medium::new(spec.delay.sim()),
+            },
             stations: Vec::with_capacity(members.len()),
             members: FxHashMap::default(),
             tulip: None,
@@ -172,6 +185,9 @@ impl Cell {
                 ack_timeout: SimDuration::ZERO,
                 retry_limit: 0,
             },
+            rlp: rlp_config(spec),
+            airmail: None,
+            code: fec_code(spec),
             in_flight: BTreeMap::new(),
             mac_accelerated: is_mac_accelerated(spec),
             replying: None,
@@ -179,12 +195,14 @@ impl Cell {
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
         };
+        cell.medium.set_code(cell.code);
         for &node in members {
             cell.add_station(node, members.len(), timers);
         }
         if let Some(head) = cell.stations.first() {
             cell.tulip = tulip_config(spec, &head.mac);
             cell.saw = stop_and_wait_config(spec, &head.mac);
+            cell.airmail = airmail_config(spec, &head.mac);
         }
         Ok(cell)
     }
@@ -219,6 +237,7 @@ impl Cell {
         let mac = match spec.mac {
             MacKind::Dcf => AnyMac::Dcf(Dcf::new(node, dcf_config(spec), mac_rng())),
             MacKind::Fama => AnyMac::Fama(Fama::new(node, fama_config(spec), mac_rng())),
+            MacKind::Duplex => AnyMac::Duplex(DuplexMac::new(node, duplex_config(spec))),
             // The ideal MAC's ranks are fixed: a later joiner takes the next one.
             _ => AnyMac::Ideal(IdealMac::new(
                 node,
@@ -265,7 +284,7 @@ impl Cell {
         }
         for m in 0..self.stations.len() {
             if let Some(&li) = self.stations[m].peers.get(&node) {
-                let layer = self.new_link_layer()?;
+                let layer = self.new_link_layer(m == 0)?;
                 let link = &mut self.stations[m].links[li];
                 link.layer = layer;
                 timers.set(link.timer, None);
@@ -313,7 +332,9 @@ impl Cell {
         self.members.get(&node).copied()
     }
 
-    fn new_link_layer(&self) -> Result<AnyLinkLayer, SimError> {
+    /// A link layer for a station; `head` says whether it is the cell's head (AIRMAIL's base
+    /// station).
+    fn new_link_layer(&self, head: bool) -> Result<AnyLinkLayer, SimError> {
         Ok(match self.link_kind {
             LinkLayerKind::None => AnyLinkLayer::None(NoLink::default()),
             LinkLayerKind::StopAndWait => AnyLinkLayer::StopAndWait(
@@ -325,6 +346,15 @@ impl Cell {
                 AnyLinkLayer::Tulip(Box::new(
                     TulipLink::new(cfg).map_err(|e| SimError::Invalid(e.to_string()))?,
                 ))
+            }
+            LinkLayerKind::Rlp => {
+                let cfg = self.rlp.clone().expect("built with the cell");
+                AnyLinkLayer::Rlp(Box::new(Rlp::new(cfg)))
+            }
+            LinkLayerKind::Airmail => {
+                let cfg = self.airmail.clone().expect("built with the cell");
+                let role = if head { Role::Base } else { Role::Mobile };
+                AnyLinkLayer::Airmail(Box::new(Airmail::new(cfg, role)))
             }
         })
     }

@@ -11,7 +11,8 @@
 //! - a frame costs 2 events per point-to-point hop (transmission done, arrival) and
 //!   `4 + 2·members` per cell hop (carrier sense at every member, the MAC's timers), 1.6
 //!   times that under the DCF or FAMA-NCS (their control frames: RTS/CTS, MAC ACKs), as
-//!   counted on the TULIP chain;
+//!   counted on the TULIP chain; RLP multiplies it by the frames it cuts a full-size
+//!   datagram into, each answered by a supervisory frame at worst;
 //! - a stalled connection still wakes at least once per `max_rto` (its backed-off
 //!   retransmission timer) for as long as it lasts; a route longer than IP's TTL never
 //!   delivers, so such a flow only retransmits its SYN, once per `max_rto`.
@@ -75,8 +76,8 @@ fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) 
                 let c = &topo.cells[cell.index()];
                 let control = match c.spec.mac {
                     MacKind::Dcf | MacKind::Fama => 1.6,
-                    MacKind::Ideal | MacKind::P2p => 1.0,
-                };
+                    MacKind::Ideal | MacKind::P2p | MacKind::Duplex => 1.0,
+                } * fragments(&c.spec);
                 events += control * (4.0 + 2.0 * c.members.len() as f64);
                 slowest = slowest.min(c.spec.rate.bps() as f64);
                 at = to;
@@ -84,6 +85,15 @@ fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) 
         }
     }
     None
+}
+
+/// Link frames per datagram on a cell hop: RLP cuts a full-size datagram into frames of
+/// `info_bytes`, each answered by a supervisory frame at worst.
+fn fragments(spec: &crate::scenario::LinkSpec) -> f64 {
+    match crate::wireless::cell_config::rlp_config(spec) {
+        Some(r) => 2.0 * (1500.0 / f64::from(r.info_bytes.max(1))).max(1.0),
+        None => 1.0,
+    }
 }
 
 /// The estimate for `scenario`, whose topology resolved to `topo` and routes to `routes`.

@@ -154,6 +154,8 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::None => "none",
             crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
             crate::scenario::LinkLayerKind::Tulip => "tulip",
+            crate::scenario::LinkLayerKind::Rlp => "rlp",
+            crate::scenario::LinkLayerKind::Airmail => "airmail",
         }
         .to_string(),
         stations: c.stations.len() as u64,
@@ -163,6 +165,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
         ),
         transmissions: c.stats.transmissions,
         tcp_ack_frames: c.stats.tcp_ack_frames,
+        air_bytes: c.stats.air_bits / 8,
         ..CellSummary::default()
     };
     let mut acks_received = 0;
@@ -183,6 +186,9 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             acks_received += lm.acks_received;
             s.frames_released += lm.frames_released;
             s.link_drops += lm.drops;
+            s.link_duplicates += lm.duplicates_received;
+            s.tcp_duplicates_at_link += lm.tcp_duplicates;
+            s.link_resets += lm.resets;
         }
     }
     // LACKs still on their way when the run ended count as lost.

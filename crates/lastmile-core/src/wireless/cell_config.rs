@@ -12,15 +12,23 @@
 //! * TULIP: equation (1)'s terms — τ, t_c from the PHY, t_PKT with the MAC header, and t_ACK
 //!   from the MAC's reply budget (`AnyMac::reply_budget`) — unless the scenario sets them.
 //! * Stop-and-wait: the ACK timeout from the reply budget plus one maximum frame.
+//! * Duplex (`mac = "duplex"`): the hop's rate, `overhead`, delay and FEC.
+//! * RLP: the `rlp` table as it stands (its defaults are TS 24.022's).
+//! * AIRMAIL: the `airmail` table; the status period one window of blocks on this MAC, the
+//!   timeouts two periods and a reply.
+//! * FEC (`fec`): every cell MAC's frames take the airtime of their coded bits.
 
 use crate::engine::SimDuration;
+use crate::error_model::BlockCode;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
+use crate::wireless::link::airmail::{AirmailConfig, AIRMAIL_WINDOW_MAX};
+use crate::wireless::link::rlp::RlpConfig;
 use crate::wireless::link::stop_and_wait::{StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{
     TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
 };
 use crate::wireless::mac::fama::LinkFraming;
-use crate::wireless::mac::{AnyMac, DcfConfig, FamaConfig};
+use crate::wireless::mac::{AnyMac, DcfConfig, DuplexConfig, FamaConfig};
 use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
 
 /// Stop-and-wait's attempts per frame when the scenario gives none.
@@ -46,7 +54,42 @@ pub fn phy_config(spec: &LinkSpec) -> PhyConfig {
             PreambleKind::Short => Preamble::Short,
         };
     }
+    phy.code = fec_code(spec);
     phy
+}
+
+/// The hop's link FEC, if any.
+pub fn fec_code(spec: &LinkSpec) -> Option<BlockCode> {
+    spec.fec.as_ref().map(|f| f.code())
+}
+
+/// The duplex channel of a hop (`mac = "duplex"`).
+pub fn duplex_config(spec: &LinkSpec) -> DuplexConfig {
+    DuplexConfig {
+        rate_bps: spec.rate.bps(),
+        overhead_bytes: spec.overhead.bytes().min(u64::from(u32::MAX)) as u32,
+        propagation: spec.delay.sim(),
+        code: fec_code(spec),
+        decode_delay: spec
+            .fec
+            .as_ref()
+            .map_or(SimDuration::ZERO, |f| f.decode_delay.sim()),
+    }
+}
+
+/// RLP's configuration, `None` unless `link = "rlp"`.
+pub fn rlp_config(spec: &LinkSpec) -> Option<RlpConfig> {
+    if spec.link != LinkLayerKind::Rlp {
+        return None;
+    }
+    let r = spec.rlp.clone().unwrap_or_default();
+    Some(RlpConfig {
+        info_bytes: r.info_bytes,
+        header_bytes: r.header_bytes,
+        window: r.window,
+        t1: r.t1.sim(),
+        n2: r.n2,
+    })
 }
 
 /// The DCF of a cell from its spec (retry limits 1 over TULIP unless given).
@@ -165,14 +208,48 @@ pub fn tulip_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> Option<TulipC
     Some(t)
 }
 
+/// AIRMAIL's configuration over `mac`, `None` unless `link = "airmail"`: the table's values,
+/// and for those it leaves out our defaults (64-byte blocks with a 4-byte header, W = 32, a
+/// status period of one window's airtime on this MAC, timeouts of two periods and a reply).
+pub fn airmail_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> Option<AirmailConfig> {
+    if spec.link != LinkLayerKind::Airmail {
+        return None;
+    }
+    let a = spec.airmail.clone().unwrap_or_default();
+    let mut cfg = AirmailConfig {
+        info_bytes: a.info_bytes.unwrap_or(64),
+        header_bytes: a.header_bytes.unwrap_or(4),
+        window: a.window.unwrap_or(32).clamp(1, AIRMAIL_WINDOW_MAX),
+        status_period: SimDuration::ZERO,
+        ack_timeout: SimDuration::ZERO,
+        block_timeout: SimDuration::ZERO,
+    };
+    let block = cfg.info_bytes + cfg.header_bytes;
+    let block_airtime = match mac {
+        AnyMac::Duplex(d) => d.config().airtime(block),
+        _ => phy_config(spec).data_airtime(block),
+    };
+    cfg.status_period = a
+        .status_period
+        .map_or(block_airtime * u64::from(cfg.window), |d| d.sim());
+    let reply = mac.reply_budget(block + cfg.status_bytes());
+    cfg.ack_timeout = a
+        .ack_timeout
+        .map_or(cfg.status_period * 2 + reply, |d| d.sim());
+    cfg.block_timeout = a.block_timeout.map_or(cfg.ack_timeout, |d| d.sim());
+    Some(cfg)
+}
+
 /// Stop-and-wait's configuration over `mac`: the ACK timeout is the reply, plus one maximum
 /// frame the peer may have to finish first; `link_retry_limit` attempts (default 7).
 pub fn stop_and_wait_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> StopAndWaitConfig {
     let phy = phy_config(spec);
+    let longest_frame = match mac {
+        AnyMac::Duplex(d) => d.config().airtime(MAX_DATAGRAM_BYTES),
+        _ => phy.data_airtime(MAX_DATAGRAM_BYTES) + phy.difs(),
+    };
     StopAndWaitConfig {
-        ack_timeout: mac.reply_budget(SAW_HEADER_BYTES)
-            + phy.data_airtime(MAX_DATAGRAM_BYTES)
-            + phy.difs(),
+        ack_timeout: mac.reply_budget(SAW_HEADER_BYTES) + longest_frame,
         retry_limit: spec.link_retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
     }
 }

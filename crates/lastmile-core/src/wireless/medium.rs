@@ -19,13 +19,17 @@
 //! (what was arriving at it is forgotten, and `finish_rx` for it says `Missed`), while its
 //! own transmission already on the air still reaches the others.
 //!
+//! A full-duplex medium (`Medium::full_duplex`, under `mac = "duplex"`) gives every member
+//! a channel of its own: its frames neither collide with others' nor are missed while it
+//! transmits, and no member senses another's carrier; only the error model can lose them.
+//!
 //! Left out: hidden terminals and ranges (every member hears every other), capture, per-pair
 //! propagation delays, radio energy states.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{SimDuration, SimTime};
-use crate::error_model::{AnyErrorModel, FrameInfo};
+use crate::error_model::{AnyErrorModel, BlockCode, FrameInfo};
 use crate::ids::NodeId;
 
 /// A transmission on the medium, unique among those on the air (numbered from 0, wrapping
@@ -91,6 +95,10 @@ pub struct Medium {
     members: Vec<Member>,
     index: BTreeMap<NodeId, usize>,
     next_tx: u32,
+    /// Every member on its own channel (no collisions, no half-duplex misses, no carrier).
+    full_duplex: bool,
+    /// Link FEC of the hop: frames are judged block by block (`error_model/fec.rs`).
+    code: Option<BlockCode>,
 }
 
 impl Medium {
@@ -100,6 +108,22 @@ impl Medium {
             members: Vec::new(),
             index: BTreeMap::new(),
             next_tx: 0,
+            full_duplex: false,
+            code: None,
+        }
+    }
+
+    /// Puts link FEC on the hop: every frame's bits become its coded bits, and a frame is
+    /// lost only if some block has more errors than the code corrects.
+    pub fn set_code(&mut self, code: Option<BlockCode>) {
+        self.code = code;
+    }
+
+    /// A medium where every member transmits on a channel of its own (FDD).
+    pub fn full_duplex(propagation: SimDuration) -> Self {
+        Medium {
+            full_duplex: true,
+            ..Medium::new(propagation)
         }
     }
 
@@ -163,6 +187,9 @@ impl Medium {
             return (tx, Vec::new());
         };
         let end = now + duration;
+        if self.full_duplex {
+            return (tx, self.start_duplex_tx(tx, sender, now, end, meta));
+        }
         {
             let me = &mut self.members[sender];
             me.tx_from = now;
@@ -205,14 +232,51 @@ impl Medium {
         (tx, arrivals)
     }
 
+    /// `start_tx` on a full-duplex medium: an arrival at every other member, never marked.
+    fn start_duplex_tx(
+        &mut self,
+        tx: TxId,
+        sender: usize,
+        now: SimTime,
+        end: SimTime,
+        meta: FrameMeta,
+    ) -> Vec<Arrival> {
+        let (start, stop) = (now + self.propagation, end + self.propagation);
+        let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
+        for (i, m) in self.members.iter_mut().enumerate() {
+            if i == sender {
+                continue;
+            }
+            m.arrivals.push(Pending {
+                tx,
+                start,
+                end: stop,
+                collided: false,
+                missed: false,
+                meta,
+                tx_start: now,
+                tx_end: end,
+            });
+            arrivals.push(Arrival {
+                tx,
+                receiver: m.node,
+                start,
+                end: stop,
+            });
+        }
+        arrivals
+    }
+
     /// Physical carrier sense: is energy from another member arriving at `node` at `now`?
+    /// Never on a full-duplex medium (the others send on their own channels).
     pub fn is_busy(&self, node: NodeId, now: SimTime) -> bool {
-        self.index.get(&node).is_some_and(|&i| {
-            self.members[i]
-                .arrivals
-                .iter()
-                .any(|a| a.start <= now && now < a.end)
-        })
+        !self.full_duplex
+            && self.index.get(&node).is_some_and(|&i| {
+                self.members[i]
+                    .arrivals
+                    .iter()
+                    .any(|a| a.start <= now && now < a.end)
+            })
     }
 
     /// Whether `node` is itself transmitting at `now`.
@@ -224,6 +288,7 @@ impl Medium {
 
     /// The arrival of `tx` at `receiver` has ended: decides and forgets it.
     pub fn finish_rx(&mut self, tx: TxId, receiver: NodeId) -> RxOutcome {
+        let code = self.code;
         let Some(&i) = self.index.get(&receiver) else {
             return RxOutcome::Missed;
         };
@@ -240,10 +305,10 @@ impl Medium {
             let info = FrameInfo {
                 tx_start: p.tx_start,
                 tx_end: p.tx_end,
-                bits: p.meta.bits,
+                bits: code.map_or(p.meta.bits, |c| c.coded_bits(p.meta.bits)),
                 payload_bytes: p.meta.payload_bytes,
             };
-            if m.errors.frame_lost(&info) {
+            if m.errors.frame_lost_coded(&info, code.as_ref()) {
                 RxOutcome::Errored
             } else {
                 RxOutcome::Intact

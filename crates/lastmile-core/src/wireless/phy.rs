@@ -20,6 +20,7 @@
 //! The `"802.11b"` preset is LLE-TCP's Table 3 (11 Mbps data, 1 Mbps basic, long preamble).
 
 use crate::engine::SimDuration;
+use crate::error_model::BlockCode;
 
 /// aSlotTime of the DSSS PHY (Table 15-2).
 pub const A_SLOT_TIME: SimDuration = SimDuration::from_micros(20);
@@ -81,6 +82,9 @@ pub struct PhyConfig {
     pub data_rate_bps: u64,
     /// Rate of control frames (RTS, CTS, ACK): the basic rate.
     pub basic_rate_bps: u64,
+    /// Link FEC on the hop (`error_model/fec.rs`): every MAC frame's bits are coded; the PLCP
+    /// is not.
+    pub code: Option<BlockCode>,
 }
 
 impl Default for PhyConfig {
@@ -92,6 +96,7 @@ impl Default for PhyConfig {
             sifs: A_SIFS_TIME,
             data_rate_bps: 1_000_000,
             basic_rate_bps: 1_000_000,
+            code: None,
         }
     }
 }
@@ -123,7 +128,9 @@ impl PhyConfig {
 
     /// Airtime of a MAC frame of `frame_bytes` (header and FCS included) sent at `rate_bps`.
     pub fn airtime(&self, frame_bytes: u32, rate_bps: u64) -> SimDuration {
-        self.plcp() + SimDuration::transmission(8 * u64::from(frame_bytes), rate_bps)
+        let bits = 8 * u64::from(frame_bytes);
+        let bits = self.code.map_or(bits, |c| c.coded_bits(bits));
+        self.plcp() + SimDuration::transmission(bits, rate_bps)
     }
 
     /// MAC frame bytes of a data frame carrying an IP datagram of `msdu_bytes`.

@@ -11,6 +11,7 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
+//! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
 mod agents;
 mod base_stations;
@@ -21,3 +22,4 @@ mod hardening;
 mod lle;
 mod scenario_files;
 mod wireless;
+mod wwan;

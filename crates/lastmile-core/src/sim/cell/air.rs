@@ -33,6 +33,8 @@ impl World {
             _ => None,
         };
         let frame_bytes = c.stations[m.index()].mac.frame_bytes(&frame);
+        let air_bits = 8 * u64::from(frame_bytes);
+        c.stats.air_bits += c.code.map_or(air_bits, |code| code.coded_bits(air_bits));
         if data.is_some_and(|p| p.tcp().is_some_and(|t| t.is_pure_ack())) {
             c.stats.tcp_ack_frames += 1;
         }

@@ -74,7 +74,8 @@ impl World {
         if let Some(&i) = station(self, cell, m).peers.get(&peer) {
             return Ok(i);
         }
-        let layer = self.cells[cell.index()].new_link_layer()?;
+        let c = &self.cells[cell.index()];
+        let layer = c.new_link_layer(c.is_head(m))?;
         let link = station(self, cell, m).links.len();
         let timer = self.timers.add(TimerOwner::Link {
             cell,

@@ -6,19 +6,27 @@
 //!   rest); no recovery.
 //! - [`stop_and_wait`]: alternating-bit ARQ with a retry limit, the baseline.
 //! - [`tulip`] (Parsa & Garcia-Luna-Aceves).
+//! - [`rlp`]: GSM's non-transparent Radio Link Protocol (GSM 04.22), selective-reject ARQ.
+//! - [`airmail`] (Ayanoglu et al. 1995): asymmetric, status bit-maps, over the hop's FEC.
+//! - `stream`: the datagram stream the fragmenting link layers cut into frames.
 //!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
 //! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
 //! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
 //! happens in one drop-tail place, not inside the protocols.
 
+pub mod airmail;
+pub mod rlp;
 pub mod stop_and_wait;
+pub mod stream;
 pub mod tulip;
 
 use crate::engine::SimTime;
 use crate::packet::Packet;
 use crate::wireless::signals::MacSignal;
 
+use airmail::{AirFrame, Airmail, AirmailInput, AirmailOutput};
+use rlp::{Rlp, RlpFrame, RlpInput, RlpOutput};
 use stop_and_wait::{SawFrame, SawInput, SawMetrics, SawOutput, StopAndWait};
 use tulip::{TulipConfig, TulipFrame, TulipInput, TulipLink, TulipOutbox, TulipOutput};
 
@@ -29,6 +37,16 @@ pub enum LinkFrame {
     Plain(Packet),
     StopAndWait(SawFrame),
     Tulip(TulipFrame),
+    /// An RLP frame and its length (every RLP frame of a link has the same).
+    Rlp {
+        frame: RlpFrame,
+        bytes: u32,
+    },
+    /// An AIRMAIL frame and its length.
+    Airmail {
+        frame: AirFrame,
+        bytes: u32,
+    },
 }
 
 impl LinkFrame {
@@ -38,12 +56,15 @@ impl LinkFrame {
             LinkFrame::Plain(p) => p.size_bytes(),
             LinkFrame::StopAndWait(f) => f.size_bytes(),
             LinkFrame::Tulip(f) => f.size_bytes(tulip.expect("a TULIP frame needs its config")),
+            LinkFrame::Rlp { bytes, .. } | LinkFrame::Airmail { bytes, .. } => *bytes,
         }
     }
-    /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody.
+    /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody. RLP
+    /// has none: it hands the MAC one frame at a time, S frames too, and takes its next turn
+    /// on each frame's `TxSuccess`.
     pub fn is_control(&self) -> bool {
         match self {
-            LinkFrame::Plain(_) => false,
+            LinkFrame::Plain(_) | LinkFrame::Rlp { .. } | LinkFrame::Airmail { .. } => false,
             LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
             LinkFrame::Tulip(f) => f.is_lack(),
         }
@@ -56,9 +77,13 @@ impl LinkFrame {
             _ => self.data_packet(),
         }
     }
-    /// The datagram a data frame carries (not a LACK's piggyback).
+    /// The datagram a data frame carries (not a LACK's piggyback). A fragmenting link layer
+    /// (RLP) names the first datagram whose last byte the frame carries, so per-datagram
+    /// counters see each datagram once per transmission of its final frame.
     pub fn data_packet(&self) -> Option<&Packet> {
         match self {
+            LinkFrame::Rlp { frame, .. } => frame.completes(),
+            LinkFrame::Airmail { frame, .. } => frame.completes(),
             LinkFrame::Plain(p) => Some(p),
             LinkFrame::StopAndWait(SawFrame::Data { packet, .. })
             | LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => Some(packet),
@@ -95,8 +120,15 @@ pub struct LinkMetrics {
     pub acks_received: u64,
     /// Reliable frames released in order to the network layer.
     pub frames_released: u64,
-    /// Reliable frames given up at the retry limit.
+    /// Reliable frames given up at the retry limit (RLP: datagrams lost to link resets).
     pub drops: u64,
+    /// Frames received again though the receiver had them: redundant link retransmissions.
+    pub duplicates_received: u64,
+    /// TCP data segments handed to the link layer that it had been given before: TCP's
+    /// retransmissions on top of the link's (RLP; the survey §2.1's "duplicated effort").
+    pub tcp_duplicates: u64,
+    /// Link resets (RLP after N2 unanswered polls).
+    pub resets: u64,
 }
 
 /// `none`: hands each datagram to the MAC, one at a time.
@@ -111,6 +143,8 @@ pub enum AnyLinkLayer {
     None(NoLink),
     StopAndWait(Box<StopAndWait>, SawAcks),
     Tulip(Box<TulipLink>),
+    Rlp(Box<Rlp>),
+    Airmail(Box<Airmail>),
 }
 
 /// Link ACKs received by a stop-and-wait sender (its own metrics count the sender side).
@@ -131,6 +165,8 @@ impl AnyLinkLayer {
             AnyLinkLayer::None(n) => !n.at_mac,
             AnyLinkLayer::StopAndWait(s, _) => s.queued_packets() == 0,
             AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
+            AnyLinkLayer::Rlp(r) => r.can_accept(),
+            AnyLinkLayer::Airmail(a) => a.can_accept(),
         }
     }
 
@@ -139,6 +175,8 @@ impl AnyLinkLayer {
             AnyLinkLayer::None(_) => None,
             AnyLinkLayer::StopAndWait(s, _) => s.poll_timeout(),
             AnyLinkLayer::Tulip(t) => t.poll_timeout(),
+            AnyLinkLayer::Rlp(r) => r.poll_timeout(),
+            AnyLinkLayer::Airmail(a) => a.poll_timeout(),
         }
     }
 
@@ -183,6 +221,46 @@ impl AnyLinkLayer {
                     }
                 }
             }
+            AnyLinkLayer::Rlp(r) => {
+                let input = match input {
+                    LinkInput::FromNetwork(p) => RlpInput::FromNetwork(p),
+                    LinkInput::FrameReceived(LinkFrame::Rlp { frame, .. }) => {
+                        RlpInput::FrameReceived(frame)
+                    }
+                    LinkInput::FrameReceived(_) => return,
+                    LinkInput::MacSignal(sig) => RlpInput::MacSignal(sig),
+                    LinkInput::Timeout => RlpInput::Timeout,
+                };
+                let bytes = r.config().frame_bytes();
+                let mut o = Vec::new();
+                r.handle(now, input, &mut o);
+                out.extend(o.into_iter().map(|x| match x {
+                    RlpOutput::ToMac(frame) => LinkOutput::ToMac(LinkFrame::Rlp { frame, bytes }),
+                    RlpOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+                }));
+            }
+            AnyLinkLayer::Airmail(a) => {
+                let input = match input {
+                    LinkInput::FromNetwork(p) => AirmailInput::FromNetwork(p),
+                    LinkInput::FrameReceived(LinkFrame::Airmail { frame, .. }) => {
+                        AirmailInput::FrameReceived(frame)
+                    }
+                    LinkInput::FrameReceived(_) => return,
+                    LinkInput::MacSignal(sig) => AirmailInput::MacSignal(sig),
+                    LinkInput::Timeout => AirmailInput::Timeout,
+                };
+                let mut o = Vec::new();
+                a.handle(now, input, &mut o);
+                for x in o {
+                    out.push(match x {
+                        AirmailOutput::ToMac(frame) => {
+                            let bytes = a.config().frame_bytes(&frame);
+                            LinkOutput::ToMac(LinkFrame::Airmail { frame, bytes })
+                        }
+                        AirmailOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+                    });
+                }
+            }
         }
     }
 
@@ -203,6 +281,8 @@ impl AnyLinkLayer {
                     acks_received: acks.0,
                     frames_released,
                     drops,
+                    duplicates_received: s.metrics().duplicates_discarded,
+                    ..LinkMetrics::default()
                 }
             }
             AnyLinkLayer::Tulip(t) => {
@@ -213,6 +293,33 @@ impl AnyLinkLayer {
                     acks_received: s.lacks_received,
                     frames_released: r.frames_released,
                     drops: 0,
+                    ..LinkMetrics::default()
+                }
+            }
+            AnyLinkLayer::Rlp(r) => {
+                let m = r.metrics();
+                LinkMetrics {
+                    retransmissions: m.retransmissions,
+                    acks_sent: m.s_frames_sent,
+                    acks_received: m.s_frames_received,
+                    frames_released: m.frames_released,
+                    drops: m.datagrams_dropped,
+                    duplicates_received: m.duplicates_received,
+                    tcp_duplicates: m.tcp_duplicates,
+                    resets: m.resets,
+                }
+            }
+            AnyLinkLayer::Airmail(a) => {
+                let m = a.metrics();
+                LinkMetrics {
+                    retransmissions: m.retransmissions,
+                    acks_sent: m.statuses_sent,
+                    acks_received: m.statuses_received,
+                    frames_released: m.blocks_released,
+                    drops: 0,
+                    duplicates_received: m.duplicates_received,
+                    tcp_duplicates: m.tcp_duplicates,
+                    resets: 0,
                 }
             }
         }

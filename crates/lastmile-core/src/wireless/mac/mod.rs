@@ -7,6 +7,7 @@
 //! - `ideal`: serialization only, no contention, no MAC ACK.
 //! - `dcf`: IEEE 802.11 DCF (clause 9.2), basic access and RTS/CTS.
 //! - `fama`: FAMA-NCS floor acquisition with TULIP's MAC acceleration.
+//! - `duplex`: a full-duplex radio channel per station (FDD): no contention, no MAC ACK.
 //!
 //! [`AnyMac`] dispatches over them by enum. FAMA's one extra input, the in-floor reply of
 //! MAC acceleration, goes through [`AnyMac::reply_in_floor`]; frame lengths on the air come
@@ -18,6 +19,7 @@
 
 pub mod common;
 pub mod dcf;
+pub mod duplex;
 pub mod fama;
 pub mod ideal;
 
@@ -26,6 +28,7 @@ mod tests;
 
 pub use common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
 pub use dcf::{Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
+pub use duplex::{DuplexConfig, DuplexMac};
 pub use fama::{Fama, FamaConfig, FamaCounters};
 pub use ideal::{IdealConfig, IdealMac};
 
@@ -38,6 +41,7 @@ pub enum AnyMac<P> {
     Ideal(IdealMac<P>),
     Dcf(Dcf<P>),
     Fama(Fama<P>),
+    Duplex(DuplexMac<P>),
 }
 
 /// What became of a link layer's reply handed to [`AnyMac::reply_in_floor`].
@@ -58,6 +62,7 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Ideal(m) => m.handle(now, input, out),
             AnyMac::Dcf(m) => m.handle(now, input, out),
             AnyMac::Fama(m) => m.handle(now, input, out),
+            AnyMac::Duplex(m) => m.handle(now, input, out),
         }
     }
 
@@ -101,6 +106,7 @@ impl<P: Clone> AnyMac<P> {
     pub fn frame_bytes(&self, frame: &MacFrame<P>) -> u32 {
         match self {
             AnyMac::Fama(m) => m.config().frame_bytes(frame),
+            AnyMac::Duplex(m) => m.config().frame_bytes(frame.msdu_bytes),
             AnyMac::Ideal(_) | AnyMac::Dcf(_) => frame.bytes(),
         }
     }
@@ -110,6 +116,7 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Ideal(m) => m.poll_timeout(),
             AnyMac::Dcf(m) => m.poll_timeout(),
             AnyMac::Fama(m) => m.poll_timeout(),
+            AnyMac::Duplex(m) => m.poll_timeout(),
         }
     }
 
@@ -118,6 +125,7 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Ideal(m) => m.counters().clone(),
             AnyMac::Dcf(m) => m.counters().clone(),
             AnyMac::Fama(m) => fama_counters(m.counters()),
+            AnyMac::Duplex(m) => m.counters().clone(),
         }
     }
 
@@ -155,6 +163,12 @@ impl<P: Clone> AnyMac<P> {
                     + c.tau * 4
                     + c.data_airtime(reply_msdu)
             }
+            // The reply has a channel of its own: the data's way there and decoding, the
+            // reply's airtime, its way back and decoding.
+            AnyMac::Duplex(m) => {
+                let c = m.config();
+                (c.propagation + c.decode_delay) * 2 + c.airtime(reply_msdu)
+            }
         }
     }
 
@@ -180,6 +194,7 @@ impl<P: Clone> AnyMac<P> {
             AnyMac::Ideal(_) => "ideal",
             AnyMac::Dcf(_) => "dcf",
             AnyMac::Fama(_) => "fama",
+            AnyMac::Duplex(_) => "duplex",
         }
     }
 }
