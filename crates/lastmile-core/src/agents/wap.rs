@@ -72,10 +72,13 @@ struct Gateway {
 
 impl ConnState for Gateway {
     fn deadline(&self) -> Option<SimTime> {
-        [self.wired.conn().poll_timeout(), self.responder.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.wired.conn().poll_timeout(),
+            self.responder.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
     fn held_bytes(&self) -> u64 {
         self.response_bytes + self.responder.held_bytes()
@@ -166,7 +169,8 @@ impl WapAgent {
                 let origin = packet.origin_time;
                 self.with(&key, out, |g, out| {
                     let mut delivered = Vec::new();
-                    g.wired.on_segment(now, &seg, origin, &mut out.packets, &mut delivered);
+                    g.wired
+                        .on_segment(now, &seg, origin, &mut out.packets, &mut delivered);
                     g.on_response(now, &delivered, out);
                 });
             }
@@ -184,7 +188,12 @@ impl WapAgent {
     }
 
     /// Runs `f` on gateway `key` and notes it for removal once it is done.
-    fn with(&mut self, key: &ConnKey, out: &mut AgentOutbox, f: impl FnOnce(&mut Gateway, &mut AgentOutbox)) {
+    fn with(
+        &mut self,
+        key: &ConnKey,
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut Gateway, &mut AgentOutbox),
+    ) {
         let finished = &mut self.finished;
         self.gateways.update(key, |g| {
             f(g, out);

@@ -51,10 +51,13 @@ struct Split {
 
 impl ConnState for Split {
     fn deadline(&self) -> Option<SimTime> {
-        [self.wired.conn().poll_timeout(), self.wireless.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.wired.conn().poll_timeout(),
+            self.wireless.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
     /// The relay buffer: what WTCP-Sinha has not had acknowledged by the mobile.
     fn held_bytes(&self) -> u64 {
@@ -113,7 +116,10 @@ impl WtcpSinhaAgent {
         let t = &self.spec.tcp;
         let isn = self.isn.next_u64() as u32;
         let wired = WiredHalf::listening(key, flow, t, isn, self.spec.buffer.bytes());
-        let cfg = self.spec.wtcp.config(t.mss.bytes(), self.spec.buffer.bytes());
+        let cfg = self
+            .spec
+            .wtcp
+            .config(t.mss.bytes(), self.spec.buffer.bytes());
         let mut wireless = WtcpSinhaConnection::new(cfg, key.fh.1, key.mh.1);
         let mut w_out = TransportOutbox::default();
         wireless.connect(now, &mut w_out);
@@ -145,7 +151,8 @@ impl WtcpSinhaAgent {
                 out.verdict = Verdict::Consume;
                 self.with(&key, out, |s, out| {
                     let mut delivered = Vec::new();
-                    s.wired.on_segment(now, &seg, origin, &mut out.packets, &mut delivered);
+                    s.wired
+                        .on_segment(now, &seg, origin, &mut out.packets, &mut delivered);
                     let mut w_out = TransportOutbox::default();
                     for d in &delivered {
                         s.wireless
@@ -176,7 +183,12 @@ impl WtcpSinhaAgent {
         }
     }
 
-    fn with(&mut self, key: &ConnKey, out: &mut AgentOutbox, f: impl FnOnce(&mut Split, &mut AgentOutbox)) {
+    fn with(
+        &mut self,
+        key: &ConnKey,
+        out: &mut AgentOutbox,
+        f: impl FnOnce(&mut Split, &mut AgentOutbox),
+    ) {
         let finished = &mut self.finished;
         self.splits.update(key, |s| {
             f(s, out);
@@ -263,7 +275,9 @@ impl Agent for WtcpSinhaAgent {
         for (key, s) in self.splits.iter() {
             let conn = s.wired.conn();
             if conn.unacknowledged_bytes() > 0 && conn.poll_timeout().is_none() {
-                return Err(format!("wtcp_sinha {key:?}: the wired half has data and no timer"));
+                return Err(format!(
+                    "wtcp_sinha {key:?}: the wired half has data and no timer"
+                ));
             }
             if s.wireless.unacknowledged_bytes() > 0 && s.wireless.poll_timeout().is_none() {
                 return Err(format!(

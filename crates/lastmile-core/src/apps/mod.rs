@@ -184,8 +184,9 @@ impl AppSpec {
                 let request = rr.request.bytes() as f64;
                 OfferedLoad {
                     frames: n * ((object / mss_bytes).ceil() + (request / mss_bytes).ceil()),
-                    needs_s: n * ((object + request) * 8.0 / bottleneck_bps
-                        + rr.think_time.sim().as_secs_f64()),
+                    needs_s: n
+                        * ((object + request) * 8.0 / bottleneck_bps
+                            + rr.think_time.sim().as_secs_f64()),
                     acked: true,
                 }
             }

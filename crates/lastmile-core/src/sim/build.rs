@@ -4,13 +4,13 @@
 
 use crate::engine::FxHashMap;
 
+use crate::agents::AgentSpec;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, RoutingTable};
 use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
-use crate::agents::AgentSpec;
 use crate::tcp::{TcpConfig, TcpConnection};
 use crate::transport::wtcp_sinha::{WtcpSinhaConfig, WtcpSinhaConnection};
 use crate::transport::wtp::{WtpConfig, WtpInitiator};
@@ -215,7 +215,9 @@ fn sink_endpoint(
         ))),
         TransportKind::WtcpSinha => {
             let cfg = match gateway {
-                Some(AgentSpec::WtcpSinha(p)) => p.wtcp.config(f.tcp.mss.bytes(), f.tcp.rwnd.bytes()),
+                Some(AgentSpec::WtcpSinha(p)) => {
+                    p.wtcp.config(f.tcp.mss.bytes(), f.tcp.rwnd.bytes())
+                }
                 _ => WtcpSinhaConfig::new(
                     f.tcp.mss.bytes().min(u64::from(u32::MAX)) as u32,
                     f.tcp.rwnd.bytes().min(u64::from(u32::MAX)) as u32,

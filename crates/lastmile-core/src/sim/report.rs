@@ -1,6 +1,7 @@
 //! Turning the world's counters into the run summary (`metrics::RunSummary`).
 
 use crate::engine::SimTime;
+use crate::metrics::summary::object_times;
 use crate::metrics::{
     CellSummary, EngineSummary, FlowSummary, LinkSummary, RunSummary, WirelessSummary,
 };
@@ -37,6 +38,19 @@ pub fn summarize(
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
             let threshold = stall_threshold(source.largest_base_rto());
+            let (objects_completed, object_time_mean_s, object_time_median_s, object_time_max_s) =
+                match f.app.objects() {
+                    Some(objects) => {
+                        let times: Vec<f64> = objects
+                            .iter()
+                            .filter_map(|o| o.completed.map(|c| c.saturating_since(o.requested)))
+                            .map(|d| d.as_secs_f64())
+                            .collect();
+                        let (n, mean, median, max) = object_times(&times);
+                        (Some(n), mean, median, max)
+                    }
+                    None => (None, None, None, None),
+                };
             FlowSummary {
                 name: f.name.clone(),
                 src: f.src.clone(),
@@ -59,6 +73,10 @@ pub fn summarize(
                 delay_std_s: f.delay.std(),
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
+                objects_completed,
+                object_time_mean_s,
+                object_time_median_s,
+                object_time_max_s,
             }
         })
         .collect();

@@ -471,8 +471,18 @@ impl World {
         let flow = self.endpoints[ep.index()].flow;
         let any = !out.tcp.delivered.is_empty() || !out.other.delivered.is_empty();
         let delivered: u64 = if any && self.flows[flow.index()].app.wants_deliveries() {
-            let tcp = out.tcp.delivered.iter().map(|d| u64::from(d.len)).sum::<u64>();
-            tcp + out.other.delivered.iter().map(|d| u64::from(d.len)).sum::<u64>()
+            let tcp = out
+                .tcp
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>();
+            tcp + out
+                .other
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>()
         } else {
             0
         };

@@ -150,7 +150,11 @@ fn check_flow(
         (Some(kind), Some(g)) if kind != g.agent.name() => Err(ScenarioError::bad_value(
             path,
             written,
-            format!("\"{}\", the protocol of the gateway on \"{}\"", g.agent.name(), g.node),
+            format!(
+                "\"{}\", the protocol of the gateway on \"{}\"",
+                g.agent.name(),
+                g.node
+            ),
         )),
         (Some(_), Some(g)) if !g.towards_wireless => Err(ScenarioError::bad_value(
             format!("flow[{i}].dst"),

@@ -108,8 +108,12 @@ impl AnyEndpoint {
     pub fn on_packet(&mut self, now: SimTime, packet: &Packet, out: &mut EndpointOutbox) {
         let origin = packet.origin_time;
         match (self, &packet.transport) {
-            (AnyEndpoint::Tcp(c), Transport::Tcp(seg)) => c.on_segment(now, seg, origin, &mut out.tcp),
-            (AnyEndpoint::Wtp(w), Transport::Wtp(pdu)) => w.on_pdu(now, pdu, origin, &mut out.other),
+            (AnyEndpoint::Tcp(c), Transport::Tcp(seg)) => {
+                c.on_segment(now, seg, origin, &mut out.tcp)
+            }
+            (AnyEndpoint::Wtp(w), Transport::Wtp(pdu)) => {
+                w.on_pdu(now, pdu, origin, &mut out.other)
+            }
             (AnyEndpoint::WtcpSinha(c), Transport::WtcpSinha(seg)) => {
                 c.on_segment(now, seg, origin, &mut out.other)
             }
@@ -147,7 +151,13 @@ impl AnyEndpoint {
 
     /// The client's request of `bytes` for an object of `reply_bytes`: written to the
     /// stream by TCP and WTCP-Sinha, a class 2 transaction for WTP.
-    pub fn request(&mut self, now: SimTime, bytes: u64, reply_bytes: u64, out: &mut EndpointOutbox) {
+    pub fn request(
+        &mut self,
+        now: SimTime,
+        bytes: u64,
+        reply_bytes: u64,
+        out: &mut EndpointOutbox,
+    ) {
         match self {
             AnyEndpoint::Wtp(w) => {
                 let clamp = |b: u64| b.min(u64::from(u32::MAX)) as u32;

@@ -12,8 +12,8 @@ use crate::agents::ConnKey;
 use crate::engine::SimTime;
 use crate::ids::FlowId;
 use crate::packet::{
-    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, TcpSegment, Transport, DEFAULT_TTL,
-    PROTO_TCP, PROTO_UDP,
+    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, TcpSegment, Transport, DEFAULT_TTL, PROTO_TCP,
+    PROTO_UDP,
 };
 use crate::tcp::{Delivery, TcpConfig, TcpConnection, TcpOutbox, TcpSpec};
 
@@ -107,7 +107,12 @@ impl WiredHalf {
     }
 
     /// Its timer is due.
-    pub fn on_timeout(&mut self, now: SimTime, packets: &mut Vec<Packet>, delivered: &mut Vec<Delivery>) {
+    pub fn on_timeout(
+        &mut self,
+        now: SimTime,
+        packets: &mut Vec<Packet>,
+        delivered: &mut Vec<Delivery>,
+    ) {
         if self.conn.poll_timeout().is_some_and(|t| t <= now) {
             let mut out = TcpOutbox::default();
             self.conn.on_timeout(now, &mut out);

@@ -10,6 +10,7 @@
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 //! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
@@ -21,5 +22,6 @@ mod golden_summaries;
 mod hardening;
 mod lle;
 mod scenario_files;
+mod wide_area;
 mod wireless;
 mod wwan;

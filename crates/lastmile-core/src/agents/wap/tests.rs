@@ -86,7 +86,10 @@ fn wap_gateway_fetches_each_invoked_object_over_tcp_and_returns_it_as_the_result
     assert_eq!(out.verdict, Verdict::Consume);
     let request = tcp_to(&out, FH.0);
     assert_eq!(request.iter().map(|s| s.payload_len).sum::<u32>(), 250);
-    assert!(wtp_to_mobile(&out).is_empty(), "no result before the object");
+    assert!(
+        wtp_to_mobile(&out).is_empty(),
+        "no result before the object"
+    );
     assert_eq!(g.pending_requests(&KEY), Some(1));
     // The object comes back in three segments of 100: the Result follows the last.
     let ack = ack + 250;
@@ -100,7 +103,12 @@ fn wap_gateway_fetches_each_invoked_object_over_tcp_and_returns_it_as_the_result
     assert!(result[0].from_responder);
     assert!(matches!(
         result[0].kind,
-        WtpPduKind::Result { psn: 0, ttr: true, bytes: 300, .. }
+        WtpPduKind::Result {
+            psn: 0,
+            ttr: true,
+            bytes: 300,
+            ..
+        }
     ));
     assert_eq!(g.pending_requests(&KEY), Some(0));
     // Until the mobile acknowledges, R (7 s) will resend it.

@@ -101,7 +101,11 @@ impl WtcpSinhaSpec {
         }
         let finite = |x: f64| x.is_finite();
         if !finite(self.increase_below) || self.increase_below < 1.0 {
-            return bad("increase_below", self.increase_below.to_string(), "a ratio of at least 1");
+            return bad(
+                "increase_below",
+                self.increase_below.to_string(),
+                "a ratio of at least 1",
+            );
         }
         if !finite(self.decrease_above) || self.decrease_above < self.increase_below {
             return bad(
@@ -118,10 +122,18 @@ impl WtcpSinhaSpec {
             );
         }
         if !finite(self.loss_deviations) || !(0.0..=100.0).contains(&self.loss_deviations) {
-            return bad("loss_deviations", self.loss_deviations.to_string(), "0 to 100");
+            return bad(
+                "loss_deviations",
+                self.loss_deviations.to_string(),
+                "0 to 100",
+            );
         }
         if self.probe_max.sim() == SimDuration::ZERO {
-            return bad("probe_max", format!("\"{}\"", self.probe_max), "a time greater than zero");
+            return bad(
+                "probe_max",
+                format!("\"{}\"", self.probe_max),
+                "a time greater than zero",
+            );
         }
         Ok(())
     }

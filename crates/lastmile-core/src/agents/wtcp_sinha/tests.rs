@@ -69,14 +69,22 @@ fn wtcp_sinha_proxy_splits_the_connection_and_relays_paced_packets_to_the_mobile
     let synack = tcp_to(&out, FH.0);
     assert_eq!(synack[0].header.control, Control::Syn);
     let to_mobile = wtcp_to_mobile(&out);
-    assert!(matches!(to_mobile[..], [WtcpBody::Syn { .. }]), "{to_mobile:?}");
-    let WtcpBody::Syn { ts } = to_mobile[0] else { unreachable!() };
+    assert!(
+        matches!(to_mobile[..], [WtcpBody::Syn { .. }]),
+        "{to_mobile:?}"
+    );
+    let WtcpBody::Syn { ts } = to_mobile[0] else {
+        unreachable!()
+    };
     // The mobile accepts after 1 s; the proxy completes its handshake.
     let out = show_to(
         &mut p,
         ms(1000),
         Side::Wireless,
-        from_mobile(WtcpBody::SynAck { ts: ms(500), ts_echo: ts }),
+        from_mobile(WtcpBody::SynAck {
+            ts: ms(500),
+            ts_echo: ts,
+        }),
     );
     assert!(matches!(wtcp_to_mobile(&out)[..], [WtcpBody::Ack(_)]));
     // The fixed host's bytes: the first two packets go back to back as the pair.

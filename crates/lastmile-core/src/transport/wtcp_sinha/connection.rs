@@ -225,7 +225,13 @@ impl WtcpSinhaConnection {
         self.output(now, out);
     }
 
-    fn dispatch(&mut self, now: SimTime, body: WtcpBody, origin: SimTime, out: &mut TransportOutbox) {
+    fn dispatch(
+        &mut self,
+        now: SimTime,
+        body: WtcpBody,
+        origin: SimTime,
+        out: &mut TransportOutbox,
+    ) {
         match body {
             WtcpBody::Data(d) => self.receiver.on_data(now, &d, origin, &mut out.delivered),
             WtcpBody::Ack(a) => self.sender.on_ack(now, &a),
@@ -237,8 +243,7 @@ impl WtcpSinhaConnection {
     fn establish(&mut self, now: SimTime, rtt: SimDuration) {
         self.state = WtcpSinhaState::Established;
         self.syn_deadline = None;
-        self.sender
-            .start(now, rtt, u64::from(self.cfg.rwnd_bytes));
+        self.sender.start(now, rtt, u64::from(self.cfg.rwnd_bytes));
     }
 
     /// Sends what the pacing allows, then an ACK if one is due; closes a passive half
@@ -266,14 +271,24 @@ impl WtcpSinhaConnection {
 
     fn send_syn(&mut self, now: SimTime, out: &mut TransportOutbox) {
         self.syn_sent_at = now;
-        self.syn_deadline = Some(now + self.cfg.syn_timeout.saturating_mul(1 << self.syn_backoff.min(16)));
+        self.syn_deadline = Some(
+            now + self
+                .cfg
+                .syn_timeout
+                .saturating_mul(1 << self.syn_backoff.min(16)),
+        );
         self.push(out, WtcpBody::Syn { ts: now }, now);
     }
 
     fn send_syn_ack(&mut self, now: SimTime, out: &mut TransportOutbox) {
         let ts_echo = self.receiver.echo();
         self.syn_sent_at = now;
-        self.syn_deadline = Some(now + self.cfg.syn_timeout.saturating_mul(1 << self.syn_backoff.min(16)));
+        self.syn_deadline = Some(
+            now + self
+                .cfg
+                .syn_timeout
+                .saturating_mul(1 << self.syn_backoff.min(16)),
+        );
         self.push(out, WtcpBody::SynAck { ts: now, ts_echo }, now);
     }
 
@@ -283,7 +298,8 @@ impl WtcpSinhaConnection {
             dst_port: self.remote_port,
             body,
         };
-        self.header_bytes_sent += u64::from(IPV4_HEADER_LEN + seg.datagram_len() - seg.payload_len());
+        self.header_bytes_sent +=
+            u64::from(IPV4_HEADER_LEN + seg.datagram_len() - seg.payload_len());
         out.packets.push(OutPacket::new(
             Transport::WtcpSinha(seg),
             origin,

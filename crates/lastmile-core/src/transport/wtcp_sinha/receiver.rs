@@ -229,9 +229,9 @@ impl Receiver {
     /// loss statistics; the period then starts afresh from the newest packet.
     pub fn decide(&mut self) -> RateDecision {
         let ratio = match (self.reference, self.newest) {
-            (Some((ts0, arr0)), Some((ts1, arr1))) if ts1 > ts0 => {
-                Some(arr1.saturating_since(arr0).as_secs_f64() / ts1.saturating_since(ts0).as_secs_f64())
-            }
+            (Some((ts0, arr0)), Some((ts1, arr1))) if ts1 > ts0 => Some(
+                arr1.saturating_since(arr0).as_secs_f64() / ts1.saturating_since(ts0).as_secs_f64(),
+            ),
             _ => None,
         };
         let queue = ratio.is_some_and(|r| r > self.cfg.decrease_above);

@@ -390,7 +390,11 @@ impl Sender {
     /// nor SACKed, are lost (module notes).
     fn detect_losses(&mut self, ack: &WtcpAck) {
         let limit = if ack.more_blocks {
-            ack.blocks().iter().map(|b| b.1).max().unwrap_or(ack.cumulative)
+            ack.blocks()
+                .iter()
+                .map(|b| b.1)
+                .max()
+                .unwrap_or(ack.cumulative)
         } else {
             u32::MAX
         };
@@ -410,14 +414,15 @@ impl Sender {
         let mss_bits = self.packet_bits(self.cfg.mss);
         match decision {
             RateDecision::Increase => {
-                let dt = now.saturating_since(self.last_rate_ack).as_secs_f64().min(srtt);
+                let dt = now
+                    .saturating_since(self.last_rate_ack)
+                    .as_secs_f64()
+                    .min(srtt);
                 self.rate_bps += mss_bits / srtt * dt / srtt;
                 self.stats.increases += 1;
             }
             RateDecision::Decrease => {
-                let due = self
-                    .last_decrease
-                    .is_none_or(|t| now >= t + self.srtt);
+                let due = self.last_decrease.is_none_or(|t| now >= t + self.srtt);
                 if due {
                     self.rate_bps *= self.cfg.decrease_factor;
                     self.last_decrease = Some(now);

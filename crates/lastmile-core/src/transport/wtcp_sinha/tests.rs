@@ -48,7 +48,10 @@ fn period(r: &mut Receiver, seqs: &[u32], send_gap_ms: f64, extra_ms: f64) -> Ra
 fn wtcp_sinha_receiver_asks_for_an_increase_when_arrivals_keep_pace() {
     let mut r = Receiver::new(cfg());
     // Sent every 100 ms, arriving every 100 ms: the path keeps pace with the sender.
-    assert_eq!(period(&mut r, &[0, 1, 2, 3], 100.0, 0.0), RateDecision::Increase);
+    assert_eq!(
+        period(&mut r, &[0, 1, 2, 3], 100.0, 0.0),
+        RateDecision::Increase
+    );
     assert_eq!(r.stats().asked_increase, 1);
 }
 
@@ -57,7 +60,10 @@ fn wtcp_sinha_receiver_asks_for_a_decrease_when_a_queue_builds() {
     let mut r = Receiver::new(cfg());
     period(&mut r, &[0, 1, 2, 3], 100.0, 0.0);
     // Now they arrive every 150 ms: ratio 1.5, above 1.2.
-    assert_eq!(period(&mut r, &[4, 5, 6, 7], 100.0, 50.0), RateDecision::Decrease);
+    assert_eq!(
+        period(&mut r, &[4, 5, 6, 7], 100.0, 50.0),
+        RateDecision::Decrease
+    );
 }
 
 #[test]
@@ -65,7 +71,10 @@ fn wtcp_sinha_receiver_asks_for_a_rate_decrease_on_congestion_like_loss() {
     let mut r = Receiver::new(cfg());
     period(&mut r, &[0, 1, 2, 3], 100.0, 0.0);
     // Packet 5 is lost while arrivals fall behind the sending (a queue builds): congestion.
-    assert_eq!(period(&mut r, &[4, 6, 7, 8], 100.0, 50.0), RateDecision::Decrease);
+    assert_eq!(
+        period(&mut r, &[4, 6, 7, 8], 100.0, 50.0),
+        RateDecision::Decrease
+    );
     assert_eq!(r.stats().congestion_losses, 1);
     assert_eq!(r.stats().predicted_wireless_losses, 0);
 }
@@ -75,10 +84,16 @@ fn wtcp_sinha_receiver_keeps_the_rate_on_a_predicted_wireless_loss() {
     let mut r = Receiver::new(cfg());
     period(&mut r, &[0, 1, 2, 3], 100.0, 0.0);
     // Packet 5 is lost while the arrivals keep pace: no queue, one loss — a wireless error.
-    assert_eq!(period(&mut r, &[4, 6, 7, 8], 100.0, 0.0), RateDecision::Keep);
+    assert_eq!(
+        period(&mut r, &[4, 6, 7, 8], 100.0, 0.0),
+        RateDecision::Keep
+    );
     assert_eq!(r.stats().predicted_wireless_losses, 1);
     assert_eq!(r.stats().congestion_losses, 0);
-    assert!(r.uncongested_loss_mean() > 0.0, "the loss feeds the statistics");
+    assert!(
+        r.uncongested_loss_mean() > 0.0,
+        "the loss feeds the statistics"
+    );
 }
 
 #[test]
@@ -87,7 +102,10 @@ fn wtcp_sinha_receiver_decreases_when_losses_exceed_the_uncongested_statistics()
     period(&mut r, &[0, 1, 2, 3], 100.0, 0.0);
     // Three of seven lost in one period, no queue: more than losses seen while
     // uncongested explain (none yet, so one is allowed).
-    assert_eq!(period(&mut r, &[4, 6, 8, 10], 100.0, 0.0), RateDecision::Decrease);
+    assert_eq!(
+        period(&mut r, &[4, 6, 8, 10], 100.0, 0.0),
+        RateDecision::Decrease
+    );
     assert_eq!(r.stats().congestion_losses, 3);
 }
 
@@ -107,7 +125,9 @@ fn wtcp_sinha_statistics_learnt_while_uncongested_allow_more_wireless_losses() {
     let learnt = r.uncongested_loss_mean();
     assert!((learnt - 0.1).abs() < 0.01, "{learnt}");
     // Two losses in a period of twenty is now within mean + 2 deviations: kept.
-    let seqs: Vec<u32> = (next..next + 20).filter(|&s| s != next + 4 && s != next + 12).collect();
+    let seqs: Vec<u32> = (next..next + 20)
+        .filter(|&s| s != next + 4 && s != next + 12)
+        .collect();
     assert_eq!(period(&mut r, &seqs, 100.0, 0.0), RateDecision::Keep);
 }
 
@@ -122,7 +142,11 @@ fn wtcp_sinha_ack_carries_cumulative_and_sack_blocks() {
     assert_eq!(ack.cumulative, 2);
     assert_eq!(ack.blocks(), &[(3, 5), (7, 8)]);
     assert!(!ack.more_blocks);
-    assert_eq!(d.iter().map(|x| x.len).sum::<u32>(), 1000, "0 and 1 delivered in order");
+    assert_eq!(
+        d.iter().map(|x| x.len).sum::<u32>(),
+        1000,
+        "0 and 1 delivered in order"
+    );
     assert_eq!(ack.window, 64_000 - 3 * 500);
 }
 
@@ -189,7 +213,10 @@ fn wtcp_sinha_probes_on_a_blackout_instead_of_a_retransmission_timer() {
     let mut probes = Vec::new();
     let mut now = ms(2000.0);
     while probes.len() < 5 {
-        now = s.poll_timeout().expect("a probe is always pending").max(now);
+        now = s
+            .poll_timeout()
+            .expect("a probe is always pending")
+            .max(now);
         if let Some(ts) = s.on_timer(now) {
             probes.push(ts);
         } else {
@@ -197,21 +224,38 @@ fn wtcp_sinha_probes_on_a_blackout_instead_of_a_retransmission_timer() {
         }
     }
     assert!(s.is_probing());
-    assert_eq!(s.stats().retransmissions, 0, "nothing is retransmitted on a timer");
+    assert_eq!(
+        s.stats().retransmissions,
+        0,
+        "nothing is retransmitted on a timer"
+    );
     assert_eq!(s.stats().blackouts, 1);
     let gaps: Vec<f64> = probes
         .windows(2)
         .map(|w| w[1].saturating_since(w[0]).as_secs_f64())
         .collect();
-    assert!(gaps.windows(2).all(|g| g[1] >= g[0]), "backing off: {gaps:?}");
-    assert!(gaps.iter().all(|&g| g <= 4.0 + 1e-9), "at most probe_max: {gaps:?}");
+    assert!(
+        gaps.windows(2).all(|g| g[1] >= g[0]),
+        "backing off: {gaps:?}"
+    );
+    assert!(
+        gaps.iter().all(|&g| g <= 4.0 + 1e-9),
+        "at most probe_max: {gaps:?}"
+    );
     assert!(s.next_packet(now).is_none(), "no data while probing");
     // The blackout ends: the ACK answering the last probe shows what arrived.
     let rate = s.rate_bps();
     let last = *probes.last().unwrap();
-    s.on_ack(last + SimDuration::from_secs(1), &ack(2, &[], last, RateDecision::Keep));
+    s.on_ack(
+        last + SimDuration::from_secs(1),
+        &ack(2, &[], last, RateDecision::Keep),
+    );
     assert!(!s.is_probing());
-    assert_eq!(s.rate_bps(), rate, "a blackout is not congestion: the rate is kept");
+    assert_eq!(
+        s.rate_bps(),
+        rate,
+        "a blackout is not congestion: the rate is kept"
+    );
     let (d, _) = s.next_packet(last + SimDuration::from_secs(1)).unwrap();
     assert_eq!(d.seq, 2, "the packets lost in the blackout go first");
 }
@@ -220,7 +264,10 @@ fn wtcp_sinha_probes_on_a_blackout_instead_of_a_retransmission_timer() {
 fn wtcp_sinha_decrease_applied_at_most_once_per_rtt() {
     let mut s = established_sender();
     let r0 = s.rate_bps();
-    s.on_ack(ms(100.0), &ack(0, &[], SimTime::ZERO, RateDecision::Decrease));
+    s.on_ack(
+        ms(100.0),
+        &ack(0, &[], SimTime::ZERO, RateDecision::Decrease),
+    );
     // (The floor is one packet per RTT; the start rate is that floor, so first raise it.)
     assert!(s.rate_bps() >= r0 * 0.5 - 1e-9);
     let mut t = 200.0;
@@ -233,8 +280,15 @@ fn wtcp_sinha_decrease_applied_at_most_once_per_rtt() {
     s.on_ack(ms(t), &ack(0, &[], SimTime::ZERO, RateDecision::Decrease));
     let once = s.rate_bps();
     assert!((once - high * 0.5).abs() < 1e-6 * high);
-    s.on_ack(ms(t + 100.0), &ack(0, &[], SimTime::ZERO, RateDecision::Decrease));
-    assert_eq!(s.rate_bps(), once, "a second decrease within an RTT is ignored");
+    s.on_ack(
+        ms(t + 100.0),
+        &ack(0, &[], SimTime::ZERO, RateDecision::Decrease),
+    );
+    assert_eq!(
+        s.rate_bps(),
+        once,
+        "a second decrease within an RTT is ignored"
+    );
 }
 
 // ---- whole transfers over a pipe -----------------------------------------------------
@@ -322,7 +376,9 @@ fn transfer<F: FnMut(u64, &WtcpSegment, SimTime) -> bool>(
             run.delivered += u64::from(d.len);
         }
         for p in back.packets.drain(..) {
-            let Transport::WtcpSinha(seg) = p.transport else { unreachable!() };
+            let Transport::WtcpSinha(seg) = p.transport else {
+                unreachable!()
+            };
             n += 1;
             events.insert((now + pipe.delay, n), (false, seg, p.origin_time));
         }
@@ -382,7 +438,10 @@ fn wtcp_sinha_random_wireless_losses_are_repaired_without_cutting_the_rate_much(
     assert!(t < 36.5 * 1.5, "{t} s");
     let st = run.a.stats();
     assert!(st.sender.retransmissions >= 5);
-    assert_eq!(st.sender.blackouts, 0, "SACK repairs every loss: no probe needed");
+    assert_eq!(
+        st.sender.blackouts, 0,
+        "SACK repairs every loss: no probe needed"
+    );
 }
 
 #[test]

@@ -76,13 +76,20 @@ impl WtcpAck {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum WtcpBody {
     /// Opens the connection (`ts`: its send time, for the first RTT sample).
-    Syn { ts: SimTime },
+    Syn {
+        ts: SimTime,
+    },
     /// Accepts it, echoing the SYN's send time.
-    SynAck { ts: SimTime, ts_echo: SimTime },
+    SynAck {
+        ts: SimTime,
+        ts_echo: SimTime,
+    },
     Data(WtcpData),
     Ack(WtcpAck),
     /// Asks the receiver for an ACK (the survey: "probe segments to elicit receiver ACKs").
-    Probe { ts: SimTime },
+    Probe {
+        ts: SimTime,
+    },
 }
 
 /// One WTCP-Sinha packet.

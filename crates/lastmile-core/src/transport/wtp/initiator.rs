@@ -157,7 +157,13 @@ impl WtpInitiator {
     }
 
     /// A PDU from the responder arrived.
-    pub fn on_pdu(&mut self, now: SimTime, pdu: &WtpPdu, origin: SimTime, out: &mut TransportOutbox) {
+    pub fn on_pdu(
+        &mut self,
+        now: SimTime,
+        pdu: &WtpPdu,
+        origin: SimTime,
+        out: &mut TransportOutbox,
+    ) {
         if !pdu.from_responder {
             return;
         }

@@ -89,6 +89,8 @@ pub const MAX_SEGMENTS: u32 = 256;
 impl WtpConfig {
     /// The number of segments a result of `bytes` takes (at least one).
     pub fn segments(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(u64::from(self.sar_segment_bytes.max(1))).max(1)
+        bytes
+            .div_ceil(u64::from(self.sar_segment_bytes.max(1)))
+            .max(1)
     }
 }

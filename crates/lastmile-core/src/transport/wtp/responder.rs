@@ -275,7 +275,14 @@ impl WtpResponder {
         self.send_group(tid, acked + 1, out);
     }
 
-    fn on_nack(&mut self, now: SimTime, tid: u16, first: u8, missing: u32, out: &mut TransportOutbox) {
+    fn on_nack(
+        &mut self,
+        now: SimTime,
+        tid: u16,
+        first: u8,
+        missing: u32,
+        out: &mut TransportOutbox,
+    ) {
         let Some(t) = self.transactions.get_mut(&tid) else {
             return;
         };
@@ -360,7 +367,14 @@ impl WtpResponder {
         }
     }
 
-    fn send_segment(&self, tid: u16, t: &Transaction, psn: u32, rid: bool, out: &mut TransportOutbox) {
+    fn send_segment(
+        &self,
+        tid: u16,
+        t: &Transaction,
+        psn: u32,
+        rid: bool,
+        out: &mut TransportOutbox,
+    ) {
         let seg = u64::from(self.cfg.sar_segment_bytes.max(1));
         let start = u64::from(psn) * seg;
         let bytes = t.bytes.saturating_sub(start).min(seg) as u32;
@@ -383,7 +397,14 @@ impl WtpResponder {
         self.send(tid, false, kind, now, out);
     }
 
-    fn send(&self, tid: u16, rid: bool, kind: WtpPduKind, origin: SimTime, out: &mut TransportOutbox) {
+    fn send(
+        &self,
+        tid: u16,
+        rid: bool,
+        kind: WtpPduKind,
+        origin: SimTime,
+        out: &mut TransportOutbox,
+    ) {
         let pdu = WtpPdu {
             src_port: self.local_port,
             dst_port: self.remote_port,
@@ -392,7 +413,10 @@ impl WtpResponder {
             rid,
             kind,
         };
-        out.packets
-            .push(OutPacket::new(Transport::Wtp(pdu), origin, pdu.carries_data()));
+        out.packets.push(OutPacket::new(
+            Transport::Wtp(pdu),
+            origin,
+            pdu.carries_data(),
+        ));
     }
 }

@@ -34,7 +34,11 @@ fn pdus(out: &TransportOutbox) -> Vec<WtpPdu> {
 }
 
 /// Hands `pdu` to the responder; returns its PDUs and events.
-fn to_responder(r: &mut WtpResponder, now: SimTime, pdu: &WtpPdu) -> (Vec<WtpPdu>, Vec<ResponderEvent>) {
+fn to_responder(
+    r: &mut WtpResponder,
+    now: SimTime,
+    pdu: &WtpPdu,
+) -> (Vec<WtpPdu>, Vec<ResponderEvent>) {
     let mut out = TransportOutbox::default();
     let mut events = Vec::new();
     r.on_pdu(now, pdu, &mut out, &mut events);
@@ -78,7 +82,15 @@ fn wtp_invoke_retransmitted_on_timer_and_its_result_acknowledged() {
     let mut out = TransportOutbox::default();
     let tid = mobile.invoke(s(0.0), 300, 400, &mut out);
     let first = pdus(&out)[0];
-    assert!(matches!(first.kind, WtpPduKind::Invoke { class: TransactionClass::Class2, request_bytes: 300, reply_bytes: 400, .. }));
+    assert!(matches!(
+        first.kind,
+        WtpPduKind::Invoke {
+            class: TransactionClass::Class2,
+            request_bytes: 300,
+            reply_bytes: 400,
+            ..
+        }
+    ));
     assert!(!first.rid && !first.from_responder);
     // The Invoke is lost; the retry timer (3 s) sends it again, with RID set.
     assert_eq!(mobile.poll_timeout(), Some(s(3.0)));
@@ -92,7 +104,11 @@ fn wtp_invoke_retransmitted_on_timer_and_its_result_acknowledged() {
     let (_, events) = to_responder(&mut gateway, s(3.5), &again[0]);
     assert_eq!(
         events,
-        [ResponderEvent::Invoke { tid, request_bytes: 300, reply_bytes: 400 }]
+        [ResponderEvent::Invoke {
+            tid,
+            request_bytes: 300,
+            reply_bytes: 400
+        }]
     );
     let result = result_of(&mut gateway, s(3.6), tid, 400);
     assert_eq!(psns(&result), [(0, false, true)]);
@@ -101,7 +117,13 @@ fn wtp_invoke_retransmitted_on_timer_and_its_result_acknowledged() {
     let (replies, bytes) = to_initiator(&mut mobile, s(4.0), &result[0]);
     assert_eq!(bytes, 400);
     assert_eq!(replies.len(), 1);
-    assert!(matches!(replies[0].kind, WtpPduKind::Ack { psn: None, tid_verify: false }));
+    assert!(matches!(
+        replies[0].kind,
+        WtpPduKind::Ack {
+            psn: None,
+            tid_verify: false
+        }
+    ));
     assert!(mobile.is_idle());
     // The Ack ends the transaction at the responder (TR-Result.cnf).
     let (_, events) = to_responder(&mut gateway, s(4.5), &replies[0]);
@@ -116,7 +138,11 @@ fn wtp_class2_result_retransmitted_every_r_until_acknowledged() {
     let tid = mobile.invoke(s(0.0), 100, 200, &mut out);
     to_responder(&mut gateway, s(0.5), &pdus(&out)[0]);
     let result = result_of(&mut gateway, s(1.0), tid, 200);
-    assert_eq!(gateway.poll_timeout(), Some(s(8.0)), "R = 7 s after the Result");
+    assert_eq!(
+        gateway.poll_timeout(),
+        Some(s(8.0)),
+        "R = 7 s after the Result"
+    );
     // The Result is lost: at R it is sent again with RID set.
     let (again, _) = responder_timeout(&mut gateway, s(8.0));
     assert_eq!(psns(&again), psns(&result));
@@ -144,7 +170,12 @@ fn wtp_result_aborted_after_max_rcr_retransmissions() {
     }
     let (last, events) = responder_timeout(&mut gateway, s(7.0 * 9.0));
     assert_eq!(events, [ResponderEvent::Aborted { tid }]);
-    assert!(matches!(last[0].kind, WtpPduKind::Abort { reason: AbortReason::NoResponse }));
+    assert!(matches!(
+        last[0].kind,
+        WtpPduKind::Abort {
+            reason: AbortReason::NoResponse
+        }
+    ));
     assert_eq!(gateway.stats().retransmissions, u64::from(MAX_RCR));
     // The mobile learns the transaction is over.
     to_initiator(&mut mobile, s(64.0), &last[0]);
@@ -179,7 +210,11 @@ fn wtp_hold_on_ack_at_a_stops_the_invoke_retries() {
     assert!(matches!(hold_on[0].kind, WtpPduKind::Ack { psn: None, .. }));
     assert_eq!(mobile.poll_timeout(), Some(s(3.0)));
     to_initiator(&mut mobile, s(5.0), &hold_on[0]);
-    assert_eq!(mobile.poll_timeout(), None, "the Invoke is confirmed: no more retries");
+    assert_eq!(
+        mobile.poll_timeout(),
+        None,
+        "the Invoke is confirmed: no more retries"
+    );
     // A retried Invoke (RID set) that crossed the Ack is answered with the Ack again.
     let retried = WtpPdu {
         rid: true,
@@ -200,7 +235,10 @@ fn wtp_sar_result_sent_in_groups_of_three_each_group_acknowledged() {
     let tid = mobile.invoke(s(0.0), 100, 7 * 576, &mut out);
     to_responder(&mut gateway, s(0.1), &pdus(&out)[0]);
     let group = result_of(&mut gateway, s(0.2), tid, 7 * 576);
-    assert_eq!(psns(&group), [(0, false, false), (1, false, false), (2, true, false)]);
+    assert_eq!(
+        psns(&group),
+        [(0, false, false), (1, false, false), (2, true, false)]
+    );
     let mut delivered = 0;
     let mut acks = Vec::new();
     for p in &group {
@@ -212,7 +250,10 @@ fn wtp_sar_result_sent_in_groups_of_three_each_group_acknowledged() {
     assert_eq!(acks.len(), 1);
     assert!(matches!(acks[0].kind, WtpPduKind::Ack { psn: Some(2), .. }));
     let (group, _) = to_responder(&mut gateway, s(0.8), &acks[0]);
-    assert_eq!(psns(&group), [(3, false, false), (4, false, false), (5, true, false)]);
+    assert_eq!(
+        psns(&group),
+        [(3, false, false), (4, false, false), (5, true, false)]
+    );
     let mut acks = Vec::new();
     for p in &group {
         acks.extend(to_initiator(&mut mobile, s(1.0), p).0);
@@ -238,7 +279,13 @@ fn wtp_negative_ack_names_the_missing_segment_and_it_is_sent_again() {
     to_initiator(&mut mobile, s(0.5), &group[0]);
     let (nack, _) = to_initiator(&mut mobile, s(0.6), &group[2]);
     assert_eq!(nack.len(), 1);
-    assert!(matches!(nack[0].kind, WtpPduKind::Nack { first: 0, missing: 0b010 }));
+    assert!(matches!(
+        nack[0].kind,
+        WtpPduKind::Nack {
+            first: 0,
+            missing: 0b010
+        }
+    ));
     let (resent, _) = to_responder(&mut gateway, s(0.9), &nack[0]);
     assert_eq!(psns(&resent), [(1, false, false)]);
     assert!(resent[0].rid);
@@ -296,7 +343,12 @@ fn wtp_tid_direction_bit_and_header_sizes() {
     // UDP 8 + Invoke header 4 + 300 bytes of request.
     assert_eq!(invoke.datagram_len(), 312);
     let seg = WtpPdu {
-        kind: WtpPduKind::Result { psn: 3, gtr: false, ttr: false, bytes: 576 },
+        kind: WtpPduKind::Result {
+            psn: 3,
+            gtr: false,
+            ttr: false,
+            bytes: 576,
+        },
         ..reply
     };
     assert_eq!(seg.header_len(), 4);
