@@ -30,6 +30,21 @@ TRACE_COLUMNS = {
         "cwnd_bytes": "uint64",
         "ssthresh_bytes": "UInt64",
     },
+    "cc": {
+        "time_s": "float64",
+        "flow": "uint32",
+        "cwnd_bytes": "uint64",
+        "ssthresh_bytes": "UInt64",
+        "pacing_rate_bps": "UInt64",
+        "phase": "uint32",
+        "bandwidth_bps": "UInt64",
+        "min_rtt_s": "float64",
+        "queue_segments": "float64",
+        "pacing_gain": "float64",
+        "alpha": "float64",
+        "beta": "float64",
+        "w_max_segments": "float64",
+    },
     "rtt": {
         "time_s": "float64",
         "flow": "uint32",
@@ -227,6 +242,28 @@ def test_seq_trace_has_data_and_acks(traced: lastmile.RunResult) -> None:
 def test_rtt_trace_values(traced: lastmile.RunResult) -> None:
     rtt = traced.trace("rtt")
     assert (rtt["srtt_s"] > 0).all() and (rtt["rto_s"] >= 1.0).all()  # RFC 6298 (2.4)
+    # A backoff row per timeout: no sample, the RTO as backed off (RFC 6298 (5.5)).
+    backoffs = rtt[rtt["sample_s"].isna()]
+    assert len(backoffs) == traced.flows.loc[0, "tcp_timeouts"]
+
+
+def test_sack_ecn_and_red_settings_show_in_the_summary() -> None:
+    result = lastmile.run(
+        example("chain-per5-newreno"),
+        overrides={
+            "flow.0.app.bytes": "2MB",  # long enough for RED's average to climb
+            "flow.0.tcp.variant": "sack",
+            "flow.0.tcp.ecn": True,
+            "flow.0.tcp.rwnd": "64KB",
+            "topology.wireless.errors": {"model": "none"},
+            "topology.wireless.aqm": {"kind": "red", "gentle": True},
+        },
+    )
+    flow = result.flows.loc[0]
+    assert flow["variant"] == "sack" and bool(flow["completed"])
+    assert flow["tcp_ecn_reductions"] > 0 and flow["tcp_retransmits"] == 0
+    hop = result.links[(result.links["from"] == "bs") & (result.links["to"] == "mh")]
+    assert int(hop["ce_marks"].iloc[0]) >= flow["tcp_ecn_reductions"]
 
 
 def test_wireless_tx_trace_agrees_with_the_summary(traced: lastmile.RunResult) -> None:

@@ -225,8 +225,9 @@ class Sweep:
         threading.Thread(target=self._read, args=(self.proc.stderr,), daemon=True).start()
 
     def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.lines.put(line)
+        with stream:  # closed at end of file: no unclosed pipe left for the next test
+            for line in stream:
+                self.lines.put(line)
         self.lines.put(None)
 
     def wait_for_stored(self, runs: int) -> None:

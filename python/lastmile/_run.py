@@ -60,6 +60,7 @@ FLOW_COLUMNS: dict[str, str] = {
     "src": "str",
     "dst": "str",
     "variant": "str",
+    "cc": "str",
     "bytes_total": "int64",
     "bytes_delivered": "int64",
     "completed": "bool",
@@ -76,6 +77,7 @@ FLOW_COLUMNS: dict[str, str] = {
     "delay_mean_s": "float64",
     "delay_std_s": "float64",
     "overhead_bytes": "int64",
+    "tcp_ecn_reductions": "int64",
 }
 
 #: The columns of `RunResult.links` (one row per link direction) with their dtypes.
@@ -88,6 +90,7 @@ LINK_COLUMNS: dict[str, str] = {
     "bytes_sent": "int64",
     "queue_drops": "int64",
     "max_queue_packets": "int64",
+    "ce_marks": "int64",
 }
 
 #: (column name, dtype, little-endian values, Arrow validity bitmap or None).
@@ -196,8 +199,8 @@ class RunResult:
         if nothing was delivered), ``longest_stall_s`` (float64, seconds), ``stalled``
         (bool), ``stall_threshold_s`` (float64, seconds); ``tcp_timeouts``,
         ``tcp_fast_retransmits``, ``tcp_retransmits``, ``tcp_segments_sent`` (int64);
-        ``delay_mean_s``, ``delay_std_s`` (float64, seconds); ``overhead_bytes`` (int64);
-        then any further metric the core reports.
+        ``delay_mean_s``, ``delay_std_s`` (float64, seconds); ``overhead_bytes``,
+        ``tcp_ecn_reductions`` (int64); then any further metric the core reports.
         """
         if self._flows is None:
             self._flows = _frame(self.summary["flows"], FLOW_COLUMNS)

@@ -64,6 +64,48 @@ impl RangeSet {
         }
     }
 
+    /// Bytes present within `[start, end)`.
+    pub fn bytes_in(&self, start: u64, end: u64) -> u64 {
+        if start >= end {
+            return 0;
+        }
+        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        self.ranges[first..]
+            .iter()
+            .take_while(|&&(s, _)| s < end)
+            .map(|&(s, e)| e.min(end) - s.max(start))
+            .sum()
+    }
+
+    /// The start of the first range beginning after `from`, if any.
+    pub fn next_start_after(&self, from: u64) -> Option<u64> {
+        let i = self.ranges.partition_point(|&(s, _)| s <= from);
+        self.ranges.get(i).map(|&(s, _)| s)
+    }
+
+    /// Removes `[start, end)`.
+    pub fn remove(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        let last = first + self.ranges[first..].partition_point(|&(s, _)| s < end);
+        if first == last {
+            return;
+        }
+        let (left, _) = self.ranges[first];
+        let (_, right) = self.ranges[last - 1];
+        self.ranges.drain(first..last);
+        let mut at = first;
+        if left < start {
+            self.ranges.insert(at, (left, start));
+            at += 1;
+        }
+        if right > end {
+            self.ranges.insert(at, (end, right));
+        }
+    }
+
     /// Removes everything below `below`.
     pub fn trim_below(&mut self, below: u64) {
         let i = self.ranges.partition_point(|&(_, e)| e <= below);
@@ -87,7 +129,7 @@ impl RangeSet {
         self.ranges.iter().map(|(s, e)| e - s).sum()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, u64)> + '_ {
         self.ranges.iter().copied()
     }
 }
@@ -120,5 +162,29 @@ mod tests {
         assert_eq!(r.contiguous_end(150), 150);
         r.trim_below(250);
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![(250, 300)]);
+    }
+
+    #[test]
+    fn counts_removes_and_finds_the_next_range() {
+        let mut r = RangeSet::new();
+        r.insert(0, 100);
+        r.insert(200, 300);
+        r.insert(400, 500);
+        assert_eq!(r.bytes_in(50, 450), 50 + 100 + 50);
+        assert_eq!(r.bytes_in(100, 200), 0);
+        assert_eq!(r.next_start_after(0), Some(200));
+        assert_eq!(r.next_start_after(400), None);
+        r.remove(50, 250);
+        assert_eq!(
+            r.iter().collect::<Vec<_>>(),
+            vec![(0, 50), (250, 300), (400, 500)]
+        );
+        r.remove(260, 270);
+        assert_eq!(
+            r.iter().collect::<Vec<_>>(),
+            vec![(0, 50), (250, 260), (270, 300), (400, 500)]
+        );
+        r.remove(0, 1000);
+        assert!(r.is_empty());
     }
 }

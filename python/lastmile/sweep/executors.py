@@ -443,7 +443,10 @@ class _DaskSweep:
     def fill(self) -> None:
         """Keep two chunks per worker thread in flight, and one suspect run."""
         if time.monotonic() - self.looked_at > self.REFRESH_S:  # workers come and go
-            self.chunker.workers = dask_workers(self.client)
+            try:
+                self.chunker.workers = dask_workers(self.client)
+            except OSError as e:  # the scheduler went away between two batches
+                raise ExecutorError(f"{_LOST} ({_one_line(e, 160)})") from e
             self.looked_at = time.monotonic()
         in_flight = len(self.chunks) - (self.suspect_key is not None)
         while in_flight < 2 * self.chunker.workers and (chunk := self.chunker.next()):

@@ -388,6 +388,7 @@ fn packet(
             ttl: DEFAULT_TTL,
             total_len: 0,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: Transport::Tcp(segment),
         flow,

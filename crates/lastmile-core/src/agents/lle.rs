@@ -459,6 +459,7 @@ impl LleConn {
                 ttl: DEFAULT_TTL,
                 total_len: 0,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Tcp(TcpSegment {
                 header: TcpHeader {
@@ -474,6 +475,7 @@ impl LleConn {
                     },
                     ece: false,
                     cwr: false,
+                    sender_in_slow_start: false,
                 },
                 payload_len: 0,
             }),

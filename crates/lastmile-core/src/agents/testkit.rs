@@ -31,6 +31,7 @@ fn packet(from: (Ipv4Addr, u16), to: (Ipv4Addr, u16), header: TcpHeader, len: u3
             ttl: DEFAULT_TTL,
             total_len: 0,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: Transport::Tcp(TcpSegment {
             header,
@@ -58,6 +59,7 @@ fn header(from: u16, to: u16, seq: u32, ack: Option<u32>, control: Control) -> T
         options: TcpOptions::default(),
         ece: false,
         cwr: false,
+        sender_in_slow_start: false,
     }
 }
 

@@ -11,8 +11,9 @@
 //!
 //! The wire formats follow RFC 791 (IPv4: IHL 5, DF set, no fragmentation, no options),
 //! RFC 9293 (TCP header, MSS option, padding), RFC 7323 (window scale and timestamps),
-//! RFC 2018 (SACK-permitted and SACK), RFC 3168 (ECE, CWR), RFC 768 (UDP) and RFC 1071 (the
-//! Internet checksum). Options are laid out as MSS, SACK-permitted, timestamps, window
+//! RFC 2018 (SACK-permitted and SACK blocks, D-SACK blocks of RFC 2883 being ordinary
+//! blocks on the wire), RFC 3168 (the IP header's ECN field: ECT(0), ECT(1), CE; the TCP
+//! flags ECE and CWR), RFC 768 (UDP) and RFC 1071 (the Internet checksum). Options are laid out as MSS, SACK-permitted, timestamps, window
 //! scale, SACK, back to back, with the NOPs that pad them to `TcpOptions::encoded_len()`
 //! placed in front (so a lone timestamp option reads NOP NOP TS, as Linux sends it); the
 //! IP total length is then exactly `packet.ip.total_len`.
@@ -25,8 +26,7 @@
 //! that starts after the handshake does the same. Wireshark applies the same rule, so its
 //! "calculated window size" matches the simulator's window up to the scaling granularity.
 //!
-//! Left out: IP options, ECN codepoints in the IP header (the simulator marks none yet),
-//! the urgent pointer, and payload contents.
+//! Left out: IP options, the urgent pointer, and payload contents.
 
 pub mod dot11;
 pub mod pcapng;
@@ -229,7 +229,8 @@ pub fn encode_ipv4_with_window_shift(packet: &Packet, window_shift: u8) -> Vec<u
         }
     };
     let mut out = Vec::with_capacity(IPV4_HEADER_LEN as usize + transport.len());
-    out.extend_from_slice(&[0x45, 0]); // version 4, IHL 5; DSCP/ECN 0
+    // Version 4, IHL 5; DSCP 0 and the ECN field (RFC 3168 §5) in the low two bits.
+    out.extend_from_slice(&[0x45, packet.ip.ecn.bits()]);
     out.extend_from_slice(&(packet.ip.total_len.min(SNAPLEN) as u16).to_be_bytes());
     out.extend_from_slice(&packet.ip.ident.to_be_bytes());
     out.extend_from_slice(&DONT_FRAGMENT.to_be_bytes());
@@ -336,7 +337,7 @@ pub fn encode_tcp_options(options: &TcpOptions) -> Vec<u8> {
     if let Some(shift) = options.window_scale {
         body.extend_from_slice(&[OPT_WINDOW_SCALE, 3, shift]);
     }
-    let blocks: Vec<_> = options.sack_blocks.iter().flatten().collect();
+    let blocks = options.sack_blocks.as_slice();
     if !blocks.is_empty() {
         body.extend_from_slice(&[OPT_SACK, (2 + 8 * blocks.len()) as u8]);
         for (left, right) in blocks {

@@ -13,7 +13,10 @@ pub struct FlowSummary {
     pub name: String,
     pub src: String,
     pub dst: String,
+    /// The loss recovery ("tahoe", "reno", "newreno").
     pub variant: String,
+    /// The congestion control (`tcp.cc`: "reno", "cubic", "bbr", ...).
+    pub cc: String,
     /// Application bytes the source wrote in total.
     pub bytes_total: u64,
     /// Application bytes delivered in order to the receiving application.
@@ -70,6 +73,9 @@ pub struct FlowSummary {
     /// The longest of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_time_max_s: Option<f64>,
+    /// Window reductions the source made in answer to ECN-Echo (RFC 3168 §6.1.2); 0 without
+    /// ECN.
+    pub tcp_ecn_reductions: u64,
 }
 
 /// An application's objects' completion times (request/response flows): count, mean,
@@ -101,6 +107,9 @@ pub struct LinkSummary {
     pub bytes_sent: u64,
     pub queue_drops: u64,
     pub max_queue_packets: u64,
+    /// Packets the queue's RED marked with CE instead of dropping (RFC 3168); 0 for
+    /// drop-tail.
+    pub ce_marks: u64,
 }
 
 /// The lossy ("wireless") hop's metrics, in its data-bound direction.

@@ -2,8 +2,9 @@
 //! columns, appended row by row in the hot path without allocation per row beyond the
 //! columns' amortised growth, and handed to Python as Arrow-layout buffers (little-endian
 //! primitive arrays) without per-row conversion. A column that may hold no value in a row
-//! (`OptU64`: an unlimited ssthresh, a frame carrying no stream data) carries an Arrow
-//! validity bitmap beside its values, so that a reader sees a null, never a sentinel.
+//! (`OptU64`: an unlimited ssthresh, a frame carrying no stream data; `OptF64`: a
+//! congestion control's estimate it does not keep) carries an Arrow validity bitmap beside
+//! its values, so that a reader sees a null, never a sentinel.
 
 use serde::Serialize;
 
@@ -21,6 +22,11 @@ pub enum Column {
         values: Vec<u64>,
         valid: Vec<u8>,
     },
+    /// Floats that may be absent, likewise (0.0 where absent).
+    OptF64 {
+        values: Vec<f64>,
+        valid: Vec<u8>,
+    },
 }
 
 impl Column {
@@ -31,6 +37,7 @@ impl Column {
             Column::U32(v) => v.len(),
             Column::Bool(v) => v.len(),
             Column::OptU64 { values, .. } => values.len(),
+            Column::OptF64 { values, .. } => values.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -39,7 +46,7 @@ impl Column {
     /// The Arrow / numpy type name of the column: "float64", "uint64", "uint32", "bool".
     pub fn dtype(&self) -> &'static str {
         match self {
-            Column::F64(_) => "float64",
+            Column::F64(_) | Column::OptF64 { .. } => "float64",
             Column::U64(_) | Column::OptU64 { .. } => "uint64",
             Column::U32(_) => "uint32",
             Column::Bool(_) => "bool",
@@ -61,13 +68,14 @@ impl Column {
             Column::U32(v) => flat(v, u32::to_le_bytes),
             Column::Bool(v) => v.clone(),
             Column::OptU64 { values, .. } => flat(values, u64::to_le_bytes),
+            Column::OptF64 { values, .. } => flat(values, f64::to_le_bytes),
         }
     }
 
     /// The Arrow validity bitmap (bit i of byte i/8 set where row i holds a value), for a
     /// column that can hold nulls; `None` for the others.
     pub fn validity_bitmap(&self) -> Option<Vec<u8>> {
-        let Column::OptU64 { valid, .. } = self else {
+        let (Column::OptU64 { valid, .. } | Column::OptF64 { valid, .. }) = self else {
             return None;
         };
         let mut bitmap = vec![0u8; valid.len().div_ceil(8)];
@@ -80,7 +88,9 @@ impl Column {
     /// The number of rows holding no value.
     pub fn null_count(&self) -> usize {
         match self {
-            Column::OptU64 { valid, .. } => valid.iter().filter(|v| **v == 0).count(),
+            Column::OptU64 { valid, .. } | Column::OptF64 { valid, .. } => {
+                valid.iter().filter(|v| **v == 0).count()
+            }
             _ => 0,
         }
     }
@@ -94,6 +104,15 @@ impl Column {
             .map(|v| (v.unwrap_or(0), u8::from(v.is_some())))
             .unzip();
         Column::OptU64 { values, valid }
+    }
+
+    /// An `OptF64` column from optional values (0.0 where absent).
+    pub fn opt_f64(rows: impl IntoIterator<Item = Option<f64>>) -> Self {
+        let (values, valid) = rows
+            .into_iter()
+            .map(|v| (v.unwrap_or(0.0), u8::from(v.is_some())))
+            .unzip();
+        Column::OptF64 { values, valid }
     }
 }
 
@@ -152,6 +171,18 @@ mod tests {
             &0u64.to_le_bytes(),
             "a null row's value is zero"
         );
+    }
+
+    #[test]
+    fn optional_float_column_exports_a_bitmap_and_zero_for_absent_rows() {
+        let col = Column::opt_f64([Some(1.5), None, Some(-2.0)]);
+        assert_eq!(col.dtype(), "float64");
+        assert_eq!(col.null_count(), 1);
+        assert_eq!(col.validity_bitmap(), Some(vec![0b0000_0101]));
+        let bytes = col.to_le_bytes();
+        assert_eq!(&bytes[..8], &1.5f64.to_le_bytes());
+        assert_eq!(&bytes[8..16], &0.0f64.to_le_bytes());
+        assert_eq!(&bytes[16..], &(-2.0f64).to_le_bytes());
     }
 
     #[test]

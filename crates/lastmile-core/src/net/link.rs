@@ -1,24 +1,25 @@
-//! One direction of a full-duplex point-to-point link: a drop-tail queue feeding a
-//! transmitter of fixed rate, a propagation delay, a per-frame link-layer overhead and an
-//! error model deciding which frames arrive intact. The lossy "wireless" hop of the core is
+//! One direction of a full-duplex point-to-point link: a queue (drop-tail, or RED marking
+//! ECN-capable packets, `queue.rs`) feeding a transmitter of fixed rate, a propagation
+//! delay, a per-frame link-layer overhead and an error model deciding which frames arrive
+//! intact. RED sees every arrival, also one that finds the transmitter idle. The lossy "wireless" hop of the core is
 //! this same channel with an error model (`mac = "p2p"`); the half-duplex cell is
 //! `sim::cell` over `wireless::medium`.
 
 use crate::engine::{SimDuration, SimTime};
 use crate::error_model::{AnyErrorModel, BlockCode, FrameInfo};
 use crate::ids::NodeId;
-use crate::units::QueueLimit;
 
-use super::queue::DropTail;
+use super::queue::{Admission, Queue};
 
 /// What happened to a packet offered to a channel.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Offer<P> {
-    /// The transmitter was idle: the frame's last bit leaves at `tx_end`.
-    Started { tx_end: SimTime },
-    /// Waiting in the queue.
-    Queued,
-    /// The queue was full: the packet is handed back to be freed.
+    /// The transmitter was idle: the frame's last bit leaves at `tx_end`; `ce`: RED marked
+    /// it (the caller sets CE in its IP header).
+    Started { tx_end: SimTime, ce: bool },
+    /// Waiting in the queue (`ce` as above).
+    Queued { ce: bool },
+    /// The queue was full, or RED dropped it: the packet is handed back to be freed.
     Dropped(P),
 }
 
@@ -30,6 +31,10 @@ pub struct ChannelStats {
     pub bytes_sent: u64,
     pub queue_drops: u64,
     pub max_queue_packets: u64,
+    /// Packets RED marked with CE (RFC 3168).
+    pub ce_marks: u64,
+    /// Of `queue_drops`, those RED dropped early.
+    pub early_drops: u64,
 }
 
 /// One direction of a link.
@@ -41,7 +46,7 @@ pub struct Channel<P> {
     pub delay: SimDuration,
     /// Bytes added below IP to every frame (e.g. 2 for PPP).
     pub overhead_bytes: u32,
-    queue: DropTail<(P, u32)>,
+    queue: Queue<(P, u32)>,
     /// The frame on the wire: packet, IP size, transmission start.
     on_wire: Option<(P, u32, SimTime)>,
     errors: AnyErrorModel,
@@ -57,7 +62,7 @@ impl<P: Copy> Channel<P> {
         rate_bps: u64,
         delay: SimDuration,
         overhead_bytes: u32,
-        limit: QueueLimit,
+        queue: Queue<(P, u32)>,
         errors: AnyErrorModel,
     ) -> Self {
         Channel {
@@ -66,7 +71,7 @@ impl<P: Copy> Channel<P> {
             rate_bps,
             delay,
             overhead_bytes,
-            queue: DropTail::new(limit),
+            queue,
             on_wire: None,
             errors,
             code: None,
@@ -92,22 +97,62 @@ impl<P: Copy> Channel<P> {
         SimDuration::transmission(self.wire_bits(ip_bytes), self.rate_bps)
     }
 
-    /// Offers a packet of `ip_bytes` for transmission.
-    pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> Offer<P> {
+    /// Offers a packet of `ip_bytes` for transmission (`ect`: it is ECN-capable).
+    pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
+        if self.queue.has_aqm() {
+            return self.offer_through_aqm(now, packet, ip_bytes, ect);
+        }
+        self.enter(now, packet, ip_bytes, false)
+    }
+
+    /// `offer` under RED: its verdict first, then the FIFO or the transmitter.
+    #[inline(never)]
+    fn offer_through_aqm(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
+        let Some(ce) = self.aqm_admission(now, ect) else {
+            return Offer::Dropped(packet);
+        };
+        let offer = self.enter(now, packet, ip_bytes, ce);
+        if matches!(offer, Offer::Started { .. }) {
+            self.queue.passed_through(now);
+        }
+        offer
+    }
+
+    /// The admitted packet starts at once or joins the FIFO (drop-tail when it is full).
+    #[inline(always)]
+    fn enter(&mut self, now: SimTime, packet: P, ip_bytes: u32, ce: bool) -> Offer<P> {
         if self.on_wire.is_none() {
             return Offer::Started {
                 tx_end: self.start(now, packet, ip_bytes),
+                ce,
             };
         }
         match self.queue.push((packet, ip_bytes), ip_bytes) {
             Ok(()) => {
                 self.stats.max_queue_packets =
                     self.stats.max_queue_packets.max(self.queue.len() as u64);
-                Offer::Queued
+                Offer::Queued { ce }
             }
             Err((p, _)) => {
                 self.stats.queue_drops += 1;
                 Offer::Dropped(p)
+            }
+        }
+    }
+
+    /// RED's verdict: `Some(marked)` to let the packet in, `None` if it dropped it.
+    #[inline(never)]
+    fn aqm_admission(&mut self, now: SimTime, ect: bool) -> Option<bool> {
+        match self.queue.admit(now, ect) {
+            Admission::Admit => Some(false),
+            Admission::AdmitMarked => {
+                self.stats.ce_marks += 1;
+                Some(true)
+            }
+            Admission::Drop => {
+                self.stats.queue_drops += 1;
+                self.stats.early_drops += 1;
+                None
             }
         }
     }
@@ -144,18 +189,24 @@ impl<P: Copy> Channel<P> {
 
     /// Starts the next queued frame, if any, returning when its last bit leaves.
     pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
-        let (packet, ip_bytes) = self.queue.pop()?;
+        let (packet, ip_bytes) = self.queue.pop(now)?;
         Some(self.start(now, packet, ip_bytes))
     }
 
     pub fn queue_len(&self) -> usize {
         self.queue.len()
     }
+
+    /// The queue (its RED state, when it runs one).
+    pub fn queue(&self) -> &Queue<(P, u32)> {
+        &self.queue
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::QueueLimit;
 
     fn chan(limit: u64) -> Channel<u32> {
         Channel::new(
@@ -164,7 +215,7 @@ mod tests {
             1_000_000,
             SimDuration::from_millis(1),
             2,
-            QueueLimit::Packets(limit),
+            Queue::drop_tail(QueueLimit::Packets(limit)),
             AnyErrorModel::None,
         )
     }
@@ -175,13 +226,14 @@ mod tests {
         let t0 = SimTime::ZERO;
         // 1438 + 2 bytes at 1 Mbps = 11.52 ms.
         assert_eq!(
-            c.offer(t0, 1, 1438),
+            c.offer(t0, 1, 1438, false),
             Offer::Started {
-                tx_end: t0 + SimDuration::from_micros(11_520)
+                tx_end: t0 + SimDuration::from_micros(11_520),
+                ce: false
             }
         );
-        assert_eq!(c.offer(t0, 2, 1438), Offer::Queued);
-        assert_eq!(c.offer(t0, 3, 1438), Offer::Dropped(3));
+        assert_eq!(c.offer(t0, 2, 1438, false), Offer::Queued { ce: false });
+        assert_eq!(c.offer(t0, 3, 1438, false), Offer::Dropped(3));
         let t1 = t0 + SimDuration::from_micros(11_520);
         assert_eq!(c.finish(t1, 1398), (1, false));
         assert_eq!(

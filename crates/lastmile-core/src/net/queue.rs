@@ -1,9 +1,14 @@
-//! A drop-tail FIFO limited in packets or bytes (ns-2's `DropTail`: the packet being
-//! transmitted does not count against the limit).
+//! Interface queues. [`DropTail`] is a FIFO limited in packets or bytes (ns-2's `DropTail`:
+//! the packet being transmitted does not count against the limit). [`Queue`] is what a
+//! link or a cell's station holds: that FIFO, optionally under RED (`red.rs`), which may
+//! drop an arrival early or mark it with CE (RFC 3168) before it joins the FIFO.
 
 use std::collections::VecDeque;
 
+use crate::engine::{RngStream, SimTime};
 use crate::units::QueueLimit;
+
+use super::red::{AqmSpec, Red, Verdict};
 
 #[derive(Clone, Debug)]
 pub struct DropTail<T> {
@@ -57,6 +62,118 @@ impl<T> DropTail<T> {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// Keeps the items `keep` accepts, in order; returns how many were removed.
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> usize {
+        let before = self.items.len();
+        self.items.retain(|(item, _)| keep(item));
+        self.bytes = self.items.iter().map(|(_, size)| u64::from(*size)).sum();
+        before - self.items.len()
+    }
+}
+
+/// A FIFO with drop-tail overflow, and RED in front of it when configured.
+#[derive(Clone, Debug)]
+pub struct Queue<T> {
+    fifo: DropTail<T>,
+    red: Option<Red>,
+}
+
+/// The outcome of offering a packet to a [`Queue`]'s discipline.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Let it in (the FIFO may still be full).
+    Admit,
+    /// Let it in marked with CE.
+    AdmitMarked,
+    /// Dropped early by RED.
+    Drop,
+}
+
+impl<T> Queue<T> {
+    /// A drop-tail queue.
+    pub fn drop_tail(limit: QueueLimit) -> Self {
+        Queue {
+            fifo: DropTail::new(limit),
+            red: None,
+        }
+    }
+
+    /// The queue a link or station gets: drop-tail, or RED per `aqm` (its random stream
+    /// `rng`, the line rate for RED's idle-time decay).
+    pub fn new(limit: QueueLimit, aqm: Option<&AqmSpec>, rate_bps: u64, rng: RngStream) -> Self {
+        let red = aqm.map(|AqmSpec::Red(spec)| Red::new(spec.clone(), rate_bps, rng));
+        Queue {
+            fifo: DropTail::new(limit),
+            red,
+        }
+    }
+
+    /// True when a discipline (RED) looks at arrivals before the FIFO.
+    #[inline]
+    pub fn has_aqm(&self) -> bool {
+        self.red.is_some()
+    }
+
+    /// RED's verdict on an arrival (`ect`: ECN-capable) with `self.len()` packets waiting;
+    /// always `Admit` without RED.
+    #[inline]
+    pub fn admit(&mut self, now: SimTime, ect: bool) -> Admission {
+        match self.red.as_mut() {
+            None => Admission::Admit,
+            Some(red) => match red.on_arrival(now, self.fifo.len(), ect) {
+                Verdict::Enqueue => Admission::Admit,
+                Verdict::Mark => Admission::AdmitMarked,
+                Verdict::Drop => Admission::Drop,
+            },
+        }
+    }
+
+    /// Appends `item` of `size` bytes (already admitted), or gives it back if full.
+    #[inline]
+    pub fn push(&mut self, item: T, size: u32) -> Result<(), T> {
+        self.fifo.push(item, size)
+    }
+
+    /// A packet admitted went straight to the transmitter: the queue stays empty from `now`
+    /// (as ns-2's RED sees an arrival pass through an idle link: enqueued and at once
+    /// dequeued).
+    #[inline]
+    pub fn passed_through(&mut self, now: SimTime) {
+        if let Some(red) = self.red.as_mut() {
+            red.on_empty(now);
+        }
+    }
+
+    /// Takes the head; RED notes the moment the queue empties (its idle time).
+    #[inline]
+    pub fn pop(&mut self, now: SimTime) -> Option<T> {
+        let item = self.fifo.pop()?;
+        if self.fifo.is_empty() {
+            if let Some(red) = self.red.as_mut() {
+                red.on_empty(now);
+            }
+        }
+        Some(item)
+    }
+
+    pub fn front(&self) -> Option<&T> {
+        self.fifo.front()
+    }
+    /// Keeps the items `keep` accepts, in order; returns how many were removed.
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) -> usize {
+        self.fifo.retain(keep)
+    }
+    pub fn len(&self) -> usize {
+        self.fifo.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+    /// RED's state, when it runs.
+    pub fn red(&self) -> Option<&Red> {
+        self.red.as_ref()
+    }
 }
 
 #[cfg(test)]
@@ -81,5 +198,14 @@ mod tests {
         assert_eq!(q.push(3, 100), Err(3));
         assert!(q.push(4, 50).is_ok());
         assert_eq!(q.bytes(), 250);
+    }
+
+    #[test]
+    fn without_aqm_every_arrival_is_admitted() {
+        let mut q: Queue<u32> = Queue::drop_tail(QueueLimit::Packets(1));
+        assert_eq!(q.admit(SimTime::ZERO, true), Admission::Admit);
+        assert!(q.push(1, 100).is_ok());
+        assert_eq!(q.push(2, 100), Err(2));
+        assert_eq!(q.pop(SimTime::ZERO), Some(1));
     }
 }

@@ -1,6 +1,7 @@
-//! Packets as plain header structs (RFC 791 IPv4, RFC 9293 TCP, RFC 768 UDP, and the WTP and
-//! WTCP-Sinha headers of `transport`, each carried in a UDP datagram); payload bytes are
-//! never stored, only their length. Each packet carries an id for tracing, the time
+//! Packets as plain header structs (RFC 791 IPv4 with the RFC 3168 ECN field, RFC 9293 TCP
+//! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP, and the WTP and WTCP-Sinha headers
+//! of `transport`, each carried in a UDP datagram); payload bytes are never stored, only
+//! their length. Each packet carries an id for tracing, the time
 //! its data was first sent (for per-packet delay) and simulation metadata (the flow it
 //! belongs to, the link-layer service it needs) that protocols must not read.
 
@@ -41,6 +42,36 @@ pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
 pub const DEFAULT_TTL: u8 = 64;
 
+/// The ECN field of the IP header (RFC 3168 §5): the two low bits of the old TOS byte.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    /// 00: the transport is not ECN-capable.
+    #[default]
+    NotEct,
+    /// 10: ECN-capable transport, codepoint ECT(0) (what an RFC 3168 sender sets).
+    Ect0,
+    /// 01: ECT(1).
+    Ect1,
+    /// 11: congestion experienced, set by a router instead of dropping.
+    Ce,
+}
+
+impl Ecn {
+    /// The two-bit codepoint as it sits in the IP header (RFC 3168 §5).
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
+    /// True for ECT(0), ECT(1) and CE: a router may mark rather than drop.
+    pub fn is_ecn_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// The IPv4 header fields lastmile uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Ipv4Header {
@@ -51,6 +82,8 @@ pub struct Ipv4Header {
     /// Total length: header, transport header and payload, in bytes.
     pub total_len: u32,
     pub ident: u16,
+    /// The ECN field (RFC 3168 §5).
+    pub ecn: Ecn,
 }
 
 /// The one control flag a TCP segment may carry besides ACK (smoltcp's `Control`).
@@ -67,6 +100,47 @@ pub enum Control {
 /// A SACK block: the left edge and the right edge (exclusive), RFC 2018.
 pub type SackBlock = (SeqNumber, SeqNumber);
 
+/// The blocks of one SACK option, in the order they are sent: at most four fit in the
+/// 40 bytes of option space (RFC 2018 §3: 2 + 8·n bytes), three beside timestamps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct SackBlocks {
+    len: u8,
+    blocks: [SackBlock; SackBlocks::MAX],
+}
+
+impl SackBlocks {
+    /// Four blocks fill the option space without other options (RFC 2018 §3).
+    pub const MAX: usize = 4;
+
+    /// The blocks of `blocks`, at most `MAX` of them.
+    pub fn from_slice(blocks: &[SackBlock]) -> Self {
+        let mut s = SackBlocks::default();
+        for &b in blocks.iter().take(Self::MAX) {
+            s.push(b);
+        }
+        s
+    }
+    /// Appends a block; false if the option is full.
+    pub fn push(&mut self, block: SackBlock) -> bool {
+        let n = usize::from(self.len);
+        if n >= Self::MAX {
+            return false;
+        }
+        self.blocks[n] = block;
+        self.len += 1;
+        true
+    }
+    pub fn as_slice(&self) -> &[SackBlock] {
+        &self.blocks[..usize::from(self.len)]
+    }
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// TCP options (RFC 9293 MSS, RFC 7323 window scale and timestamps, RFC 2018 SACK).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct TcpOptions {
@@ -75,7 +149,7 @@ pub struct TcpOptions {
     pub sack_permitted: bool,
     /// (TSval, TSecr).
     pub timestamp: Option<(u32, u32)>,
-    pub sack_blocks: [Option<SackBlock>; 3],
+    pub sack_blocks: SackBlocks,
 }
 
 impl TcpOptions {
@@ -94,7 +168,7 @@ impl TcpOptions {
         if self.timestamp.is_some() {
             n += 10;
         }
-        let blocks = self.sack_blocks.iter().flatten().count() as u32;
+        let blocks = self.sack_blocks.len() as u32;
         if blocks > 0 {
             n += 2 + 8 * blocks;
         }
@@ -114,9 +188,13 @@ pub struct TcpHeader {
     /// The advertised window, already scaled (bytes).
     pub window: u32,
     pub options: TcpOptions,
-    /// ECN flags (RFC 3168), kept for later mechanisms.
+    /// ECN-Echo and Congestion Window Reduced (RFC 3168 §6.1).
     pub ece: bool,
     pub cwr: bool,
+    /// Simulation only, never on the wire (the pcap writer ignores it): the sender was in
+    /// slow start when it sent this segment. A receiver with `ack = "daass"` reads it, as
+    /// Allman's DAASS (CCR 28(5), 1998) has the receiver know the sender's state.
+    pub sender_in_slow_start: bool,
 }
 
 impl TcpHeader {
@@ -287,5 +365,24 @@ mod tests {
         o.sack_permitted = true;
         o.window_scale = Some(7);
         assert_eq!(o.encoded_len(), 20);
+    }
+
+    #[test]
+    fn rfc2018_three_blocks_fit_beside_timestamps_and_four_alone() {
+        let block = |i: u32| (SeqNumber(i * 100), SeqNumber(i * 100 + 50));
+        let four = SackBlocks::from_slice(&[block(1), block(2), block(3), block(4), block(5)]);
+        assert_eq!(four.len(), SackBlocks::MAX, "a fifth block does not fit");
+        let alone = TcpOptions {
+            sack_blocks: four,
+            ..Default::default()
+        };
+        assert_eq!(alone.encoded_len(), 36, "2 + 4 * 8 = 34, padded");
+        let with_ts = TcpOptions {
+            timestamp: Some((1, 2)),
+            sack_blocks: SackBlocks::from_slice(&[block(1), block(2), block(3)]),
+            ..Default::default()
+        };
+        assert_eq!(with_ts.encoded_len(), 36, "10 + 2 + 3 * 8 of the 40 bytes");
+        // A fourth block would need 10 + 2 + 4 * 8 = 44 > 40 bytes.
     }
 }

@@ -11,7 +11,8 @@ pub use super::presets::NetworkPreset;
 pub use crate::agents::AgentSpec;
 pub use crate::apps::AppSpec;
 use crate::error_model::{ErrorModelSpec, FecSpec};
-pub use crate::tcp::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
+pub use crate::net::red::{AqmSpec, RedSpec};
+pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 
 /// A whole simulation: a topology, the base stations' agents and the flows.
@@ -291,9 +292,10 @@ impl Default for TulipSpec {
     }
 }
 
-/// A link: a full-duplex point-to-point channel with a drop-tail queue at each end
-/// (`mac = "p2p"`), or a shared wireless cell (`mac = "ideal"`, `"dcf"` or `"fama"`). Which
-/// keys apply: every link takes `name`, `from`, `to`, `rate`, `delay`, `queue`,
+/// A link: a full-duplex point-to-point channel with a queue at each end (drop-tail, or RED
+/// with `aqm`) (`mac = "p2p"`), or a shared wireless cell (`mac = "ideal"`, `"dcf"` or
+/// `"fama"`). Which keys apply: every link takes `name`, `from`, `to`, `rate`, `delay`,
+/// `queue`, `aqm`,
 /// `overhead`, `errors`, `reverse_errors`, `wireless`; a cell adds the PHY keys `phy`,
 /// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
 /// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` the `fama`
@@ -322,9 +324,15 @@ pub struct LinkSpec {
     /// One-way propagation delay. Default "0s".
     #[serde(default)]
     pub delay: Duration,
-    /// The drop-tail queue limit at each end. Default "100pkt".
+    /// The queue limit at each end (the buffer; RED drops on overflow too). Default
+    /// "100pkt".
     #[serde(default = "default_queue")]
     pub queue: QueueLimit,
+    /// Active queue management at each end, e.g. `{ kind = "red", min_th = 5, max_th = 15,
+    /// max_p = 0.02, w_q = 0.002 }` (Floyd & Jacobson 1993, marking ECN-capable packets per
+    /// RFC 3168). Default: none (drop-tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aqm: Option<AqmSpec>,
     /// Bytes added to every frame below IP (e.g. "2B" for PPP). Default "0B".
     #[serde(default)]
     pub overhead: ByteSize,

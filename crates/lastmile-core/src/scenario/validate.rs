@@ -16,7 +16,10 @@ use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
 
 use super::error::ScenarioError;
-use super::model::{AckPolicy, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario, TcpSpec};
+use super::model::{
+    AckPolicy, AqmSpec, FlowSpec, InitialWindow, LinkLayerKind, LinkSpec, MacKind, RecoveryKind,
+    Scenario, TcpSpec,
+};
 use super::topology::{
     check_identifier, link_path, resolve_topology, unknown_node, ResolvedTopology,
 };
@@ -125,6 +128,15 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
             format!("\"{}\"", spec.queue),
             "room for at least one packet (e.g. \"100pkt\")",
         ));
+    }
+    if let Some(AqmSpec::Red(red)) = &spec.aqm {
+        if let Err((field, value, expected)) = red.check() {
+            return Err(ScenarioError::bad_value(
+                format!("{path}.aqm.{field}"),
+                value,
+                expected,
+            ));
+        }
     }
     check_error_model(&format!("{path}.errors"), &spec.errors)?;
     check_error_model(&format!("{path}.reverse_errors"), &spec.reverse_errors)?;
@@ -304,6 +316,9 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     if let Err(c) = t.check_names() {
         return bad(c.field, c.value, c.expected);
     }
+    if let Err(c) = t.check_cc_settings() {
+        return bad(&c.field, c.value, c.expected);
+    }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(
             "mss",
@@ -318,8 +333,33 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             format!("at least one segment (mss = {})", t.mss),
         );
     }
-    if t.initial_window == 0 {
-        return bad("initial_window", "0".into(), "at least 1 segment".into());
+    if t.initial_window == InitialWindow::Segments(0) {
+        return bad(
+            "initial_window",
+            "0".into(),
+            "at least 1 segment, or \"rfc3390\" / \"rfc6928\"".into(),
+        );
+    }
+    if t.abc > 2 {
+        return bad(
+            "abc",
+            t.abc.to_string(),
+            "0 (off), 1 or 2 (RFC 3465: L SHOULD NOT exceed 2)".into(),
+        );
+    }
+    if t.max_backoff == Some(0) {
+        return bad("max_backoff", "0".into(), "a factor of at least 1".into());
+    }
+    if t.prr && t.recovery_kind() != RecoveryKind::Sack {
+        return bad(
+            "prr",
+            "true".into(),
+            format!(
+                "false with recovery = \"{}\" (PRR drives RFC 6675's recovery: set \
+                 recovery = \"sack\")",
+                t.recovery_kind().name()
+            ),
+        );
     }
     if t.initial_ssthresh.is_some_and(|s| s.bytes() == 0) {
         return bad(
@@ -356,11 +396,11 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             format!("at most max_rto ({})", t.max_rto),
         );
     }
-    if t.ack == AckPolicy::Delayed && t.delack_timeout.sim().is_zero() {
+    if matches!(t.ack, AckPolicy::Delayed | AckPolicy::Daass) && t.delack_timeout.sim().is_zero() {
         return bad(
             "delack_timeout",
             q(&t.delack_timeout),
-            "a time greater than zero with ack = \"delayed\"".into(),
+            format!("a time greater than zero with ack = \"{}\"", t.ack.name()),
         );
     }
     Ok(())

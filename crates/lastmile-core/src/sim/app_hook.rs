@@ -127,6 +127,7 @@ impl World {
                 ttl: DEFAULT_TTL,
                 total_len: 0,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Udp(UdpDatagram {
                 src_port: SOURCE_PORT_BASE + flow.0 as u16,

@@ -8,7 +8,7 @@ use crate::agents::AgentSpec;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
-use crate::net::{Channel, RoutingTable};
+use crate::net::{Channel, Queue, RoutingTable};
 use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
@@ -56,13 +56,14 @@ pub fn build(
                     .fec
                     .as_ref()
                     .map_or(SimDuration::ZERO, |f| f.decode_delay.sim());
+                let aqm_rng = RngStream::derive(seed, &format!("link/{}/{dir}/aqm", l.name));
                 Channel::new(
                     NodeId(from as u32),
                     NodeId(to as u32),
                     s.rate.bps(),
                     s.delay.sim() + decode,
                     s.overhead.bytes() as u32,
-                    s.queue,
+                    Queue::new(s.queue, s.aqm.as_ref(), s.rate.bps(), aqm_rng),
                     errors.build(s.rate.bps(), rng),
                 )
                 .with_code(crate::wireless::cell_config::fec_code(s))

@@ -42,7 +42,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::engine::{FxHashMap, RngStream, SimDuration, SimTime, TimerId};
 use crate::error_model::BlockCode;
 use crate::ids::{NodeId, StationId};
-use crate::net::{CellId, DropTail};
+use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
@@ -91,7 +91,7 @@ pub struct Station {
     /// Link layers, one per peer node, in order of first use; `peers` finds them.
     pub links: Vec<PeerLink>,
     peers: FxHashMap<NodeId, usize>,
-    ifq: DropTail<(Packet, NodeId)>,
+    ifq: Queue<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// datagram a data frame carries — for the signals to an agent on this station).
     at_mac: VecDeque<(usize, bool, Option<Packet>)>,
@@ -260,7 +260,12 @@ impl Cell {
             mac_timer,
             links: Vec::new(),
             peers: FxHashMap::default(),
-            ifq: DropTail::new(spec.queue),
+            ifq: Queue::new(
+                spec.queue,
+                spec.aqm.as_ref(),
+                phy_config(spec).data_rate_bps,
+                RngStream::derive(seed, &stream("aqm")),
+            ),
             at_mac: VecDeque::new(),
             reported_busy: false,
             pumping: false,
@@ -305,20 +310,12 @@ impl Cell {
         };
         self.medium.leave(node);
         for st in self.stations.iter_mut().filter(|st| st.present) {
-            let mut kept = DropTail::new(self.spec.queue);
-            while let Some((packet, to)) = st.ifq.pop() {
-                if to == node {
-                    self.stats.to_absent_drops += 1;
-                } else if kept.push((packet, to), packet.size_bytes()).is_err() {
-                    st.stats.queue_drops += 1;
-                }
-            }
-            st.ifq = kept;
+            self.stats.to_absent_drops += st.ifq.retain(|(_, to)| *to != node) as u64;
         }
         let st = &mut self.stations[id.index()];
         st.present = false;
         st.stats.queue_drops += st.ifq.len() as u64;
-        st.ifq = DropTail::new(self.spec.queue);
+        st.ifq.retain(|_| false);
         st.at_mac.clear();
         timers.retire(st.mac_timer);
         for link in st.links.drain(..) {

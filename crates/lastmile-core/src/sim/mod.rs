@@ -78,8 +78,9 @@ pub struct Unobserved;
 impl RunObserver for Unobserved {}
 
 /// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
-/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s.
-pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "rtt", "wireless_tx", "agent_rtt"];
+/// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s. `cc` is each source's
+/// congestion-control state (`tcp::cc::CcMetrics`) whenever it changes.
+pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "cc", "rtt", "wireless_tx", "agent_rtt"];
 
 /// How to run a scenario, beyond the scenario itself.
 #[derive(Clone, Debug, Default)]

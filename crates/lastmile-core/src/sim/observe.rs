@@ -4,14 +4,19 @@
 //!
 //! Absent values are nulls in the traces, never sentinels: the `cwnd` trace's
 //! `ssthresh_bytes` is null while ssthresh is unlimited (RFC 5681 §3.1's "arbitrarily
-//! high" initial value, `u64::MAX` inside the sender), and `wireless_tx`'s `offset` is null
-//! for a frame that carries no stream data.
+//! high" initial value, `u64::MAX` inside the sender), `wireless_tx`'s `offset` is null
+//! for a frame that carries no stream data, and the `rtt` trace's `sample_s` is null on
+//! the row a retransmission-timer backoff adds (its `rto_s` the backed-off RTO; `srtt_s`
+//! and `rttvar_s` null too before the first sample), so a plotted RTO shows the backoff
+//! through a long stall; the `cc` trace's estimates are null for a congestion control that
+//! keeps no such quantity (`tcp::cc::CcMetrics`).
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::{Column, TraceTable};
 use crate::packet::{Control, Packet, SeqNumber};
 use crate::ranges::RangeSet;
+use crate::tcp::cc::CcMetrics;
 use crate::tcp::TcpTraceEvent;
 
 /// Maps 32-bit wire sequence numbers of one stream to 64-bit offsets (unwrapping across
@@ -85,6 +90,7 @@ impl DataAccounting {
     }
 
     /// A transmission over the air of `packet` in a frame of `frame_bytes`.
+    #[inline(never)]
     pub fn on_air(&mut self, packet: &Packet, frame_bytes: u64) {
         self.all_bytes_sent += frame_bytes;
         let Some((flow, start, end)) = self.range(packet) else {
@@ -114,6 +120,7 @@ impl DataAccounting {
     /// The receiving link layer passed `packet` up. Only data passed up for the first time
     /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
     /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
+    #[inline(never)]
     pub fn on_passed_up(&mut self, packet: &Packet) {
         if packet.tcp().is_none_or(|s| s.payload_len == 0) {
             return;
@@ -203,14 +210,94 @@ struct CwndColumns {
     ssthresh_bytes: Vec<Option<u64>>,
 }
 
+/// The `cc` trace: one row per change of a source's congestion-control state.
+#[derive(Debug, Default)]
+struct CcColumns {
+    time_s: Vec<f64>,
+    flow: Vec<u32>,
+    cwnd_bytes: Vec<u64>,
+    ssthresh_bytes: Vec<Option<u64>>,
+    pacing_rate_bps: Vec<Option<u64>>,
+    phase: Vec<u32>,
+    bandwidth_bps: Vec<Option<u64>>,
+    min_rtt_s: Vec<Option<f64>>,
+    queue_segments: Vec<Option<f64>>,
+    pacing_gain: Vec<Option<f64>>,
+    alpha: Vec<Option<f64>>,
+    beta: Vec<Option<f64>>,
+    w_max_segments: Vec<Option<f64>>,
+}
+
+impl CcColumns {
+    fn push(&mut self, t: f64, flow: u32, m: &CcMetrics) {
+        let bps = |b: Option<u64>| b.map(|b| b.saturating_mul(8));
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.cwnd_bytes.push(m.cwnd_bytes);
+        self.ssthresh_bytes
+            .push((m.ssthresh_bytes != u64::MAX).then_some(m.ssthresh_bytes));
+        self.pacing_rate_bps.push(bps(m.pacing_rate_bytes_per_s));
+        self.phase.push(m.phase.code());
+        self.bandwidth_bps.push(bps(m.bandwidth_bytes_per_s));
+        self.min_rtt_s.push(m.min_rtt.map(secs));
+        self.queue_segments.push(m.queue_segments);
+        self.pacing_gain.push(m.pacing_gain);
+        self.alpha.push(m.alpha);
+        self.beta.push(m.beta);
+        self.w_max_segments.push(m.w_max_segments);
+    }
+
+    fn into_table(self) -> TraceTable {
+        TraceTable::new(
+            "cc",
+            &[
+                ("time_s", Column::F64(self.time_s)),
+                ("flow", Column::U32(self.flow)),
+                ("cwnd_bytes", Column::U64(self.cwnd_bytes)),
+                ("ssthresh_bytes", Column::opt_u64(self.ssthresh_bytes)),
+                ("pacing_rate_bps", Column::opt_u64(self.pacing_rate_bps)),
+                ("phase", Column::U32(self.phase)),
+                ("bandwidth_bps", Column::opt_u64(self.bandwidth_bps)),
+                ("min_rtt_s", Column::opt_f64(self.min_rtt_s)),
+                ("queue_segments", Column::opt_f64(self.queue_segments)),
+                ("pacing_gain", Column::opt_f64(self.pacing_gain)),
+                ("alpha", Column::opt_f64(self.alpha)),
+                ("beta", Column::opt_f64(self.beta)),
+                ("w_max_segments", Column::opt_f64(self.w_max_segments)),
+            ],
+        )
+    }
+}
+
 #[derive(Debug, Default)]
 struct RttColumns {
     time_s: Vec<f64>,
     flow: Vec<u32>,
-    sample_s: Vec<f64>,
-    srtt_s: Vec<f64>,
-    rttvar_s: Vec<f64>,
+    /// None on a backoff row.
+    sample_s: Vec<Option<f64>>,
+    /// None before the first sample.
+    srtt_s: Vec<Option<f64>>,
+    rttvar_s: Vec<Option<f64>>,
     rto_s: Vec<f64>,
+}
+
+impl RttColumns {
+    fn push(
+        &mut self,
+        t: f64,
+        flow: u32,
+        sample: Option<f64>,
+        srtt: Option<f64>,
+        rttvar: f64,
+        rto: f64,
+    ) {
+        self.time_s.push(t);
+        self.flow.push(flow);
+        self.sample_s.push(sample);
+        self.srtt_s.push(srtt);
+        self.rttvar_s.push(srtt.map(|_| rttvar));
+        self.rto_s.push(rto);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -269,10 +356,14 @@ impl StreamOffsets {
 pub struct Traces {
     pub seq: bool,
     pub cwnd: bool,
+    pub cc: bool,
     pub rtt: bool,
     pub wireless_tx: bool,
+    /// Any of the traces the TCP endpoints feed (asked for every call into one).
+    tcp: bool,
     seq_cols: SeqColumns,
     cwnd_cols: CwndColumns,
+    cc_cols: CcColumns,
     rtt_cols: RttColumns,
     wtx_cols: WirelessTxColumns,
 }
@@ -283,14 +374,17 @@ impl Traces {
         Traces {
             seq: has("seq"),
             cwnd: has("cwnd"),
+            cc: has("cc"),
             rtt: has("rtt"),
             wireless_tx: has("wireless_tx"),
+            tcp: ["seq", "cwnd", "cc", "rtt"].iter().any(|n| has(n)),
             ..Default::default()
         }
     }
 
+    #[inline]
     pub fn wants_tcp(&self) -> bool {
-        self.seq || self.cwnd || self.rtt
+        self.tcp
     }
 
     pub fn on_tcp(&mut self, now: SimTime, flow: FlowId, ev: &TcpTraceEvent) {
@@ -314,19 +408,23 @@ impl Traces {
                 c.ssthresh_bytes
                     .push((ssthresh != u64::MAX).then_some(ssthresh));
             }
+            TcpTraceEvent::Cc(ref m) if self.cc => self.cc_cols.push(t, flow.0, m),
             TcpTraceEvent::Rtt {
                 sample,
                 srtt,
                 rttvar,
                 rto,
-            } if self.rtt => {
-                let c = &mut self.rtt_cols;
-                c.time_s.push(t);
-                c.flow.push(flow.0);
-                c.sample_s.push(secs(sample));
-                c.srtt_s.push(secs(srtt));
-                c.rttvar_s.push(secs(rttvar));
-                c.rto_s.push(secs(rto));
+            } if self.rtt => self.rtt_cols.push(
+                t,
+                flow.0,
+                Some(secs(sample)),
+                Some(secs(srtt)),
+                secs(rttvar),
+                secs(rto),
+            ),
+            TcpTraceEvent::RtoBackoff { srtt, rttvar, rto } if self.rtt => {
+                self.rtt_cols
+                    .push(t, flow.0, None, srtt.map(secs), secs(rttvar), secs(rto))
             }
             _ => {}
         }
@@ -377,6 +475,9 @@ impl Traces {
                 ],
             ));
         }
+        if self.cc {
+            out.push(self.cc_cols.into_table());
+        }
         if self.rtt {
             let c = self.rtt_cols;
             out.push(TraceTable::new(
@@ -384,9 +485,9 @@ impl Traces {
                 &[
                     ("time_s", Column::F64(c.time_s)),
                     ("flow", Column::U32(c.flow)),
-                    ("sample_s", Column::F64(c.sample_s)),
-                    ("srtt_s", Column::F64(c.srtt_s)),
-                    ("rttvar_s", Column::F64(c.rttvar_s)),
+                    ("sample_s", Column::opt_f64(c.sample_s)),
+                    ("srtt_s", Column::opt_f64(c.srtt_s)),
+                    ("rttvar_s", Column::opt_f64(c.rttvar_s)),
                     ("rto_s", Column::F64(c.rto_s)),
                 ],
             ));

@@ -56,6 +56,7 @@ pub fn summarize(
                 src: f.src.clone(),
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
+                cc: source.cc_name().to_string(),
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),
@@ -73,6 +74,7 @@ pub fn summarize(
                 delay_std_s: f.delay.std(),
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
+                tcp_ecn_reductions: stats.ecn_reductions,
                 objects_completed,
                 object_time_mean_s,
                 object_time_median_s,
@@ -92,6 +94,7 @@ pub fn summarize(
                 bytes_sent: c.stats.bytes_sent,
                 queue_drops: c.stats.queue_drops,
                 max_queue_packets: c.stats.max_queue_packets,
+                ce_marks: c.stats.ce_marks,
             });
         }
     }

@@ -9,7 +9,7 @@ use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerId, TimerT
 use crate::ids::{AgentId, Direction, EndpointId, FlowId, LinkId, NodeId, StationId};
 use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
-    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
+    Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
 };
 use crate::tcp::TcpOutbox;
 use crate::transport::{AnyEndpoint, EndpointOutbox, OutPacket};
@@ -341,14 +341,23 @@ impl World {
             Hop::Link { link, dir } => (link, dir),
             Hop::Cell { cell, to } => return self.cell_send(now, cell, node, to, slot),
         };
-        let size = self.packets.get(slot).size_bytes();
+        let packet = self.packets.get(slot);
+        let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
-        match channel.offer(now, slot, size) {
-            Offer::Started { tx_end } => {
+        match channel.offer(now, slot, size, ect) {
+            Offer::Started { tx_end, ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
                 self.capture_frame(link, dir, now, slot)?;
                 self.schedule(tx_end, Event::TxDone { link, dir })
             }
-            Offer::Queued => Ok(()),
+            Offer::Queued { ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
+                Ok(())
+            }
             Offer::Dropped(p) => {
                 self.packets.remove(p);
                 Ok(())
@@ -356,6 +365,7 @@ impl World {
         }
     }
 
+    #[inline]
     fn capture_frame(
         &mut self,
         link: LinkId,
@@ -581,6 +591,7 @@ impl World {
                     ttl: DEFAULT_TTL,
                     total_len: 0,
                     ident: self.next_packet_id as u16,
+                    ecn: if s.ect { Ecn::Ect0 } else { Ecn::NotEct },
                 },
                 transport: Transport::Tcp(s.segment),
                 flow,

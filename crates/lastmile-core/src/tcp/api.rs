@@ -2,8 +2,8 @@
 //! the scenario's `TcpSpec`), the segments, deliveries and trace records it emits, its
 //! RFC 9293 states and its counters.
 
-use super::cc::CcSettings;
-use super::spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec};
+use super::cc::{CcMetrics, CcSettings};
+use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
 
@@ -14,7 +14,7 @@ pub struct TcpConfig {
     pub local_port: u16,
     pub remote_addr: Ipv4Addr,
     pub remote_port: u16,
-    /// Loss recovery (Tahoe, Reno, NewReno).
+    /// Loss recovery (Tahoe, Reno, NewReno, SACK, FACK).
     pub recovery: RecoveryKind,
     /// Congestion control and what it reads from the settings.
     pub cc: CcKind,
@@ -23,11 +23,23 @@ pub struct TcpConfig {
     pub mss: u32,
     /// This endpoint's receive buffer, advertised as its window.
     pub rwnd_bytes: u32,
-    /// Initial congestion window, in segments.
-    pub initial_window_segments: u32,
+    /// Initial congestion window.
+    pub initial_window: InitialWindow,
     /// Initial ssthresh in bytes; `None` = unlimited.
     pub initial_ssthresh_bytes: Option<u32>,
     pub dupack_threshold: u32,
+    /// Offer SACK-permitted (RFC 2018) and, once negotiated, send SACK blocks.
+    pub sack: bool,
+    /// Report duplicates in a D-SACK block (RFC 2883).
+    pub dsack: bool,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 6937 proportional rate reduction in SACK recovery.
+    pub prr: bool,
+    /// Offer ECN (RFC 3168).
+    pub ecn: bool,
+    /// Cap on the retransmission timer's backoff factor (`None`: only `max_rto`).
+    pub max_backoff: Option<u32>,
     pub timer_granularity: SimDuration,
     pub initial_rto: SimDuration,
     pub min_rto: SimDuration,
@@ -62,9 +74,15 @@ impl TcpConfig {
             cc_settings: t.cc_settings(),
             mss: clamp(t.mss.bytes()),
             rwnd_bytes: clamp(t.rwnd.bytes()),
-            initial_window_segments: t.initial_window,
+            initial_window: t.initial_window,
             initial_ssthresh_bytes: t.initial_ssthresh.map(|b| clamp(b.bytes())),
             dupack_threshold: t.dupack_threshold,
+            sack: t.sack_enabled(),
+            dsack: t.dsack,
+            limited_transmit: t.limited_transmit,
+            prr: t.prr,
+            ecn: t.ecn,
+            max_backoff: t.max_backoff,
             timer_granularity: t.timer_granularity.sim(),
             initial_rto: t.initial_rto.sim(),
             min_rto: t.min_rto.sim(),
@@ -87,6 +105,9 @@ pub struct OutSegment {
     pub origin_time: SimTime,
     /// True when this segment carries data (or SYN/FIN) sent before.
     pub is_retransmission: bool,
+    /// Send it with ECT(0) in the IP header (RFC 3168 §6.1.2: new data of an ECN-capable
+    /// connection only).
+    pub ect: bool,
 }
 
 /// In-order data handed to the receiving application.
@@ -112,10 +133,19 @@ pub enum TcpTraceEvent {
     Ack { offset: u64 },
     /// The congestion window or ssthresh changed (bytes; ssthresh u64::MAX = unlimited).
     Window { cwnd: u64, ssthresh: u64 },
+    /// The congestion control's state changed (`CongestionControl::metrics`).
+    Cc(CcMetrics),
     /// An RTT sample was taken (or the RTO changed): sample, srtt, rttvar, rto.
     Rtt {
         sample: SimDuration,
         srtt: SimDuration,
+        rttvar: SimDuration,
+        rto: SimDuration,
+    },
+    /// The retransmission timer expired and backed off (RFC 6298 (5.5)): the estimator as
+    /// it stands (`srtt` absent before the first sample) and the RTO now in force.
+    RtoBackoff {
+        srtt: Option<SimDuration>,
         rttvar: SimDuration,
         rto: SimDuration,
     },
@@ -172,4 +202,10 @@ pub struct TcpStats {
     pub acks_sent: u64,
     /// Bytes delivered in order to the application.
     pub bytes_delivered: u64,
+    /// Window reductions in answer to ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
+    /// Data segments that arrived with CE set (RFC 3168 §6.1.3).
+    pub ce_received: u64,
+    /// D-SACK blocks sent (RFC 2883).
+    pub dsacks_sent: u64,
 }

@@ -9,8 +9,18 @@
 //!   by resending the SYN-ACK, a repeated SYN-ACK by an ACK. The SYN is timed (one RTT
 //!   sample unless it was retransmitted, Karn). The effective SMSS is min(our MSS, the
 //!   peer's MSS option, 536 if absent) (RFC 9293 §3.7.1). Timestamps are used only if both
-//!   SYNs carry them (RFC 7323 §3.2). IW = `initial_window_segments`·SMSS, or 1·SMSS if the
-//!   SYN or SYN-ACK had to be retransmitted (RFC 5681 §3.1).
+//!   SYNs carry them (RFC 7323 §3.2), SACK only if both carry SACK-permitted (RFC 2018 §2).
+//!   ECN (RFC 3168 §6.1.1): an ECN-setup SYN carries ECE and CWR, an ECN-setup SYN-ACK ECE
+//!   alone; ECN is in use when both were sent. IW is `initial_window` (a number of
+//!   segments, RFC 3390's or RFC 6928's rule), or 1·SMSS if the SYN or SYN-ACK had to be
+//!   retransmitted (RFC 5681 §3.1).
+//! * **SACK blocks** travel as stream offsets inside the endpoint: the receiving half's
+//!   blocks become sequence numbers on every segment we send (3 beside timestamps, else 4),
+//!   and the blocks of an arriving ACK become offsets for the sending half (a block outside
+//!   [SND.UNA − 2^31, SND.MAX] is dropped).
+//! * **ECN marks** arrive with the segment (`on_segment_marked`: CE in its IP header);
+//!   ECE goes on every segment we send while the receiving half echoes, CWR and ECT on
+//!   the data segments the sending half marks.
 //! * **Sequence numbers** appear only here: the stream is counted in `u64` offsets
 //!   (0 = ISN + 1) and converted with wrapping arithmetic relative to SND.UNA / RCV.NXT.
 //! * **Teardown** (RFC 9293 §3.6): `app_close` enters FIN-WAIT-1 (or LAST-ACK from
@@ -31,14 +41,18 @@
 //! Left out: simultaneous open, RST generation (a received RST just closes), PAWS,
 //! urgent data, keep-alives, window scaling, the 2·MSL timer, user timeouts.
 
+mod output;
+
 use super::api::*;
 use super::cc::{AnyCongestionControl, CcMetrics, CongestionControl, CongestionWindow};
 use super::receiver::Receiver;
-use super::recovery::LossRecovery;
+use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
-use super::sender::{AckInput, DataSegment, Sender};
+use super::sender::{AckInput, DataSegment, Negotiated, Sender};
 use crate::engine::{SimDuration, SimTime};
-use crate::packet::{Control, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN};
+use crate::packet::{
+    Control, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN,
+};
 
 /// RFC 9293 §3.7.1: the send MSS when the peer sends no MSS option.
 const DEFAULT_PEER_MSS: u64 = 536;
@@ -81,25 +95,35 @@ pub struct TcpConnection {
     syn_retransmitted: bool,
     peer_mss: Option<u64>,
     timestamps: bool,
+    /// Both SYNs carried SACK-permitted.
+    sack: bool,
+    /// ECN setup completed on the SYNs.
+    ecn: bool,
     ts_recent: u32,
     last_ack_sent: SeqNumber,
     snd_wl1: SeqNumber,
     snd_wl2: SeqNumber,
     traced_window: Option<CongestionWindow>,
+    pub(super) traced_cc: Option<CcMetrics>,
 }
 
 impl TcpConnection {
     /// A closed endpoint; `connect` or `listen` opens it.
     pub fn new(cfg: TcpConfig) -> Self {
         let mss = u64::from(cfg.mss.max(1));
-        let rtx = RetransmitTimer::new(
+        let mut rtx = RetransmitTimer::new(
             cfg.timer_granularity,
             cfg.initial_rto,
             cfg.min_rto,
             cfg.max_rto,
         );
+        rtx.set_max_backoff(cfg.max_backoff);
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
-        let recovery = LossRecovery::new(cfg.recovery, cfg.dupack_threshold);
+        let options = RecoveryOptions {
+            limited_transmit: cfg.limited_transmit,
+            prr: cfg.prr,
+        };
+        let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options);
         let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
@@ -123,11 +147,14 @@ impl TcpConnection {
             syn_retransmitted: false,
             peer_mss: None,
             timestamps: false,
+            sack: false,
+            ecn: false,
             ts_recent: 0,
             last_ack_sent: SeqNumber(0),
             snd_wl1: SeqNumber(0),
             snd_wl2: iss,
             traced_window: None,
+            traced_cc: None,
         }
     }
 
@@ -155,6 +182,21 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
+        self.on_segment_marked(now, seg, false, origin_time, out);
+    }
+
+    /// A segment arrived whose IP header says congestion experienced (`ce`, RFC 3168 §5).
+    pub fn on_segment_marked(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        ce: bool,
+        origin_time: SimTime,
+        out: &mut TcpOutbox,
+    ) {
+        if self.ecn {
+            self.note_ecn(seg, ce);
+        }
         if seg.header.control == Control::Rst {
             self.on_reset();
             return;
@@ -229,11 +271,15 @@ impl TcpConnection {
     pub fn congestion_window(&self) -> CongestionWindow {
         self.sender.window()
     }
-    /// The congestion control's state: cwnd, ssthresh, pacing rate.
+    /// The congestion control's state: cwnd, ssthresh, pacing rate, its estimates.
     pub fn cc_metrics(&self) -> CcMetrics {
         self.sender
             .congestion_control()
             .metrics(&self.sender.window())
+    }
+    /// The congestion control's name, as a scenario writes it (`tcp.cc`).
+    pub fn cc_name(&self) -> &'static str {
+        self.sender.congestion_control().name()
     }
 
     /// The current RTO, backoff included.
@@ -251,9 +297,21 @@ impl TcpConnection {
     pub fn rttvar(&self) -> SimDuration {
         self.sender.rtx.rttvar()
     }
-    /// True while in Reno / NewReno fast recovery.
+    /// True while in Reno / NewReno fast recovery (SACK and FACK: loss recovery).
     pub fn in_fast_recovery(&self) -> bool {
         self.sender.recovery().in_recovery()
+    }
+    /// The loss recovery's state: its variant, the scoreboard, RFC 6675's pipe, PRR.
+    pub fn loss_recovery(&self) -> &LossRecovery {
+        self.sender.recovery()
+    }
+    /// True once SACK-permitted was exchanged on the SYNs (RFC 2018 §2).
+    pub fn sack_in_use(&self) -> bool {
+        self.sack
+    }
+    /// True once ECN setup completed on the SYNs (RFC 3168 §6.1.1).
+    pub fn ecn_in_use(&self) -> bool {
+        self.ecn
     }
     /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
     pub fn bytes_in_flight(&self) -> u64 {
@@ -320,13 +378,29 @@ impl TcpConnection {
         self.output(now, out);
     }
 
-    /// Records what the peer's SYN says: IRS, MSS, timestamps.
+    /// RFC 3168 §6.1.3 at the receiving half: a CE-marked data segment starts the echo, CWR
+    /// ends it.
+    #[inline(never)]
+    fn note_ecn(&mut self, seg: &TcpSegment, ce: bool) {
+        let marked = ce && seg.payload_len > 0;
+        self.stats.ce_received += u64::from(marked);
+        self.receiver.on_ecn(marked, seg.header.cwr);
+    }
+
+    /// Records what the peer's SYN says: IRS, MSS, timestamps, SACK-permitted, ECN setup.
     fn learn_peer_syn(&mut self, seg: &TcpSegment) {
         let h = &seg.header;
         self.irs = h.seq;
         self.last_ack_sent = h.seq + 1;
         self.peer_mss = h.options.mss.map(u64::from);
         self.timestamps = self.cfg.timestamps && h.options.timestamp.is_some();
+        self.sack = self.cfg.sack && h.options.sack_permitted;
+        // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR, the SYN-ACK ECE only.
+        let setup = match h.ack {
+            None => h.ece && h.cwr,
+            Some(_) => h.ece && !h.cwr,
+        };
+        self.ecn = self.cfg.ecn && setup;
         if let Some((tsval, _)) = h.options.timestamp {
             self.ts_recent = tsval;
         }
@@ -347,13 +421,22 @@ impl TcpConnection {
     /// The handshake completed.
     fn establish(&mut self, peer_window: u64) {
         let mss = u64::from(self.cfg.mss.max(1)).min(self.peer_mss.unwrap_or(DEFAULT_PEER_MSS));
-        let iw_segments = if self.syn_retransmitted {
-            1
+        let initial_window = if self.syn_retransmitted {
+            mss
         } else {
-            u64::from(self.cfg.initial_window_segments.max(1))
+            self.cfg.initial_window.bytes(mss)
         };
-        self.sender
-            .on_established(mss, iw_segments * mss, peer_window, self.timestamps);
+        self.sender.on_established(&Negotiated {
+            mss,
+            initial_window,
+            peer_window,
+            timestamps: self.timestamps,
+            sack: self.sack,
+            ecn: self.ecn,
+        });
+        if self.sack {
+            self.receiver.enable_sack(self.cfg.dsack);
+        }
         self.state = TcpState::Established;
         self.update_state();
     }
@@ -445,13 +528,58 @@ impl TcpConnection {
             window_update,
             occupies_sequence: seg.seq_len() > 0,
             ts_ecr: h.options.timestamp.map(|(_, ecr)| ecr),
+            sack: &[],
+            ece: h.ece,
         };
         if self.cfg.trace {
             out.trace.push(TcpTraceEvent::Ack { offset });
         }
-        if self.sender.on_ack(now, &input, &mut out.trace) {
+        let fast_retransmit = if self.sack && !h.options.sack_blocks.is_empty() {
+            self.on_ack_with_sack(now, h, input, out)
+        } else {
+            self.sender.on_ack(now, &input, &mut out.trace)
+        };
+        if fast_retransmit {
             self.stats.fast_retransmits += 1;
         }
+        if self.ecn {
+            self.stats.ecn_reductions = self.sender.ecn_reductions;
+        }
+    }
+
+    /// The sending half takes an ACK with its SACK blocks as stream offsets of our data:
+    /// each edge taken relative to SND.UNA; blocks reaching below SND.UNA − 2^31 or beyond
+    /// SND.MAX are dropped.
+    #[inline(never)]
+    fn on_ack_with_sack(
+        &mut self,
+        now: SimTime,
+        h: &TcpHeader,
+        input: AckInput,
+        out: &mut TcpOutbox,
+    ) -> bool {
+        let una = self.sender.snd_una();
+        let una_seq = self.send_seq(una);
+        let snd_max = self.sender.snd_max();
+        let to_offset = |s: SeqNumber| -> Option<u64> {
+            let o = una as i64 + i64::from(s.wrapping_diff(una_seq));
+            (o >= 0 && o as u64 <= snd_max).then_some(o as u64)
+        };
+        let mut blocks = [(0, 0); SackBlocks::MAX];
+        let mut n = 0;
+        for &(left, right) in h.options.sack_blocks.as_slice() {
+            if let (Some(l), Some(r)) = (to_offset(left), to_offset(right)) {
+                if l < r {
+                    blocks[n] = (l, r);
+                    n += 1;
+                }
+            }
+        }
+        let input = AckInput {
+            sack: &blocks[..n],
+            ..input
+        };
+        self.sender.on_ack(now, &input, &mut out.trace)
     }
 
     fn process_data(
@@ -465,6 +593,8 @@ impl TcpConnection {
         let start =
             rcv_nxt as i64 + i64::from(seg.header.seq.wrapping_diff(self.recv_seq(rcv_nxt)));
         let fin = seg.header.control == Control::Fin;
+        self.receiver
+            .note_sender_state(seg.header.sender_in_slow_start);
         let delivered = self.receiver.on_segment(
             now,
             start,
@@ -528,151 +658,17 @@ impl TcpConnection {
                 self.stats.timeouts += 1;
                 self.syn_retransmitted = true;
                 self.sender.rtx.back_off();
+                if self.cfg.trace {
+                    out.trace.push(self.sender.rtx.backoff_trace());
+                }
                 self.send_syn(now, true, out);
             }
             _ if self.can_send() => {
-                if self.sender.on_rto(now) {
+                if self.sender.on_rto(now, &mut out.trace) {
                     self.stats.timeouts += 1;
                 }
             }
             _ => self.sender.rtx.stop(),
-        }
-    }
-
-    // ---- output ------------------------------------------------------------------------
-
-    /// Sends whatever the window allows, then a pure ACK if one is still due.
-    fn output(&mut self, now: SimTime, out: &mut TcpOutbox) {
-        if !self.can_send() {
-            return;
-        }
-        while let Some(d) = self.sender.next_segment(now) {
-            self.emit_data(now, d, out);
-        }
-        if self.should_close_passively() {
-            self.request_close();
-            self.update_state();
-            while let Some(d) = self.sender.next_segment(now) {
-                self.emit_data(now, d, out);
-            }
-        }
-        self.sender.update_persist(now);
-        if self.receiver.ack_due() {
-            // 4.4BSD: a pure ACK carries SND.MAX, so it never looks older than our data.
-            let seq = self.send_seq(self.sender.snd_max());
-            let segment = self.build(now, seq, Control::None, 0);
-            self.stats.acks_sent += 1;
-            self.push(out, segment, now, false);
-        }
-    }
-
-    fn send_syn(&mut self, now: SimTime, retransmission: bool, out: &mut TcpOutbox) {
-        let mut segment = self.build(now, self.iss, Control::Syn, 0);
-        segment.header.options.mss = Some(self.cfg.mss.min(u32::from(u16::MAX)) as u16);
-        if self.state == TcpState::SynSent {
-            segment.header.ack = None;
-            if self.cfg.timestamps {
-                let tsval = self.sender.rtx.ts_now(now);
-                segment.header.options.timestamp = Some((tsval, 0));
-            }
-        }
-        if retransmission {
-            self.stats.retransmits += 1;
-            self.sender.rtx.cancel_timing();
-        } else {
-            self.sender.rtx.start_timing_syn(now);
-        }
-        self.sender.rtx.arm(now);
-        self.push(out, segment, now, retransmission);
-    }
-
-    fn emit_data(&mut self, now: SimTime, d: DataSegment, out: &mut TcpOutbox) {
-        let control = if d.fin { Control::Fin } else { Control::None };
-        let segment = self.build(now, self.send_seq(d.offset), control, d.len);
-        if d.len > 0 {
-            self.stats.data_segments_sent += 1;
-            self.stats.payload_bytes_sent += u64::from(d.len);
-        }
-        if d.retransmission {
-            self.stats.retransmits += 1;
-        }
-        if self.cfg.trace && d.len > 0 {
-            out.trace.push(TcpTraceEvent::Send {
-                offset: d.offset,
-                len: d.len,
-                retransmission: d.retransmission,
-            });
-        }
-        let origin_time = if d.len > 0 { d.origin_time } else { now };
-        self.push(out, segment, origin_time, d.retransmission);
-    }
-
-    /// Counts the segment's IP and TCP header bytes and hands it to the engine.
-    fn push(
-        &mut self,
-        out: &mut TcpOutbox,
-        segment: TcpSegment,
-        origin_time: SimTime,
-        is_retransmission: bool,
-    ) {
-        self.stats.header_bytes_sent += u64::from(IPV4_HEADER_LEN + segment.header.header_len());
-        out.segments.push(OutSegment {
-            segment,
-            origin_time,
-            is_retransmission,
-        });
-    }
-
-    /// A segment carrying our current ACK, window and timestamps.
-    fn build(&mut self, now: SimTime, seq: SeqNumber, control: Control, len: u32) -> TcpSegment {
-        let ack = self.recv_seq(self.receiver.ack_offset());
-        let timestamp = self
-            .timestamps
-            .then(|| (self.sender.rtx.ts_now(now), self.ts_recent));
-        let header = TcpHeader {
-            src_port: self.cfg.local_port,
-            dst_port: self.cfg.remote_port,
-            seq,
-            ack: Some(ack),
-            control,
-            window: self.receiver.advertise_window(),
-            options: TcpOptions {
-                timestamp,
-                ..TcpOptions::default()
-            },
-            ece: false,
-            cwr: false,
-        };
-        if self.state != TcpState::SynSent {
-            self.receiver.on_ack_sent();
-            self.last_ack_sent = ack;
-        }
-        TcpSegment {
-            header,
-            payload_len: len,
-        }
-    }
-
-    /// Stream offset → sequence number, send side (offset 0 = ISS + 1).
-    fn send_seq(&self, offset: u64) -> SeqNumber {
-        self.iss + 1 + offset as u32
-    }
-    /// Stream offset → sequence number, receive side (offset 0 = IRS + 1).
-    fn recv_seq(&self, offset: u64) -> SeqNumber {
-        self.irs + 1 + offset as u32
-    }
-
-    fn trace_window(&mut self, out: &mut TcpOutbox) {
-        if !self.cfg.trace || !self.can_send() {
-            return;
-        }
-        let w = self.sender.window();
-        if self.traced_window != Some(w) {
-            self.traced_window = Some(w);
-            out.trace.push(TcpTraceEvent::Window {
-                cwnd: w.cwnd,
-                ssthresh: w.ssthresh,
-            });
         }
     }
 }

@@ -28,12 +28,37 @@
 //!   edge still never moves left.
 //! * **FIN**: remembered where it sits in the stream and consumed once every byte before
 //!   it has arrived.
+//! * **SACK blocks** (RFC 2018 §4, once SACK-permitted was exchanged): every ACK sent while
+//!   data is held out of order carries blocks. The first is the contiguous block holding the
+//!   segment that triggered the ACK, unless that segment advanced the cumulative ACK; the
+//!   rest repeat the most recently reported first blocks (grown to the contiguous block that
+//!   now holds them) that are not subsets of a block already included, then any other held
+//!   blocks from the highest down, as many as fit (`sack_blocks(max)`: 4, or 3 beside
+//!   timestamps).
+//! * **D-SACK** (RFC 2883 §4, with `dsack`): a segment that brings bytes already received
+//!   is reported in a first block with the edges of the duplicate range, in the ACK for that
+//!   segment only; if the duplicate lies in a block held above the cumulative ACK, that
+//!   block is the second. It counts against the block limit.
+//! * **DAASS** (`ack = "daass"`, Allman 1998): an ACK for every in-order segment the
+//!   sender sent in slow start, the delayed-ACK rule for the others. The receiver cannot
+//!   observe the sender's state, so the segment carries it (`TcpHeader::
+//!   sender_in_slow_start`, simulation-only): an oracle, as a simulation study may use, not
+//!   a heuristic. Which signal Allman's own simulations used could not be checked against
+//!   the paper's text here.
+//! * **ECN** (RFC 3168 §6.1.3): after a CE-marked data segment every ACK carries ECE until
+//!   a segment carrying CWR arrives (a CWR segment that is itself marked keeps ECE on).
 //!
-//! Left out: SACK blocks, window scaling, PAWS, urgent data, and data on a SYN.
+//! Left out: window scaling, PAWS, urgent data, and data on a SYN.
 
 use std::collections::VecDeque;
 
 use super::spec::AckPolicy;
+
+/// How many recently reported first blocks are remembered for RFC 2018's repetition.
+const RECENT_BLOCKS: usize = 8;
+
+/// The SACK blocks of one ACK, in stream offsets, in the order they are sent.
+pub type SackList = ([(u64, u64); 4], usize);
 use crate::engine::{SimDuration, SimTime};
 
 use super::api::Delivery;
@@ -107,6 +132,46 @@ impl Reassembly {
         i + 1
     }
 
+    /// The contiguous run of held bytes that contains `offset` (several entries may touch).
+    pub fn contiguous(&self, offset: u64) -> Option<(u64, u64)> {
+        let i = self.ranges.partition_point(|h| h.end <= offset);
+        let h = self.ranges.get(i).filter(|h| h.start <= offset)?;
+        let (mut start, mut end) = (h.start, h.end);
+        for left in self.ranges.range(..i).rev() {
+            if left.end != start {
+                break;
+            }
+            start = left.start;
+        }
+        for right in self.ranges.range(i + 1..) {
+            if right.start != end {
+                break;
+            }
+            end = right.end;
+        }
+        Some((start, end))
+    }
+
+    /// The first part of [start, end) already held, as a contiguous range.
+    fn first_overlap(&self, start: u64, end: u64) -> Option<(u64, u64)> {
+        let i = self.ranges.partition_point(|h| h.end <= start);
+        let h = self.ranges.get(i).filter(|h| h.start < end)?;
+        let from = start.max(h.start);
+        let (_, held_end) = self.contiguous(from)?;
+        Some((from, held_end.min(end)))
+    }
+
+    /// The contiguous held runs, highest first.
+    fn runs_descending(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let mut next = self.ranges.len();
+        std::iter::from_fn(move || {
+            let last = self.ranges.get(next.checked_sub(1)?)?;
+            let (start, end) = self.contiguous(last.start)?;
+            next = self.ranges.partition_point(|h| h.end <= start);
+            Some((start, end))
+        })
+    }
+
     /// Removes and returns the first range if it starts at or before `offset`.
     fn pop_ready(&mut self, offset: u64) -> Option<Held> {
         if self.ranges.front()?.start > offset {
@@ -141,6 +206,18 @@ pub struct Receiver {
     lazy_mss: Option<u64>,
     /// The window in the last ACK built.
     last_advertised: u64,
+    /// SACK-permitted was exchanged: ACKs carry SACK blocks (RFC 2018).
+    sack: bool,
+    /// Report duplicates in D-SACK blocks (RFC 2883).
+    dsack: bool,
+    /// A point in each recently reported first block, most recent first (RFC 2018 §4).
+    recent_blocks: VecDeque<u64>,
+    /// The duplicate range of the most recent segment, for the next ACK only (RFC 2883).
+    dsack_pending: Option<(u64, u64)>,
+    /// The segment being processed was sent in slow start (DAASS).
+    sender_in_slow_start: bool,
+    /// Set ECE on ACKs: a CE mark arrived and no CWR since (RFC 3168 §6.1.3).
+    ece: bool,
 }
 
 impl Receiver {
@@ -160,7 +237,100 @@ impl Receiver {
             backlog: 0,
             lazy_mss: None,
             last_advertised: rwnd,
+            sack: false,
+            dsack: false,
+            recent_blocks: VecDeque::new(),
+            dsack_pending: None,
+            sender_in_slow_start: false,
+            ece: false,
         }
+    }
+
+    /// SACK-permitted was exchanged on the SYNs; `dsack` adds RFC 2883 reports.
+    pub fn enable_sack(&mut self, dsack: bool) {
+        self.sack = true;
+        self.dsack = dsack;
+    }
+    pub fn sack_enabled(&self) -> bool {
+        self.sack
+    }
+
+    /// What the next segment says of its sender (DAASS reads it).
+    pub fn note_sender_state(&mut self, in_slow_start: bool) {
+        self.sender_in_slow_start = in_slow_start;
+    }
+
+    /// RFC 3168 §6.1.3: a segment with `cwr` ends the echo, one marked `ce` starts it.
+    pub fn on_ecn(&mut self, ce: bool, cwr: bool) {
+        if cwr {
+            self.ece = false;
+        }
+        if ce {
+            self.ece = true;
+        }
+    }
+    /// Whether ACKs carry ECE now.
+    pub fn ece(&self) -> bool {
+        self.ece
+    }
+
+    /// The SACK blocks for the ACK being built, at most `max` (RFC 2018 §4, RFC 2883 §4),
+    /// in stream offsets; none without SACK or with nothing to report.
+    pub fn sack_blocks(&mut self, max: usize) -> SackList {
+        let mut out = ([(0, 0); 4], 0);
+        if !self.sack || (self.held.is_empty() && self.dsack_pending.is_none()) {
+            return out;
+        }
+        let max = max.min(4);
+        let push = |b: (u64, u64), out: &mut SackList| {
+            let (blocks, n) = out;
+            let inside = blocks[..*n].iter().any(|&(s, e)| s <= b.0 && b.1 <= e);
+            if *n < max && !inside {
+                blocks[*n] = b;
+                *n += 1;
+            }
+        };
+        if let Some(d) = self.dsack_pending {
+            // RFC 2883 rules 3 and 4: the duplicate's own edges, then its enclosing block.
+            out.0[0] = d;
+            out.1 = 1;
+            if let Some(b) = self
+                .held
+                .contiguous(d.0)
+                .filter(|&(s, e)| s <= d.0 && d.1 <= e)
+            {
+                out.0[1] = b;
+                out.1 = 2;
+            }
+        }
+        let rcv_nxt = self.rcv_nxt;
+        self.recent_blocks.retain(|&o| o >= rcv_nxt);
+        for &o in &self.recent_blocks {
+            if out.1 == max {
+                return out;
+            }
+            if let Some(b) = self.held.contiguous(o) {
+                push(b, &mut out);
+            }
+        }
+        for b in self.held.runs_descending() {
+            if out.1 == max {
+                break;
+            }
+            push(b, &mut out);
+        }
+        out
+    }
+
+    /// Remembers the block holding `offset` as the most recent first block.
+    #[inline(never)]
+    fn report_first(&mut self, offset: u64) {
+        // One entry per block: older points inside the same block say nothing more.
+        if let Some((start, end)) = self.held.contiguous(offset) {
+            self.recent_blocks.retain(|&o| o < start || o >= end);
+        }
+        self.recent_blocks.push_front(offset);
+        self.recent_blocks.truncate(RECENT_BLOCKS);
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -197,6 +367,7 @@ impl Receiver {
 
     /// A segment we sent carried the current ACK.
     pub fn on_ack_sent(&mut self) {
+        self.dsack_pending = None;
         self.ack_now = false;
         self.unacked_segments = 0;
         self.delack_at = None;
@@ -252,8 +423,14 @@ impl Receiver {
         let limit = (self.rcv_nxt + self.rwnd.saturating_sub(self.backlog)).max(self.right_edge);
         let end = (end.max(0) as u64).min(limit);
         let first = start.max(self.rcv_nxt);
+        if self.dsack {
+            self.note_duplicate(start, end.max(start));
+        }
         if first < end && first > self.rcv_nxt {
             self.held.insert(first, end, origin_time);
+            if self.sack {
+                self.report_first(first);
+            }
             self.ack_now = true;
         } else if first < end {
             let had_hole = !self.held.is_empty();
@@ -266,6 +443,22 @@ impl Receiver {
         }
         self.consume_fin(fin);
         self.rcv_nxt - before
+    }
+
+    /// RFC 2883 rule 1: the duplicate part of the segment [start, end), if any, is reported
+    /// in the next ACK.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        let dup = if start < self.rcv_nxt {
+            Some((start, end.min(self.rcv_nxt)))
+        } else {
+            self.held.first_overlap(start, end)
+        };
+        self.dsack_pending = dup.filter(|(s, e)| s < e);
+    }
+
+    /// True while a D-SACK block waits for the next ACK.
+    pub fn dsack_reported(&self) -> bool {
+        self.dsack_pending.is_some()
     }
 
     fn consume_fin(&mut self, fin_flag: bool) {
@@ -311,8 +504,9 @@ impl Receiver {
     fn on_in_order(&mut self, now: SimTime, filled_hole: bool) {
         match self.policy {
             AckPolicy::Every => self.ack_now = true,
-            AckPolicy::Delayed if filled_hole => self.ack_now = true,
-            AckPolicy::Delayed => {
+            AckPolicy::Daass if self.sender_in_slow_start => self.ack_now = true,
+            AckPolicy::Delayed | AckPolicy::Daass if filled_hole => self.ack_now = true,
+            AckPolicy::Delayed | AckPolicy::Daass => {
                 self.unacked_segments += 1;
                 if self.unacked_segments >= 2 {
                     self.ack_now = true;

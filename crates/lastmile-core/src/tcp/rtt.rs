@@ -22,7 +22,10 @@
 //!   RTT must stay below 2^31 ticks.
 //! * **Backoff** (RFC 6298 (5.5)): each expiry doubles the RTO, the clamp to `max_rto`
 //!   applied after the doubling (ns-2's `rfc2988` order: clamp to `min_rto` first); a valid
-//!   sample ends the backoff (RFC 6298 §5 note, ns-2 and 4.4BSD `tcp_xmit_timer`).
+//!   sample ends the backoff (RFC 6298 §5 note, ns-2 and 4.4BSD `tcp_xmit_timer`). With
+//!   `max_backoff` the factor stops growing there (4.4BSD's `tcp_backoff` table and ns-2
+//!   stop at 64); RFC 6298 has only `max_rto`, so by default there is no such cap. Each
+//!   backoff can be traced (`backoff_trace`), so a plotted RTO shows it through a stall.
 //!
 //! Left out: RFC 7323 Appendix G's per-window gain adjustment, the 3 s RTO after a
 //! retransmitted SYN (RFC 6298 (5.7)), and BSD's folding of SRTT into RTTVAR after many
@@ -77,6 +80,8 @@ pub struct RetransmitTimer {
     /// The largest `rto` so far (the run summary's stall threshold).
     largest_rto: SimDuration,
     backoff_shift: u32,
+    /// The largest backoff factor, if capped.
+    max_backoff: Option<u32>,
     deadline: Option<SimTime>,
     timed: Option<Timed>,
 }
@@ -99,6 +104,7 @@ impl RetransmitTimer {
             rto: SimDuration::ZERO,
             largest_rto: SimDuration::ZERO,
             backoff_shift: 0,
+            max_backoff: None,
             deadline: None,
             timed: None,
         };
@@ -109,6 +115,20 @@ impl RetransmitTimer {
             .max(granularity);
         timer.largest_rto = timer.rto;
         timer
+    }
+
+    /// Caps the backoff factor at `factor` (at least 1), as 4.4BSD's table caps it at 64.
+    pub fn set_max_backoff(&mut self, factor: Option<u32>) {
+        self.max_backoff = factor.map(|f| f.max(1));
+    }
+
+    /// The trace record of a backoff: the estimator and the RTO now in force.
+    pub fn backoff_trace(&self) -> TcpTraceEvent {
+        TcpTraceEvent::RtoBackoff {
+            srtt: self.srtt(),
+            rttvar: self.rttvar,
+            rto: self.current_rto(),
+        }
     }
 
     pub fn granularity(&self) -> SimDuration {
@@ -258,9 +278,11 @@ impl RetransmitTimer {
     }
 
     fn backed_off(&self, shift: u32) -> SimDuration {
-        let rto = self
-            .rto
-            .saturating_mul(1u64 << shift.min(MAX_BACKOFF_SHIFT));
+        let mut factor = 1u64 << shift.min(MAX_BACKOFF_SHIFT);
+        if let Some(cap) = self.max_backoff {
+            factor = factor.min(u64::from(cap));
+        }
+        let rto = self.rto.saturating_mul(factor);
         rto.min(self.whole_ticks(self.max_rto))
             .max(self.granularity)
     }

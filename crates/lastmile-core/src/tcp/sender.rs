@@ -31,6 +31,17 @@
 //!   first (duplicate or new), then to the congestion control with an `AckSample` (bytes
 //!   acked, RTT sample, flight, delivery-rate sample of `delivery.rs`); recovery names the
 //!   segment to retransmit before new data.
+//! * **SACK** (once negotiated, with `recovery = "sack"` or `"fack"`): the ACK's blocks
+//!   (stream offsets) go with it to `LossRecovery::on_sack_ack`, and while that recovery
+//!   gates sending (RFC 6675's cwnd − pipe, FACK's awnd) the segments come from its
+//!   `next_seg` instead of SND.NXT. Going back N after a timeout skips what the receiver
+//!   has SACKed since. Limited transmit (RFC 3042) for the others lets the recovery widen
+//!   the window by one SMSS per early duplicate ACK.
+//! * **ECN** (RFC 3168 §6.1.2, once negotiated): new data carries ECT(0) (retransmissions
+//!   and window probes do not); an ACK with ECE reduces the window through the congestion
+//!   control's `on_ecn_echo` at most once per window of data (not again until SND.UNA has
+//!   passed SND.MAX of the last reduction, and not within a loss recovery's window), and
+//!   the next new segment carries CWR.
 //! * **Pacing** (`pacing.rs`): when the congestion control gives a pacing rate, each
 //!   segment waits for its release time and `pacing_deadline` reports it; without a rate
 //!   the pacer is never consulted.
@@ -39,8 +50,8 @@
 //!   one-byte probe at SND.UNA beyond the window, as 4.4BSD's forced output: SND.MAX covers
 //!   it, SND.NXT stays, and the retransmission timer is not started for it.
 //!
-//! Left out: SACK, limited transmit, RFC 7661, burst limits, RFC 5681 §4.1 restart after
-//! idle. Writes after `close` are ignored.
+//! Left out: RFC 7661, burst limits, RFC 5681 §4.1 restart after idle, and ECN's
+//! one-segment rule when cwnd is already 1 SMSS. Writes after `close` are ignored.
 
 use std::collections::VecDeque;
 
@@ -50,8 +61,10 @@ use super::api::TcpTraceEvent;
 use super::cc::{AckSample, AnyCongestionControl, CongestionControl, CongestionWindow};
 use super::delivery::{DeliveryState, RateSample, SampleBuilder, TxState};
 use super::pacing::Pacer;
-use super::recovery::{Flight, LossRecovery, Reaction};
+use super::recovery::{Flight, LossRecovery, Reaction, SackInput, SegKind, SendContext};
 use super::rtt::{RetransmitTimer, RttSample};
+
+mod extended;
 
 /// Persist-timer doublings beyond this are capped by `max_rto` anyway.
 const MAX_PERSIST_SHIFT: u32 = 16;
@@ -72,6 +85,45 @@ pub struct DataSegment {
     /// First-send time of the first data byte (`now` for new data or a FIN alone).
     pub origin_time: SimTime,
     pub retransmission: bool,
+    /// ECT(0) in the IP header (ECN negotiated, new data).
+    pub ect: bool,
+    /// CWR set (the first new data after an ECN reduction).
+    pub cwr: bool,
+    /// Sent while cwnd < ssthresh (what a DAASS receiver reads).
+    pub slow_start: bool,
+}
+
+/// Where the segment chosen to send comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// SND.NXT under min(cwnd, SND.WND); `limited` when limited transmit widened it.
+    Window { limited: bool },
+    /// The retransmission recovery or the timer named, regardless of the window.
+    Forced,
+    /// A SACK recovery's `next_seg`.
+    Recovery(SegKind),
+}
+
+/// A segment about to be sent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Choice {
+    offset: u64,
+    len: u64,
+    source: Source,
+}
+
+/// What the handshake settled.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Negotiated {
+    /// The effective SMSS.
+    pub mss: u64,
+    pub initial_window: u64,
+    pub peer_window: u64,
+    pub timestamps: bool,
+    /// Both SYNs carried SACK-permitted.
+    pub sack: bool,
+    /// ECN setup completed (RFC 3168 §6.1.1).
+    pub ecn: bool,
 }
 
 /// When a range of new data was first sent.
@@ -84,7 +136,7 @@ struct FirstSend {
 
 /// What an ACK carried, as the sender sees it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct AckInput {
+pub struct AckInput<'a> {
     /// The cumulative ACK as a stream offset, already checked to lie in [SND.UNA, SND.MAX].
     pub ack: u64,
     /// The peer's advertised window in bytes.
@@ -95,6 +147,11 @@ pub struct AckInput {
     pub occupies_sequence: bool,
     /// TSecr, when timestamps are in use.
     pub ts_ecr: Option<u32>,
+    /// The SACK blocks as stream offsets (those that fall outside the sequence space sent
+    /// left out), in the order received.
+    pub sack: &'a [(u64, u64)],
+    /// ECN-Echo set.
+    pub ece: bool,
 }
 
 /// The sending half of a connection.
@@ -127,6 +184,16 @@ pub struct Sender {
     persist_at: Option<SimTime>,
     persist_shift: u32,
     use_timestamps: bool,
+    /// SACK recovery, FACK or limited transmit in use: `choose` takes its longer path.
+    extended: bool,
+    /// ECN negotiated: new data is ECT, ECE is answered.
+    ecn: bool,
+    /// SND.MAX at the last ECN reduction: no other until SND.UNA passes it.
+    ecn_recover: u64,
+    /// The next new segment carries CWR.
+    cwr_pending: bool,
+    /// Window reductions in answer to ECE.
+    pub ecn_reductions: u64,
     /// Push trace events (`TcpConfig::trace`).
     pub tracing: bool,
 }
@@ -165,18 +232,29 @@ impl Sender {
             persist_at: None,
             persist_shift: 0,
             use_timestamps: false,
+            extended: false,
+            ecn: false,
+            ecn_recover: 0,
+            cwr_pending: false,
+            ecn_reductions: 0,
             tracing: false,
         }
     }
 
-    /// The handshake is over: effective SMSS, the initial window and the peer's window.
-    pub fn on_established(&mut self, mss: u64, initial_window: u64, peer_window: u64, ts: bool) {
-        self.mss = mss;
-        self.window.cwnd = initial_window;
-        self.snd_wnd = peer_window;
-        self.max_snd_wnd = peer_window;
-        self.last_ack_window = Some(peer_window);
-        self.use_timestamps = ts;
+    /// The handshake is over: effective SMSS, the initial window, the peer's window and the
+    /// options both ends agreed on.
+    pub fn on_established(&mut self, n: &Negotiated) {
+        self.mss = n.mss;
+        self.window.cwnd = n.initial_window;
+        self.snd_wnd = n.peer_window;
+        self.max_snd_wnd = n.peer_window;
+        self.last_ack_window = Some(n.peer_window);
+        self.use_timestamps = n.timestamps;
+        self.ecn = n.ecn;
+        if !n.sack {
+            self.recovery.without_sack();
+        }
+        self.extended = self.recovery.reads_sack() || self.recovery.uses_limited_transmit();
     }
 
     pub fn write(&mut self, bytes: u64) {
@@ -247,16 +325,41 @@ impl Sender {
             self.snd_wnd = a.window;
             self.max_snd_wnd = self.max_snd_wnd.max(a.window);
         }
+        let fast_retransmit = if self.recovery.reads_sack() {
+            self.on_ack_sack(now, a, same_window, trace)
+        } else {
+            self.on_ack_classic(now, a, same_window, trace)
+        };
+        if a.ece && self.ecn {
+            self.on_ecn_echo(now);
+        }
+        fast_retransmit
+    }
+
+    /// RFC 5681 duplicate ACK (§2): no data, no SYN/FIN, ACK = SND.UNA, the same window as
+    /// the previous ACK, data outstanding, and (4.4BSD) not while probing a zero window.
+    fn is_dupack(&self, a: &AckInput, same_window: bool) -> bool {
+        a.ack == self.snd_una
+            && !a.occupies_sequence
+            && same_window
+            && self.snd_max > self.snd_una
+            && self.persist_at.is_none()
+    }
+
+    /// Tahoe, Reno, NewReno: the ACK is new or an RFC 5681 duplicate.
+    #[inline]
+    fn on_ack_classic(
+        &mut self,
+        now: SimTime,
+        a: &AckInput,
+        same_window: bool,
+        trace: &mut Vec<TcpTraceEvent>,
+    ) -> bool {
         if a.ack > self.snd_una {
             self.on_new_ack(now, a, trace);
             return false;
         }
-        let is_dupack = a.ack == self.snd_una
-            && !a.occupies_sequence
-            && same_window
-            && self.snd_max > self.snd_una
-            && self.persist_at.is_none();
-        if !is_dupack {
+        if !self.is_dupack(a, same_window) {
             if a.ack == self.snd_una {
                 // 4.4BSD `tcp_input`: anything else at SND.UNA breaks the run of duplicates.
                 self.recovery.break_dupack_run();
@@ -278,9 +381,14 @@ impl Sender {
         r.fast_retransmit
     }
 
-    fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
-        let prior_in_flight = self.snd_max - self.snd_una;
-        let acked = a.ack - self.snd_una;
+    /// SND.UNA advances to `a.ack`: the delivered ranges and the RTT sample it gives.
+    #[inline(always)]
+    fn advance_una(
+        &mut self,
+        now: SimTime,
+        a: &AckInput,
+        trace: &mut Vec<TcpTraceEvent>,
+    ) -> (RateSample, Option<RttSample>) {
         self.snd_una = a.ack;
         self.snd_nxt = self.snd_nxt.max(a.ack);
         self.una_timed_out = false;
@@ -297,6 +405,13 @@ impl Sender {
         if let Some(s) = rtt {
             self.on_sample(s, trace);
         }
+        (rate, rtt)
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
+        let prior_in_flight = self.snd_max - self.snd_una;
+        let acked = a.ack - self.snd_una;
+        let (rate, rtt) = self.advance_una(now, a, trace);
         let flight = self.flight();
         let r = self.recovery.on_new_ack(&mut self.window, &flight, acked);
         let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
@@ -311,6 +426,7 @@ impl Sender {
 
     /// Forgets the ranges `ack` covers, feeding them to the delivery-rate estimator when it
     /// runs; that ACK's rate sample.
+    #[inline(always)]
     fn pop_delivered(&mut self, now: SimTime, ack: u64) -> RateSample {
         if !self.rate_sampling {
             while self.first_sends.front().is_some_and(|r| r.end <= ack) {
@@ -318,6 +434,11 @@ impl Sender {
             }
             return RateSample::default();
         }
+        self.pop_delivered_sampling(now, ack)
+    }
+
+    #[inline(never)]
+    fn pop_delivered_sampling(&mut self, now: SimTime, ack: u64) -> RateSample {
         let mut delivered = SampleBuilder::default();
         while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
             let tx = self.tx_states.pop_front().unwrap_or_default();
@@ -383,8 +504,8 @@ impl Sender {
     }
 
     /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)–(5.6),
-    /// RFC 5681 (4)–(5)); false if nothing was outstanding.
-    pub fn on_rto(&mut self, now: SimTime) -> bool {
+    /// RFC 5681 (4)–(5)); false if nothing was outstanding. The backoff is traced.
+    pub fn on_rto(&mut self, now: SimTime, trace: &mut Vec<TcpTraceEvent>) -> bool {
         if self.snd_max == self.snd_una {
             self.rtx.stop();
             return false;
@@ -398,6 +519,9 @@ impl Sender {
         self.snd_nxt = self.snd_una;
         self.rtx.cancel_timing();
         self.rtx.back_off();
+        if self.tracing {
+            trace.push(self.rtx.backoff_trace());
+        }
         self.rtx.arm(now);
         true
     }
@@ -425,33 +549,50 @@ impl Sender {
         Some(d)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_unpaced(&mut self, now: SimTime) -> Option<DataSegment> {
-        let Some((offset, len, forced)) = self.choose() else {
+        let Some(c) = self.choose() else {
             if self.rate_sampling {
                 self.note_idle();
             }
             return None;
         };
-        if forced {
-            self.recovery.on_retransmitted(offset);
+        let forced = !matches!(c.source, Source::Window { .. });
+        let d = self.transmit(now, c.offset, c.len, forced);
+        if c.source != (Source::Window { limited: false }) {
+            self.after_recovery_send(&c, &d);
         }
-        Some(self.transmit(now, offset, len, forced))
+        Some(d)
     }
 
-    /// What would be sent now, without sending it: (offset, data bytes, whether it is the
-    /// retransmission recovery named, which ignores the window).
-    #[inline]
-    fn choose(&self) -> Option<(u64, u64, bool)> {
+    /// What would be sent now, without sending it.
+    #[inline(always)]
+    fn choose(&self) -> Option<Choice> {
         if let Some(offset) = self.recovery.next_retransmission(self.snd_max) {
-            let len = self.mss.min(self.written.saturating_sub(offset));
-            return Some((offset, len, true));
+            let mut len = self.mss.min(self.written.saturating_sub(offset));
+            if self.extended && !self.recovery.scoreboard().is_empty() {
+                len = len.min(self.sacked_stop(offset) - offset);
+            }
+            return Some(Choice {
+                offset,
+                len,
+                source: Source::Forced,
+            });
         }
-        let offset = self.snd_nxt;
+        if self.extended {
+            return self.choose_extended();
+        }
+        self.window_segment(self.snd_nxt, u64::MAX, self.window.cwnd)
+    }
+
+    /// A segment from `offset` (stopping before `stop`) under min(`cwnd`, SND.WND), if the
+    /// sender-side SWS rule lets it go.
+    #[inline(always)]
+    fn window_segment(&self, offset: u64, stop: u64, cwnd: u64) -> Option<Choice> {
         let avail = self.written.saturating_sub(offset);
-        let limit = self.snd_una + self.window.cwnd.min(self.snd_wnd);
+        let limit = self.snd_una + cwnd.min(self.snd_wnd);
         let room = limit.saturating_sub(offset);
-        let len = self.mss.min(avail).min(room);
+        let len = self.mss.min(avail).min(room).min(stop - offset);
         let fin_alone = self.fin_queued && offset == self.written;
         if len == 0 && !fin_alone {
             return None;
@@ -462,7 +603,11 @@ impl Sender {
             || len == avail
             || 2 * len >= self.max_snd_wnd.max(1)
             || offset == self.snd_una;
-        worth_sending.then_some((offset, len, false))
+        worth_sending.then_some(Choice {
+            offset,
+            len,
+            source: Source::Window { limited: false },
+        })
     }
 
     /// Nothing to send: if for want of data with room in the window, the delivery-rate
@@ -503,12 +648,17 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(seq_end);
         self.rtx.arm_if_idle(now);
+        let ect = self.ecn && !retransmission;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
         DataSegment {
             offset,
             len: len as u32,
             fin,
             origin_time,
             retransmission,
+            ect,
+            cwr,
+            slow_start: self.window.in_slow_start(),
         }
     }
 
@@ -561,6 +711,9 @@ impl Sender {
             fin: false,
             origin_time,
             retransmission,
+            ect: false,
+            cwr: false,
+            slow_start: self.window.in_slow_start(),
         })
     }
 }

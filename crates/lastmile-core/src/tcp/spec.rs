@@ -4,15 +4,22 @@
 //! RFC 5681 / RFC 6298 / RFC 7323 knobs. Serde reads them (unknown keys refused), schemars
 //! exports them, `TcpConfig::from_spec` turns them into an endpoint's configuration.
 //!
-//! `variant = "tahoe" | "reno" | "newreno"` is the name the seeds use for a TCP: it sets
-//! `recovery` to the same name and `cc` to `reno` (every classic TCP grows its window by
-//! RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
+//! `variant = "tahoe" | "reno" | "newreno" | "sack" | "fack"` is the name the seeds use for a
+//! TCP: it sets `recovery` to the same name and `cc` to `reno` (every classic TCP grows its
+//! window by RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
 //! with it; [`TcpSpec::check_names`] refuses a contradiction.
+//!
+//! Each congestion control's constants are a table named after it (`cubic = { beta = 0.8 }`),
+//! defaults from its document, read only with that `cc`: [`TcpSpec::check_cc_settings`]
+//! refuses a table for another algorithm and a value out of range.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::cc::CcSettings;
+use super::cc::{
+    BbrConfig, CcSettings, CubicConfig, FastConfig, IllinoisConfig, SantaCruzConfig, VegasConfig,
+    VenoConfig, WestwoodConfig,
+};
 use crate::units::{ByteSize, Duration};
 
 /// The classic TCP names: each sets `recovery` and `cc`.
@@ -25,6 +32,10 @@ pub enum TcpVariant {
     Reno,
     /// NewReno (RFC 6582) with the RFC 5681 window rule.
     Newreno,
+    /// SACK loss recovery (RFC 2018, RFC 6675) with the RFC 5681 window rule.
+    Sack,
+    /// FACK (Mathis & Mahdavi 1996) with the RFC 5681 window rule.
+    Fack,
 }
 
 impl TcpVariant {
@@ -34,6 +45,8 @@ impl TcpVariant {
             TcpVariant::Tahoe => RecoveryKind::Tahoe,
             TcpVariant::Reno => RecoveryKind::Reno,
             TcpVariant::Newreno => RecoveryKind::Newreno,
+            TcpVariant::Sack => RecoveryKind::Sack,
+            TcpVariant::Fack => RecoveryKind::Fack,
         }
     }
     /// The congestion control this name stands for.
@@ -53,6 +66,12 @@ pub enum RecoveryKind {
     /// Reno with partial-ACK handling, RFC 6582.
     #[default]
     Newreno,
+    /// SACK-based recovery, RFC 6675 (pipe, NextSeg, rescue retransmission) over the RFC 2018
+    /// scoreboard; NewReno when the peer does not offer SACK.
+    Sack,
+    /// Forward acknowledgment, Mathis & Mahdavi (SIGCOMM 1996): awnd = snd.nxt − snd.fack +
+    /// retran_data; NewReno when the peer does not offer SACK.
+    Fack,
 }
 
 impl RecoveryKind {
@@ -62,7 +81,13 @@ impl RecoveryKind {
             RecoveryKind::Tahoe => "tahoe",
             RecoveryKind::Reno => "reno",
             RecoveryKind::Newreno => "newreno",
+            RecoveryKind::Sack => "sack",
+            RecoveryKind::Fack => "fack",
         }
+    }
+    /// True for the recoveries that read SACK blocks (and so offer SACK-permitted).
+    pub fn uses_sack(self) -> bool {
+        matches!(self, RecoveryKind::Sack | RecoveryKind::Fack)
     }
 }
 
@@ -74,13 +99,52 @@ pub enum CcKind {
     /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
     #[default]
     Reno,
+    /// TCP Vegas (Brakmo & Peterson 1995): keeps between α and β segments queued.
+    Vegas,
+    /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE × RTTmin
+    /// after a loss.
+    WestwoodPlus,
+    /// TCP Veno (Fu & Liew 2003): cuts to 4/5 on a loss it judges random.
+    Veno,
+    /// FAST TCP (Wei, Jin, Low & Hegde 2006): keeps α segments queued.
+    Fast,
+    /// TCP Illinois (Liu, Başar & Srikant 2006): α and β from the queueing delay.
+    Illinois,
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// BBR version 1 (Cardwell et al. 2016): paces at the measured bottleneck rate.
+    Bbr,
+    /// TCP Santa Cruz's congestion control (Parsa & Garcia-Luna-Aceves 1999): keeps an
+    /// operating point of queued packets.
+    SantaCruz,
 }
 
 impl CcKind {
+    /// Every congestion control.
+    pub const ALL: [CcKind; 9] = [
+        CcKind::Reno,
+        CcKind::Vegas,
+        CcKind::WestwoodPlus,
+        CcKind::Veno,
+        CcKind::Fast,
+        CcKind::Illinois,
+        CcKind::Cubic,
+        CcKind::Bbr,
+        CcKind::SantaCruz,
+    ];
+
     /// The name as written in scenario files.
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
+            CcKind::Vegas => "vegas",
+            CcKind::WestwoodPlus => "westwood_plus",
+            CcKind::Veno => "veno",
+            CcKind::Fast => "fast",
+            CcKind::Illinois => "illinois",
+            CcKind::Cubic => "cubic",
+            CcKind::Bbr => "bbr",
+            CcKind::SantaCruz => "santa_cruz",
         }
     }
 }
@@ -95,8 +159,127 @@ pub enum AckPolicy {
     /// RFC 5681 §4.2 / RFC 1122: every 2nd full segment, else after `delack_timeout`;
     /// out-of-order and gap-filling segments at once.
     Delayed,
+    /// Delayed ACKs After Slow Start (Allman, CCR 28(5) 1998, whose abstract puts it as
+    /// "generate delayed ACKs only when the sender is not using the slow start algorithm"):
+    /// an ACK for every segment the sender sent in slow start, the delayed-ACK rule for the
+    /// others. A receiver cannot see cwnd; here each data segment tells it whether its sender
+    /// was in slow start (a simulation-only flag, never on the wire), not a receiver-side
+    /// heuristic.
+    Daass,
 }
 
+impl AckPolicy {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            AckPolicy::Every => "every",
+            AckPolicy::Delayed => "delayed",
+            AckPolicy::Daass => "daass",
+        }
+    }
+}
+
+/// The initial congestion window: a number of segments or a rule of its RFC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// IW = n·SMSS.
+    Segments(u32),
+    /// RFC 3390: IW = min(4·SMSS, max(2·SMSS, 4380 bytes)).
+    Rfc3390,
+    /// RFC 6928: IW = min(10·SMSS, max(2·SMSS, 14600 bytes)).
+    Rfc6928,
+}
+
+impl InitialWindow {
+    /// The window in bytes for segments of `mss` bytes.
+    pub fn bytes(self, mss: u64) -> u64 {
+        match self {
+            InitialWindow::Segments(n) => u64::from(n.max(1)) * mss,
+            InitialWindow::Rfc3390 => (4 * mss).min((2 * mss).max(4380)),
+            InitialWindow::Rfc6928 => (10 * mss).min((2 * mss).max(14_600)),
+        }
+    }
+}
+
+impl Default for InitialWindow {
+    fn default() -> Self {
+        InitialWindow::Segments(1)
+    }
+}
+
+impl std::fmt::Display for InitialWindow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InitialWindow::Segments(n) => write!(f, "{n}"),
+            InitialWindow::Rfc3390 => f.write_str("\"rfc3390\""),
+            InitialWindow::Rfc6928 => f.write_str("\"rfc6928\""),
+        }
+    }
+}
+
+impl Serialize for InitialWindow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            InitialWindow::Segments(n) => s.serialize_u32(*n),
+            InitialWindow::Rfc3390 => s.serialize_str("rfc3390"),
+            InitialWindow::Rfc6928 => s.serialize_str("rfc6928"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InitialWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = InitialWindow;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of segments, \"rfc3390\" or \"rfc6928\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<InitialWindow, E> {
+                u32::try_from(v)
+                    .map(InitialWindow::Segments)
+                    .map_err(|_| E::custom(format!("{v} segments is too many")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<InitialWindow, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom("a negative number of segments"))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<InitialWindow, E> {
+                match v {
+                    "rfc3390" => Ok(InitialWindow::Rfc3390),
+                    "rfc6928" => Ok(InitialWindow::Rfc6928),
+                    other => Err(E::invalid_value(serde::de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl JsonSchema for InitialWindow {
+    fn schema_name() -> String {
+        "InitialWindow".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        use schemars::schema::{InstanceType, SchemaObject, SingleOrVec};
+        let mut s = SchemaObject {
+            instance_type: Some(SingleOrVec::Vec(vec![
+                InstanceType::Integer,
+                InstanceType::String,
+            ])),
+            ..Default::default()
+        };
+        s.metadata().description = Some(
+            "segments (an integer), or \"rfc3390\" (min(4·SMSS, max(2·SMSS, 4380 B))) or \
+             \"rfc6928\" (min(10·SMSS, max(2·SMSS, 14600 B)))"
+                .into(),
+        );
+        s.into()
+    }
+}
+
+// The algorithms' tables are boxed so that a spec holding one (I-TCP's) stays small.
 /// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
 /// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -126,14 +309,51 @@ pub struct TcpSpec {
     /// advertise without window scaling, 65,535 bytes: RFC 7323 §2).
     #[serde(default = "default_rwnd")]
     pub rwnd: ByteSize,
-    /// Initial congestion window in segments. Default 1 (4.4BSD, as the seeds ran it).
-    #[serde(default = "default_initial_window")]
-    pub initial_window: u32,
+    /// Initial congestion window: a number of segments, or "rfc3390" for RFC 3390's
+    /// min(4·SMSS, max(2·SMSS, 4380 B)), or "rfc6928" for RFC 6928's min(10·SMSS,
+    /// max(2·SMSS, 14600 B)); one segment whatever it says if the SYN or SYN-ACK was
+    /// retransmitted (RFC 5681 §3.1). Default 1 (4.4BSD, as the seeds ran it).
+    #[serde(default)]
+    pub initial_window: InitialWindow,
     /// Initial slow-start threshold. Default: unlimited (RFC 5681 §3.1: "arbitrarily high").
     pub initial_ssthresh: Option<ByteSize>,
-    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
+    /// Duplicate ACKs that trigger fast retransmit (DupThresh, also RFC 6675's `IsLost` and
+    /// FACK's trigger of DupThresh·SMSS). Default 3 (RFC 5681 §3.2).
     #[serde(default = "default_dupack_threshold")]
     pub dupack_threshold: u32,
+    /// Offer and use SACK (RFC 2018): SACK-permitted on the SYN, and SACK blocks on ACKs once
+    /// both SYNs carried it. Default: true with `recovery = "sack"` or `"fack"`, else false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// Report duplicate segments in a first D-SACK block (RFC 2883) when SACK is in use.
+    /// Default false.
+    #[serde(default)]
+    pub dsack: bool,
+    /// Limited transmit (RFC 3042): a new segment on each of the first DupThresh − 1
+    /// duplicate ACKs, cwnd unchanged (with `recovery = "sack"`, RFC 6675 step (3), governed
+    /// by pipe). Default false (the seeds' TCPs predate it).
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// Proportional rate reduction (RFC 6937, with the slow-start reduction bound) sets cwnd
+    /// during `recovery = "sack"`. Default false (RFC 6675's cwnd = ssthresh).
+    #[serde(default)]
+    pub prr: bool,
+    /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
+    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); 1 or 2 = L, slow start adds
+    /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
+    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0.
+    #[serde(default)]
+    pub abc: u8,
+    /// Explicit congestion notification (RFC 3168): negotiated on the SYNs; data segments
+    /// carry ECT(0), the receiver echoes a CE mark with ECE until CWR, the sender reduces its
+    /// window once per window of data. Default false.
+    #[serde(default)]
+    pub ecn: bool,
+    /// The largest factor the retransmission timer backs off by (4.4BSD and ns-2 cap it at
+    /// 64); the RTO stays capped by `max_rto` too. Default: none (doubling until `max_rto`,
+    /// RFC 6298 (5.5)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_backoff: Option<u32>,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
     /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
     /// modern clock; the seeds' experiments set their own).
@@ -160,6 +380,32 @@ pub struct TcpSpec {
     pub delack_timeout: Duration,
     /// Initial sequence number. Default: drawn from the flow's random stream.
     pub isn: Option<u32>,
+    /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas: Option<Box<VegasConfig>>,
+    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`). Default: filter gain 0.9.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub westwood_plus: Option<Box<WestwoodConfig>>,
+    /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub veno: Option<Box<VenoConfig>>,
+    /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast: Option<Box<FastConfig>>,
+    /// Illinois's constants (with `cc = "illinois"`). Default: the paper's α from 0.3 to 10,
+    /// β from 1/8 to 1/2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub illinois: Option<Box<IllinoisConfig>>,
+    /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic: Option<Box<CubicConfig>>,
+    /// BBR's constants (with `cc = "bbr"`). Default: the draft's (gains 2/ln 2 and 2,
+    /// 10-round and 10 s filters, ProbeRTT of 200 ms at 4 segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<Box<BbrConfig>>,
+    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: n = 1.5 packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub santa_cruz: Option<Box<SantaCruzConfig>>,
 }
 
 fn default_mss() -> ByteSize {
@@ -167,9 +413,6 @@ fn default_mss() -> ByteSize {
 }
 fn default_rwnd() -> ByteSize {
     ByteSize(65_536)
-}
-fn default_initial_window() -> u32 {
-    1
 }
 fn default_dupack_threshold() -> u32 {
     3
@@ -199,9 +442,16 @@ impl Default for TcpSpec {
             pacing: false,
             mss: default_mss(),
             rwnd: default_rwnd(),
-            initial_window: default_initial_window(),
+            initial_window: InitialWindow::default(),
             initial_ssthresh: None,
             dupack_threshold: default_dupack_threshold(),
+            sack: None,
+            dsack: false,
+            limited_transmit: false,
+            prr: false,
+            abc: 0,
+            ecn: false,
+            max_backoff: None,
             timer_granularity: default_granularity(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),
@@ -210,6 +460,14 @@ impl Default for TcpSpec {
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,
+            vegas: None,
+            westwood_plus: None,
+            veno: None,
+            fast: None,
+            illinois: None,
+            cubic: None,
+            bbr: None,
+            santa_cruz: None,
         }
     }
 }
@@ -222,6 +480,18 @@ pub struct NameConflict {
     /// Its value as written, quoted.
     pub value: String,
     /// What would agree with `variant`, and the fix.
+    pub expected: String,
+}
+
+/// A congestion control's setting out of range, or a table of settings for an algorithm
+/// not in force.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadCcSetting {
+    /// The key under `tcp`, e.g. "cubic.beta" or "cubic".
+    pub field: String,
+    /// The value as written.
+    pub value: String,
+    /// What is expected, and the fix.
     pub expected: String,
 }
 
@@ -252,7 +522,69 @@ impl TcpSpec {
     pub fn cc_settings(&self) -> CcSettings {
         CcSettings {
             pacing: self.pacing,
+            abc: self.abc,
+            vegas: self.vegas.as_deref().copied().unwrap_or_default(),
+            westwood: self.westwood_plus.as_deref().copied().unwrap_or_default(),
+            veno: self.veno.as_deref().copied().unwrap_or_default(),
+            fast: self.fast.as_deref().copied().unwrap_or_default(),
+            illinois: self.illinois.as_deref().copied().unwrap_or_default(),
+            cubic: self.cubic.as_deref().copied().unwrap_or_default(),
+            bbr: self.bbr.as_deref().copied().unwrap_or_default(),
+            santa_cruz: self.santa_cruz.as_deref().copied().unwrap_or_default(),
         }
+    }
+
+    /// Refuses an algorithm's settings out of range, or given for an algorithm other than
+    /// the one in force.
+    pub fn check_cc_settings(&self) -> Result<(), BadCcSetting> {
+        type Check = Result<(), (&'static str, f64, &'static str)>;
+        let given: [(CcKind, Option<Check>); 8] = [
+            (CcKind::Vegas, self.vegas.as_deref().map(|c| c.check())),
+            (
+                CcKind::WestwoodPlus,
+                self.westwood_plus.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Veno, self.veno.as_deref().map(|c| c.check())),
+            (CcKind::Fast, self.fast.as_deref().map(|c| c.check())),
+            (
+                CcKind::Illinois,
+                self.illinois.as_deref().map(|c| c.check()),
+            ),
+            (CcKind::Cubic, self.cubic.as_deref().map(|c| c.check())),
+            (CcKind::Bbr, self.bbr.as_deref().map(|c| c.check())),
+            (
+                CcKind::SantaCruz,
+                self.santa_cruz.as_deref().map(|c| c.check()),
+            ),
+        ];
+        let cc = self.cc_kind();
+        for (kind, check) in given {
+            let Some(check) = check else { continue };
+            let table = kind.name();
+            if kind != cc {
+                return Err(BadCcSetting {
+                    field: table.to_string(),
+                    value: format!("a `{table}` table with cc = \"{}\"", cc.name()),
+                    expected: format!(
+                        "settings for the congestion control in force: set \
+                         cc = \"{table}\" or remove the `{table}` table"
+                    ),
+                });
+            }
+            if let Err((field, value, expected)) = check {
+                return Err(BadCcSetting {
+                    field: format!("{table}.{field}"),
+                    value: value.to_string(),
+                    expected: expected.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether SACK-permitted is offered: `sack`, else whether the recovery reads SACK.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack.unwrap_or(self.recovery_kind().uses_sack())
     }
 
     /// Refuses `recovery` or `cc` contradicting `variant`.
@@ -311,6 +643,72 @@ mod tests {
         let s = spec(Some(TcpVariant::Reno), Some(RecoveryKind::Reno));
         assert_eq!(s.check_names(), Ok(()));
         assert_eq!(s.recovery_kind(), RecoveryKind::Reno);
+    }
+
+    #[test]
+    fn every_cc_name_parses_back_to_its_kind() {
+        for kind in CcKind::ALL {
+            let parsed: CcKind = serde_json::from_value(serde_json::json!(kind.name())).unwrap();
+            assert_eq!(parsed, kind);
+        }
+    }
+
+    #[test]
+    fn cc_settings_default_to_the_documents_constants() {
+        let s = TcpSpec::default().cc_settings();
+        assert_eq!(
+            (s.vegas.alpha, s.vegas.beta, s.vegas.gamma),
+            (1.0, 3.0, 1.0)
+        );
+        assert_eq!((s.veno.beta, s.veno.random_loss_factor), (3.0, 0.8));
+        assert_eq!(
+            (s.cubic.c, s.cubic.beta, s.cubic.fast_convergence),
+            (0.4, 0.7, true)
+        );
+        assert_eq!(s.fast.gamma, 0.5);
+        assert_eq!((s.illinois.alpha_max, s.illinois.beta_max), (10.0, 0.5));
+        assert_eq!(s.bbr.min_pipe_cwnd, 4);
+        assert_eq!(s.westwood.filter_gain, 0.9);
+    }
+
+    #[test]
+    fn settings_for_the_algorithm_in_force_are_read() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(Box::new(CubicConfig {
+                beta: 0.8,
+                ..CubicConfig::default()
+            })),
+            ..TcpSpec::default()
+        };
+        assert_eq!(s.check_cc_settings(), Ok(()));
+        assert_eq!(s.cc_settings().cubic.beta, 0.8);
+    }
+
+    #[test]
+    fn settings_for_another_algorithm_are_refused_with_the_fix() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Bbr),
+            vegas: Some(Box::default()),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!(e.field, "vegas");
+        assert!(e.expected.contains("cc = \"vegas\""), "{}", e.expected);
+    }
+
+    #[test]
+    fn a_setting_out_of_range_names_its_key() {
+        let s = TcpSpec {
+            cc: Some(CcKind::Cubic),
+            cubic: Some(Box::new(CubicConfig {
+                beta: 1.5,
+                ..CubicConfig::default()
+            })),
+            ..TcpSpec::default()
+        };
+        let e = s.check_cc_settings().unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("cubic.beta", "1.5"));
     }
 
     #[test]

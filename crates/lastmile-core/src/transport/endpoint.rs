@@ -103,13 +103,15 @@ impl AnyEndpoint {
         }
     }
 
-    /// A packet for this endpoint arrived (one of another transport is ignored).
+    /// A packet for this endpoint arrived (one of another transport is ignored); TCP sees
+    /// its IP header's Congestion Experienced mark (RFC 3168).
     #[inline]
     pub fn on_packet(&mut self, now: SimTime, packet: &Packet, out: &mut EndpointOutbox) {
         let origin = packet.origin_time;
+        let ce = packet.ip.ecn == crate::packet::Ecn::Ce;
         match (self, &packet.transport) {
             (AnyEndpoint::Tcp(c), Transport::Tcp(seg)) => {
-                c.on_segment(now, seg, origin, &mut out.tcp)
+                c.on_segment_marked(now, seg, ce, origin, &mut out.tcp)
             }
             (AnyEndpoint::Wtp(w), Transport::Wtp(pdu)) => {
                 w.on_pdu(now, pdu, origin, &mut out.other)

@@ -35,6 +35,7 @@ pub fn build_packet(src: Ipv4Addr, dst: Ipv4Addr, out: OutPacket, flow: FlowId) 
             ttl: DEFAULT_TTL,
             total_len: 0,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: out.transport,
         flow,

@@ -330,11 +330,16 @@ fn max_source_rto(out: &RunOutput) -> f64 {
         .find(|t| t.name == "rtt")
         .expect("rtt trace");
     let time = f64s(column(t, "time_s"));
+    // Rows with a sample only: a backoff row's RTO is the backed-off one.
+    let Column::OptF64 { valid: sampled, .. } = column(t, "sample_s") else {
+        panic!("sample_s holds optional floats");
+    };
     f64s(column(t, "rto_s"))
         .iter()
         .zip(time)
-        .filter(|(_, t)| **t > 5.0)
-        .map(|(r, _)| *r)
+        .zip(sampled)
+        .filter(|((_, t), s)| **t > 5.0 && **s != 0)
+        .map(|((r, _), _)| *r)
         .fold(0.0, f64::max)
 }
 

@@ -152,6 +152,50 @@ fn cases() -> Vec<Case> {
                 "flow.0.tcp.initial_ssthresh=8KB",
             ],
         ),
+        // Issue 12's recoveries and knobs.
+        example(
+            "chain-sack-2MB",
+            CHAIN,
+            &["flow.0.tcp.variant=sack", "flow.0.app.bytes=2MB"],
+        ),
+        example(
+            "chain-fack-2MB",
+            CHAIN,
+            &["flow.0.tcp.variant=fack", "flow.0.app.bytes=2MB"],
+        ),
+        example(
+            "chain-sack-prr-lt-dsack-ts-2MB",
+            CHAIN,
+            &[
+                "flow.0.tcp.variant=sack",
+                "flow.0.app.bytes=2MB",
+                "flow.0.tcp.prr=true",
+                "flow.0.tcp.limited_transmit=true",
+                "flow.0.tcp.dsack=true",
+                "flow.0.tcp.timestamps=true",
+            ],
+        ),
+        example(
+            "chain-newreno-abc2-rfc3390-daass-lt-2MB",
+            CHAIN,
+            &[
+                "flow.0.app.bytes=2MB",
+                "flow.0.tcp.abc=2",
+                "flow.0.tcp.initial_window=\"rfc3390\"",
+                "flow.0.tcp.ack=daass",
+                "flow.0.tcp.limited_transmit=true",
+                "flow.0.tcp.max_backoff=64",
+            ],
+        ),
+        example(
+            "chain-newreno-ecn-red-2MB",
+            CHAIN,
+            &[
+                "flow.0.app.bytes=2MB",
+                "flow.0.tcp.ecn=true",
+                "topology.wireless.aqm={kind=\"red\", gentle=true}",
+            ],
+        ),
         // Each agent.
         example(
             "tulip-basic-snoop",

@@ -5,11 +5,13 @@
 //! - `agents`: base-station agents end to end (Snoop, WTCP, I-TCP; exactly-once delivery).
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
+//! - `congestion_control`: the `tcp.cc` algorithms on the chain against their documents.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 //! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
@@ -17,11 +19,13 @@
 mod agents;
 mod base_stations;
 mod chain;
+mod congestion_control;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
 mod scenario_files;
+mod tcp_family;
 mod wide_area;
 mod wireless;
 mod wwan;

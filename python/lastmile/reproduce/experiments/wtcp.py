@@ -333,6 +333,12 @@ def _fig4_goodput(ctx: Context, bad: list[str]) -> None:
     )
 
 
+def _sampled(trace: Any) -> Any:
+    """The rows of an `rtt` trace with an RTT sample: the estimator's RTO (the rows without
+    one record timer backoffs)."""
+    return trace[trace["sample_s"].notna()]
+
+
 def _rto_each_second(trace: Any, end_s: float) -> np.ndarray:
     """The RTO at t = 1, 2, ... s (the last value set before each), after the warm-up."""
     import numpy as np
@@ -386,7 +392,7 @@ def _fig5_runs(ctx: Context) -> tuple[dict[tuple[str, str], Any], dict[tuple[str
         for ax, clock in zip(axes, CLOCKS, strict=True):
             for ts in ("none", "exact", "recent"):
                 overrides = _fig5_overrides(clock, ts, end)
-                trace = ctx.run_traced(SCENARIO, 1, overrides, ["rtt"]).trace("rtt")
+                trace = _sampled(ctx.run_traced(SCENARIO, 1, overrides, ["rtt"]).trace("rtt"))
                 sampled[(clock, ts)] = _rto_each_second(trace, end)
                 tick = float(clock.removesuffix("ms")) / 1e3
                 replay = trace.assign(rto_s=ns_integer_rto(trace["sample_s"].to_numpy(), tick))
@@ -418,7 +424,7 @@ def _none_peaks(ctx: Context, clock: str, seed1: float) -> list[float]:
     peaks = [seed1]
     for seed in range(2, 3 if ctx.quick else 6):
         trace = ctx.run_traced(SCENARIO, seed, _fig5_overrides(clock, "none", end), ["rtt"])
-        peaks.append(float(np.max(_rto_each_second(trace.trace("rtt"), end))))
+        peaks.append(float(np.max(_rto_each_second(_sampled(trace.trace("rtt")), end))))
     return peaks
 
 

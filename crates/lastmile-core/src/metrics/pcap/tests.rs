@@ -5,7 +5,9 @@
 use super::*;
 use crate::engine::SimDuration;
 use crate::ids::FlowId;
-use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, SackBlock, SeqNumber, Service, DEFAULT_TTL};
+use crate::packet::{
+    Ecn, Ipv4Addr, Ipv4Header, PacketId, SackBlock, SackBlocks, SeqNumber, Service, DEFAULT_TTL,
+};
 
 // ---------------------------------------------------------------------------------------
 // Building packets
@@ -28,6 +30,7 @@ fn packet(src: u32, dst: u32, transport: Transport) -> Packet {
             ttl: DEFAULT_TTL,
             total_len: 0,
             ident: 0x1c46,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport,
         flow: FlowId(0),
@@ -95,6 +98,7 @@ impl Seg {
                     options: self.options,
                     ece: false,
                     cwr: false,
+                    sender_in_slow_start: false,
                 },
                 payload_len: self.payload,
             }),
@@ -108,7 +112,7 @@ fn syn_options(tsval: u32, tsecr: u32, shift: u8) -> TcpOptions {
         window_scale: Some(shift),
         sack_permitted: true,
         timestamp: Some((tsval, tsecr)),
-        sack_blocks: [None; 3],
+        sack_blocks: SackBlocks::default(),
     }
 }
 
@@ -119,8 +123,8 @@ fn ts(tsval: u32, tsecr: u32) -> TcpOptions {
     }
 }
 
-fn block(left: u32, right: u32) -> Option<SackBlock> {
-    Some((SeqNumber(left), SeqNumber(right)))
+fn block(left: u32, right: u32) -> SackBlock {
+    (SeqNumber(left), SeqNumber(right))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,7 +159,7 @@ fn be32(b: &[u8], at: usize) -> u32 {
 fn decode_options(bytes: &[u8]) -> TcpOptions {
     let mut o = TcpOptions::default();
     let mut i = 0;
-    let mut blocks = 0;
+
     while i < bytes.len() {
         match bytes[i] {
             0 => break,
@@ -172,8 +176,7 @@ fn decode_options(bytes: &[u8]) -> TcpOptions {
                     (5, _) => {
                         assert_eq!((len - 2) % 8, 0, "SACK length {len}");
                         for b in v.chunks(8) {
-                            o.sack_blocks[blocks] = block(be32(b, 0), be32(b, 4));
-                            blocks += 1;
+                            assert!(o.sack_blocks.push(block(be32(b, 0), be32(b, 4))));
                         }
                     }
                     _ => panic!("unexpected option {kind} of length {len}"),
@@ -193,6 +196,7 @@ fn decode(bytes: &[u8]) -> Packet {
     assert_eq!(total_len, bytes.len(), "IP total length");
     assert_eq!(be16(bytes, 6), 0x4000, "DF set, not fragmented");
     assert_eq!(naive_checksum(&bytes[..20]), 0, "IP header checksum");
+    assert_eq!(bytes[1] >> 2, 0, "DSCP 0");
     let (ttl, protocol) = (bytes[8], bytes[9]);
     let (src, dst) = (be32(bytes, 12), be32(bytes, 16));
     let seg = &bytes[20..];
@@ -225,6 +229,7 @@ fn decode(bytes: &[u8]) -> Packet {
                     options: decode_options(&seg[20..header_len]),
                     ece: flags & ECE != 0,
                     cwr: flags & CWR != 0,
+                    sender_in_slow_start: false,
                 },
                 payload_len: (seg.len() - header_len) as u32,
             })
@@ -250,6 +255,12 @@ fn decode(bytes: &[u8]) -> Packet {
             ttl,
             total_len: total_len as u32,
             ident: be16(bytes, 4),
+            ecn: match bytes[1] & 0b11 {
+                0b00 => Ecn::NotEct,
+                0b01 => Ecn::Ect1,
+                0b10 => Ecn::Ect0,
+                _ => Ecn::Ce,
+            },
         },
         transport,
         flow: FlowId(0),
@@ -382,6 +393,22 @@ fn data_fin_rst_and_flag_segments_round_trip() {
     round_trip(&psh);
 }
 
+/// RFC 3168 §5: the ECN field is the low two bits of the old TOS byte.
+#[test]
+fn ecn_codepoints_sit_in_the_low_bits_of_the_tos_byte_and_round_trip() {
+    for (ecn, bits) in [
+        (Ecn::NotEct, 0b00),
+        (Ecn::Ect1, 0b01),
+        (Ecn::Ect0, 0b10),
+        (Ecn::Ce, 0b11),
+    ] {
+        let mut p = Seg::new(true, 1, Some(1)).payload(100).build();
+        p.ip.ecn = ecn;
+        let bytes = round_trip(&p);
+        assert_eq!(bytes[1], bits, "{ecn:?}");
+    }
+}
+
 #[test]
 fn sack_blocks_round_trip_with_and_without_timestamps() {
     for n in 1..=3usize {
@@ -391,7 +418,7 @@ fn sack_blocks_round_trip_with_and_without_timestamps() {
             block(5_896, 7_344),
             block(8_792, 10_240),
         ];
-        options.sack_blocks[..n].copy_from_slice(&blocks[..n]);
+        options.sack_blocks = SackBlocks::from_slice(&blocks[..n]);
         let p = Seg::new(false, 1, Some(1_552)).options(options).build();
         let bytes = round_trip(&p);
         // 10 + 2 + 8n bytes: 20, 28, 36; no padding needed.
@@ -585,7 +612,7 @@ fn writer_refuses_packets_it_cannot_encode_faithfully() {
     assert!(w.write(SimTime::ZERO, &wrong_proto).is_err());
 
     let mut options = syn_options(1, 0, 7);
-    options.sack_blocks = [block(1, 2), block(3, 4), block(5, 6)];
+    options.sack_blocks = SackBlocks::from_slice(&[block(1, 2), block(3, 4), block(5, 6)]);
     let crowded = Seg::new(true, 1, Some(1)).options(options).build();
     assert!(w.write(SimTime::ZERO, &crowded).is_err());
 
@@ -682,7 +709,7 @@ fn write_sample_capture_for_tshark() {
             .build(),
     );
     let mut sack = ts(102, 5);
-    sack.sack_blocks[0] = block(una + mss, una + 3 * mss);
+    sack.sack_blocks.push(block(una + mss, una + 3 * mss));
     send(
         12_000,
         Seg::new(false, s0 + 1, Some(una))
@@ -695,7 +722,7 @@ fn write_sample_capture_for_tshark() {
         Seg::new(false, s0 + 1, Some(una))
             .window(1 << 20)
             .options(TcpOptions {
-                sack_blocks: [block(una + mss, una + 3 * mss), None, None],
+                sack_blocks: SackBlocks::from_slice(&[block(una + mss, una + 3 * mss)]),
                 ..ts(103, 6)
             })
             .build(),

@@ -4,8 +4,8 @@
 
 use crate::engine::SimTime;
 use crate::ids::{NodeId, StationId};
-use crate::net::CellId;
-use crate::packet::Packet;
+use crate::net::{Admission, CellId};
+use crate::packet::{Ecn, Packet};
 use crate::wireless::link::{LinkFrame, LinkInput, LinkOutput};
 use crate::wireless::mac::{MacInput, MacOutput, MacSignal, ReplyDisposition};
 
@@ -34,6 +34,15 @@ impl World {
             return Ok(());
         }
         let st = &mut c.stations[m.index()];
+        let mut packet = packet;
+        match st.ifq.admit(now, packet.ip.ecn.is_ecn_capable()) {
+            Admission::Admit => {}
+            Admission::AdmitMarked => packet.ip.ecn = Ecn::Ce,
+            Admission::Drop => {
+                st.stats.queue_drops += 1;
+                return Ok(());
+            }
+        }
         if st.ifq.push((packet, to), packet.size_bytes()).is_err() {
             st.stats.queue_drops += 1;
             return Ok(());
@@ -63,7 +72,7 @@ impl World {
             if !st.links[li].layer.can_accept() {
                 return Ok(());
             }
-            let (packet, _) = st.ifq.pop().expect("front was there");
+            let (packet, _) = st.ifq.pop(now).expect("front was there");
             self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
             self.on_datagram_left(now, &packet)?;
         }

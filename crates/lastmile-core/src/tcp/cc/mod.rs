@@ -12,15 +12,41 @@
 //! segments when [`CongestionControl::pacing_rate`] gives a rate (`pacing.rs`).
 //!
 //! [`AnyCongestionControl`] is the closed set, one variant per algorithm, dispatched by enum
-//! (`dispatch!`) with no allocation. Adding an algorithm: its module here (state, config,
+//! (`dispatch!`; only BBR's larger state is boxed, once per connection). Reno's per-ACK and
+//! per-segment calls stay inline and the others go out of line, so that the classic TCPs
+//! cost what they did before the other algorithms existed. Adding an algorithm: its module here (state, config,
 //! `impl CongestionControl`), a variant and a `dispatch!` arm below, and a `CcKind` name in
 //! `spec.rs`.
 //!
-//! Algorithms: `reno` (RFC 5681 §3.1, `reno.rs`).
+//! Algorithms: `reno` (RFC 5681 §3.1, `reno.rs`), `vegas` (Brakmo & Peterson 1995),
+//! `westwood_plus` (Mascolo et al. 2001, Grieco & Mascolo 2004), `veno` (Fu & Liew 2003),
+//! `fast` (Wei, Jin, Low & Hegde 2006), `illinois` (Liu, Başar & Srikant 2006), `cubic`
+//! (RFC 9438), `bbr` (v1: Cardwell et al. 2016, draft-cardwell-iccrg-bbr-congestion-control-00)
+//! and `santa_cruz` (Parsa & Garcia-Luna-Aceves 1999), each in its own module citing its
+//! document; `estimators.rs` holds the round and RTT bookkeeping the delay-based ones share.
+//! Each controller's state is visible through [`CongestionControl::metrics`] ([`CcMetrics`]),
+//! which the `cc` trace records.
 
+mod bbr;
+mod cubic;
+mod estimators;
+mod fast;
+mod illinois;
 mod reno;
+mod santa_cruz;
+mod vegas;
+mod veno;
+mod westwood;
 
+pub use bbr::{Bbr, BbrConfig, BbrMode, PACING_GAIN_CYCLE};
+pub use cubic::{Cubic, CubicConfig};
+pub use fast::{Fast, FastConfig};
+pub use illinois::{Illinois, IllinoisConfig};
 pub use reno::Reno;
+pub use santa_cruz::{SantaCruz, SantaCruzConfig};
+pub use vegas::{Vegas, VegasConfig};
+pub use veno::{Veno, VenoConfig};
+pub use westwood::{Westwood, WestwoodConfig};
 
 use crate::engine::{SimDuration, SimTime};
 
@@ -70,14 +96,101 @@ pub struct AckSample {
     pub rate: RateSample,
 }
 
-/// A controller's state for traces and reports.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// A controller's state for traces and reports. The fields after `phase` are `None` for a
+/// controller that has no such quantity.
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct CcMetrics {
     pub cwnd_bytes: u64,
     /// `u64::MAX` = unlimited.
     pub ssthresh_bytes: u64,
     /// The pacing rate, bytes per second, when the controller paces.
     pub pacing_rate_bytes_per_s: Option<u64>,
+    /// Where the controller is in its state machine.
+    pub phase: CcPhase,
+    /// The bandwidth estimate, bytes per second: BBR's BtlBw, Westwood+'s BWE, the largest
+    /// delivery rate Santa Cruz measured.
+    pub bandwidth_bytes_per_s: Option<u64>,
+    /// The propagation-delay estimate: BBR's RTprop, the base RTT of Vegas, Veno, FAST and
+    /// Illinois, Westwood+'s RTTmin, Santa Cruz's reference (first) delay.
+    pub min_rtt: Option<SimDuration>,
+    /// The connection's own segments queued in the network by the controller's estimate:
+    /// Vegas's Diff, Veno's N, FAST's backlog, Santa Cruz's N_t.
+    pub queue_segments: Option<f64>,
+    /// BBR's pacing gain.
+    pub pacing_gain: Option<f64>,
+    /// Illinois's α, the additive increase in segments per round trip.
+    pub alpha: Option<f64>,
+    /// Illinois's β, the fraction of the window cut on a loss.
+    pub beta: Option<f64>,
+    /// CUBIC's W_max, segments.
+    pub w_max_segments: Option<f64>,
+}
+
+impl CcMetrics {
+    /// cwnd, ssthresh and a pacing rate, the phase read from cwnd against ssthresh, and no
+    /// estimates.
+    pub fn of_window(w: &CongestionWindow, pacing_rate_bytes_per_s: Option<u64>) -> Self {
+        CcMetrics {
+            cwnd_bytes: w.cwnd,
+            ssthresh_bytes: w.ssthresh,
+            pacing_rate_bytes_per_s,
+            phase: if w.in_slow_start() {
+                CcPhase::SlowStart
+            } else {
+                CcPhase::CongestionAvoidance
+            },
+            bandwidth_bytes_per_s: None,
+            min_rtt: None,
+            queue_segments: None,
+            pacing_gain: None,
+            alpha: None,
+            beta: None,
+            w_max_segments: None,
+        }
+    }
+}
+
+/// A controller's phase, as the `cc` trace's `phase` code.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CcPhase {
+    /// cwnd < ssthresh (RFC 5681 §3.1).
+    #[default]
+    SlowStart,
+    /// cwnd ≥ ssthresh, or a controller with a single growth law (FAST).
+    CongestionAvoidance,
+    /// BBR's states (draft-cardwell-iccrg-bbr-congestion-control-00 §4.3).
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+impl CcPhase {
+    /// Every phase, in code order.
+    pub const ALL: [CcPhase; 6] = [
+        CcPhase::SlowStart,
+        CcPhase::CongestionAvoidance,
+        CcPhase::Startup,
+        CcPhase::Drain,
+        CcPhase::ProbeBw,
+        CcPhase::ProbeRtt,
+    ];
+
+    /// The code the trace stores (the index in [`CcPhase::ALL`]).
+    pub fn code(self) -> u32 {
+        CcPhase::ALL.iter().position(|p| *p == self).unwrap_or(0) as u32
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CcPhase::SlowStart => "slow_start",
+            CcPhase::CongestionAvoidance => "congestion_avoidance",
+            CcPhase::Startup => "startup",
+            CcPhase::Drain => "drain",
+            CcPhase::ProbeBw => "probe_bw",
+            CcPhase::ProbeRtt => "probe_rtt",
+        }
+    }
 }
 
 /// One congestion-control algorithm.
@@ -124,25 +237,41 @@ pub trait CongestionControl {
 
     /// The state to trace.
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {
-        CcMetrics {
-            cwnd_bytes: w.cwnd,
-            ssthresh_bytes: w.ssthresh,
-            pacing_rate_bytes_per_s: self.pacing_rate(),
-        }
+        CcMetrics::of_window(w, self.pacing_rate())
     }
 }
 
-/// Settings every controller may read (from `TcpSpec`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+/// Settings the controllers read (from `TcpSpec`): each algorithm's constants, defaults
+/// from its document.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct CcSettings {
     /// Pace a window-based controller at Linux's ratios of cwnd/SRTT ([`window_pacing_rate`]).
     pub pacing: bool,
+    /// RFC 3465 appropriate byte counting: 0 = off (RFC 5681 per-ACK growth), else the
+    /// slow-start limit L in SMSS (1 or 2); read where slow-start growth is computed.
+    pub abc: u8,
+    pub vegas: VegasConfig,
+    pub westwood: WestwoodConfig,
+    pub veno: VenoConfig,
+    pub fast: FastConfig,
+    pub illinois: IllinoisConfig,
+    pub cubic: CubicConfig,
+    pub bbr: BbrConfig,
+    pub santa_cruz: SantaCruzConfig,
 }
 
 /// The closed set of congestion controls.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AnyCongestionControl {
     Reno(Reno),
+    Vegas(Vegas),
+    Westwood(Westwood),
+    Veno(Veno),
+    Fast(Fast),
+    Illinois(Illinois),
+    Cubic(Cubic),
+    Bbr(Box<Bbr>),
+    SantaCruz(SantaCruz),
 }
 
 /// Calls `$call` with `$c` bound to the algorithm inside `$self`: one arm per algorithm.
@@ -150,31 +279,82 @@ macro_rules! dispatch {
     ($self:expr, $c:ident => $call:expr) => {
         match $self {
             AnyCongestionControl::Reno($c) => $call,
+            AnyCongestionControl::Vegas($c) => $call,
+            AnyCongestionControl::Westwood($c) => $call,
+            AnyCongestionControl::Veno($c) => $call,
+            AnyCongestionControl::Fast($c) => $call,
+            AnyCongestionControl::Illinois($c) => $call,
+            AnyCongestionControl::Cubic($c) => $call,
+            AnyCongestionControl::Bbr($c) => $call,
+            AnyCongestionControl::SantaCruz($c) => $call,
         }
     };
 }
 
 impl AnyCongestionControl {
     pub fn new(kind: CcKind, settings: CcSettings) -> Self {
+        use AnyCongestionControl as A;
         match kind {
-            CcKind::Reno => AnyCongestionControl::Reno(Reno::new(settings)),
+            CcKind::Reno => A::Reno(Reno::new(settings)),
+            CcKind::Vegas => A::Vegas(Vegas::new(settings.vegas)),
+            CcKind::WestwoodPlus => A::Westwood(Westwood::new(settings.westwood)),
+            CcKind::Veno => A::Veno(Veno::new(settings.veno)),
+            CcKind::Fast => A::Fast(Fast::new(settings.fast)),
+            CcKind::Illinois => A::Illinois(Illinois::new(settings.illinois)),
+            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic)),
+            CcKind::Bbr => A::Bbr(Box::new(Bbr::new(settings.bbr))),
+            CcKind::SantaCruz => A::SantaCruz(SantaCruz::new(settings.santa_cruz)),
+        }
+    }
+
+    /// The algorithm's kind.
+    pub fn kind(&self) -> CcKind {
+        use AnyCongestionControl as A;
+        match self {
+            A::Reno(_) => CcKind::Reno,
+            A::Vegas(_) => CcKind::Vegas,
+            A::Westwood(_) => CcKind::WestwoodPlus,
+            A::Veno(_) => CcKind::Veno,
+            A::Fast(_) => CcKind::Fast,
+            A::Illinois(_) => CcKind::Illinois,
+            A::Cubic(_) => CcKind::Cubic,
+            A::Bbr(_) => CcKind::Bbr,
+            A::SantaCruz(_) => CcKind::SantaCruz,
         }
     }
 
     /// The name a scenario file uses.
     pub fn name(&self) -> &'static str {
-        match self {
-            AnyCongestionControl::Reno(_) => CcKind::Reno.name(),
-        }
+        self.kind().name()
+    }
+}
+
+impl AnyCongestionControl {
+    #[inline(never)]
+    fn pacing_rate_out_of_line(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+
+    /// `on_ack` of every algorithm but Reno, out of line so that the classic TCPs' per-ACK
+    /// path stays as small as before the other algorithms existed (issue 12's performance
+    /// budget for the reference run).
+    /// The sample is taken by value so that the caller builds it only on this path (a
+    /// reference would make it assemble every field for Reno too).
+    #[inline(never)]
+    fn on_ack_out_of_line(&mut self, w: &mut CongestionWindow, ack: AckSample) {
+        dispatch!(self, c => c.on_ack(w, &ack))
     }
 }
 
 impl CongestionControl for AnyCongestionControl {
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
-        dispatch!(self, c => c.on_ack(w, ack))
+        match self {
+            AnyCongestionControl::Reno(c) => c.on_ack(w, ack),
+            other => other.on_ack_out_of_line(w, *ack),
+        }
     }
-    #[inline]
+    #[inline(never)]
     fn ssthresh_on_loss(
         &mut self,
         now: SimTime,
@@ -184,7 +364,7 @@ impl CongestionControl for AnyCongestionControl {
     ) -> u64 {
         dispatch!(self, c => c.ssthresh_on_loss(now, w, flight, mss))
     }
-    #[inline]
+    #[inline(never)]
     fn on_rto(
         &mut self,
         now: SimTime,
@@ -195,19 +375,54 @@ impl CongestionControl for AnyCongestionControl {
     ) {
         dispatch!(self, c => c.on_rto(now, w, flight, mss, first))
     }
-    #[inline]
+    #[inline(never)]
     fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
         dispatch!(self, c => c.on_ecn_echo(now, w, flight, mss))
     }
-    #[inline]
+    /// Asked before every segment: Reno's answer inline, the others' out of line.
+    #[inline(always)]
     fn pacing_rate(&self) -> Option<u64> {
-        dispatch!(self, c => c.pacing_rate())
+        match self {
+            AnyCongestionControl::Reno(c) => c.pacing_rate(),
+            other => other.pacing_rate_out_of_line(),
+        }
     }
+    #[inline(never)]
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, c => c.wants_rate_samples())
     }
+    #[inline(never)]
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {
         dispatch!(self, c => c.metrics(w))
+    }
+}
+
+/// RFC 5681 (4): ssthresh = max(FlightSize/2, 2·SMSS), the loss response of the
+/// controllers that keep Reno's.
+pub(crate) fn reno_ssthresh(flight: u64, mss: u64) -> u64 {
+    (flight / 2).max(2 * mss)
+}
+
+/// RFC 5681 (4)–(5) on a timeout: ssthresh as on a loss unless the segment timed out
+/// before (§3.1), and the loss window of one segment.
+pub(crate) fn reno_timeout(w: &mut CongestionWindow, flight: u64, mss: u64, first: bool) {
+    if first {
+        w.ssthresh = reno_ssthresh(flight, mss);
+    }
+    w.cwnd = mss;
+}
+
+/// RFC 5681 §3.1 growth when loss recovery allows it: slow start adds min(N, SMSS),
+/// congestion avoidance SMSS·SMSS/cwnd (at least a byte).
+#[inline]
+pub(crate) fn reno_growth(w: &mut CongestionWindow, ack: &AckSample) {
+    if !ack.may_grow || ack.acked_bytes == 0 {
+        return;
+    }
+    if w.in_slow_start() {
+        w.cwnd += ack.acked_bytes.min(ack.mss);
+    } else {
+        w.cwnd += (ack.mss * ack.mss / w.cwnd.max(1)).max(1);
     }
 }
 
@@ -233,5 +448,7 @@ pub fn window_pacing_rate(
     Some(rate.clamp(1, u128::from(u64::MAX)) as u64)
 }
 
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,11 @@
 //! Reno's window rule, RFC 5681 §3.1, in bytes:
-//! * slow start while cwnd < ssthresh: cwnd += min(N, SMSS) per ACK of N new bytes (2),
-//!   with no byte counting beyond that (RFC 3465 ABC with L = 1 SMSS);
+//! * slow start while cwnd < ssthresh: cwnd += min(N, SMSS) per ACK of N new bytes (2);
 //! * congestion avoidance otherwise: cwnd += SMSS·SMSS/cwnd per ACK, at least one byte (3);
+//! * with appropriate byte counting (RFC 3465, `abc` = L of 1 or 2): slow start adds
+//!   min(N, L·SMSS) per ACK, but L = 1 in the slow start that follows a timeout (§2.3);
+//!   congestion avoidance counts the bytes acknowledged and adds one SMSS each time they
+//!   reach cwnd, keeping the remainder (§2.1), and starting afresh when cwnd is cut.
+//!   `abc = 0` is the RFC 5681 rule above;
 //! * on a loss: ssthresh = max(FlightSize/2, 2·SMSS) (4);
 //! * on a timeout: the same ssthresh unless the segment timed out before (§3.1), and
 //!   cwnd = 1 SMSS, the loss window (5);
@@ -17,11 +21,15 @@ use crate::engine::SimTime;
 use super::{window_pacing_rate, AckSample, CcSettings, CongestionControl, CongestionWindow};
 
 /// RFC 5681 §3.1 slow start and congestion avoidance.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reno {
     settings: CcSettings,
     /// The pacing rate computed on the last ACK (with `settings.pacing`).
     pacing_rate: Option<u64>,
+    /// RFC 3465 §2.1 `bytes_acked` in congestion avoidance.
+    bytes_acked: u64,
+    /// In the slow start after a timeout (RFC 3465 §2.3: L = 1 there).
+    after_rto: bool,
 }
 
 impl Reno {
@@ -29,6 +37,28 @@ impl Reno {
         Reno {
             settings,
             pacing_rate: None,
+            bytes_acked: 0,
+            after_rto: false,
+        }
+    }
+
+    /// RFC 3465 §2.1–2.3: byte counting with limit L = `settings.abc`.
+    #[inline(never)]
+    fn grow_by_bytes(&mut self, w: &mut CongestionWindow, acked: u64, mss: u64) {
+        if w.in_slow_start() {
+            let l = if self.after_rto {
+                1
+            } else {
+                u64::from(self.settings.abc)
+            };
+            w.cwnd += acked.min(l * mss);
+            return;
+        }
+        self.after_rto = false;
+        self.bytes_acked += acked;
+        if self.bytes_acked >= w.cwnd {
+            self.bytes_acked -= w.cwnd;
+            w.cwnd += mss;
         }
     }
 
@@ -42,7 +72,9 @@ impl CongestionControl for Reno {
     #[inline]
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
         if ack.may_grow && ack.acked_bytes > 0 {
-            if w.in_slow_start() {
+            if self.settings.abc > 0 {
+                self.grow_by_bytes(w, ack.acked_bytes, ack.mss);
+            } else if w.in_slow_start() {
                 // RFC 5681 (2).
                 w.cwnd += ack.acked_bytes.min(ack.mss);
             } else {
@@ -62,6 +94,7 @@ impl CongestionControl for Reno {
         flight: u64,
         mss: u64,
     ) -> u64 {
+        self.bytes_acked = 0;
         Self::ssthresh(flight, mss)
     }
 
@@ -78,9 +111,12 @@ impl CongestionControl for Reno {
         }
         // RFC 5681 (5): the loss window.
         w.cwnd = mss;
+        self.after_rto = true;
+        self.bytes_acked = 0;
     }
 
     fn on_ecn_echo(&mut self, _now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
+        self.bytes_acked = 0;
         w.ssthresh = Self::ssthresh(flight, mss);
         w.cwnd = w.ssthresh;
     }

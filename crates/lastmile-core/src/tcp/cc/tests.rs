@@ -29,7 +29,13 @@ fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
 }
 
 fn reno(pacing: bool) -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Reno, CcSettings { pacing })
+    AnyCongestionControl::new(
+        CcKind::Reno,
+        CcSettings {
+            pacing,
+            ..CcSettings::default()
+        },
+    )
 }
 
 fn window(cwnd: u64, ssthresh: u64) -> CongestionWindow {
@@ -112,6 +118,7 @@ fn linux_pacing_is_twice_cwnd_per_srtt_in_early_slow_start_then_six_fifths() {
             cwnd_bytes: 10 * SMSS,
             ssthresh_bytes: 16 * SMSS,
             pacing_rate_bytes_per_s: Some(180_000),
+            ..CcMetrics::of_window(&w, None)
         }
     );
 }
@@ -124,4 +131,36 @@ fn reno_without_pacing_gives_no_rate_and_asks_no_rate_samples() {
     assert_eq!(cc.pacing_rate(), None);
     assert!(!cc.wants_rate_samples());
     assert_eq!(cc.name(), "reno");
+}
+
+/// `AnyCongestionControl::pacing_rate` matches only the algorithms that pace (it is asked
+/// before every segment); every algorithm's own answer must come through it.
+#[test]
+fn every_algorithm_reports_its_pacing_rate() {
+    use super::test_support::{at_ms, window, Path, SMSS};
+    for kind in CcKind::ALL {
+        for pacing in [false, true] {
+            let settings = CcSettings {
+                pacing,
+                ..CcSettings::default()
+            };
+            let mut cc = AnyCongestionControl::new(kind, settings);
+            let mut w = window(2, u64::MAX);
+            let path = Path {
+                rate_bytes_per_s: 100 * SMSS,
+                prop: SimDuration::from_millis(20),
+            };
+            path.run(&mut cc, &mut w, at_ms(1000));
+            let own = dispatch!(&cc, c => c.pacing_rate());
+            assert_eq!(cc.pacing_rate(), own, "{}", kind.name());
+        }
+    }
+    let mut bbr = AnyCongestionControl::new(CcKind::Bbr, CcSettings::default());
+    let mut w = window(2, u64::MAX);
+    let path = Path {
+        rate_bytes_per_s: 100 * SMSS,
+        prop: SimDuration::from_millis(20),
+    };
+    path.run(&mut bbr, &mut w, at_ms(1000));
+    assert!(bbr.pacing_rate().is_some(), "BBR paces");
 }

@@ -24,23 +24,108 @@
 //!   sets cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), option (1) of step 3, since
 //!   this sender has no burst limit that option (2) would need.
 //!
-//! Common to all three: a fast retransmit is only allowed once the cumulative ACK has
-//! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too), and
-//! a retransmission timeout sets `recover` = the highest sequence sent (RFC 6582 §4,
-//! ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
+//! * **SACK** (RFC 6675, `sack.rs`) and **FACK** (Mathis & Mahdavi 1996, `fack.rs`) read
+//!   the scoreboard the SACK blocks fill (`on_sack_ack`) and choose what to send themselves
+//!   (`next_seg`) under cwnd − pipe or awnd; both fall back to NewReno when the peer does
+//!   not offer SACK (`without_sack`). PRR (RFC 6937, `prr.rs`) may drive SACK's cwnd.
+//!
+//! Common to all: a fast retransmit is only allowed once the cumulative ACK has
+//! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too, RFC
+//! 6675 §5.1), and a retransmission timeout sets `recover` = the highest sequence sent (RFC
+//! 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
 //! retransmit. `recover` is stored as an exclusive stream offset (SND.MAX at entry), so
 //! "the ACK covers more than recover" reads `ack >= recover`.
 //!
-//! Left out: limited transmit (RFC 3042), the RFC 6582 §4 ACK heuristics, SACK-based
-//! recovery (the scoreboard is empty without SACK blocks).
+//! **Limited transmit** (RFC 3042, `limited_transmit`): for Tahoe, Reno and NewReno, each of
+//! the first DupThresh − 1 duplicate ACKs lets one new segment beyond cwnd out (outstanding
+//! data up to cwnd + count·SMSS, new data only, cwnd unchanged), and the FlightSize that
+//! sets ssthresh at the fast retransmit leaves those segments out (RFC 5681 §3.2 step 2);
+//! SACK does it through pipe (RFC 6675 step 3), FACK through awnd.
+//!
+//! Left out: the RFC 6582 §4 ACK heuristics.
 
+mod fack;
+mod prr;
+mod sack;
 mod scoreboard;
 
+pub use fack::FackState;
+pub use prr::Prr;
+pub use sack::{SackAck, SackState};
 pub use scoreboard::Scoreboard;
 
 use super::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
 use super::spec::RecoveryKind;
 use crate::engine::SimTime;
+
+/// Options that change a recovery's rules.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryOptions {
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 6937 proportional rate reduction (SACK recovery).
+    pub prr: bool,
+}
+
+/// What the sender knows when a SACK recovery chooses the next segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SendContext {
+    pub snd_una: u64,
+    pub snd_max: u64,
+    /// The end of the data written (the FIN, once queued, sits at this offset).
+    pub written: u64,
+    pub fin_queued: bool,
+    /// The peer's window, from SND.UNA.
+    pub snd_wnd: u64,
+    pub cwnd: u64,
+    pub mss: u64,
+}
+
+/// Why a segment was chosen (RFC 6675 `NextSeg` rules; FACK uses `Lost` and `New`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SegKind {
+    /// Rule (1): a hole judged lost (FACK: below snd.fack), or the fast retransmission.
+    Lost,
+    /// Rule (2): new data.
+    New,
+    /// Rule (3): a hole not yet judged lost.
+    Unsure,
+    /// Rule (4): the rescue retransmission.
+    Rescue,
+}
+
+/// What a SACK recovery reads and changes on an ACK: the shared state of
+/// [`LossRecovery`], the window and the congestion control, and the flight after the ACK.
+pub struct SackContext<'a> {
+    pub now: SimTime,
+    pub dupacks: &'a mut DupAcks,
+    /// The segment named for retransmission regardless of the window.
+    pub hole: &'a mut Option<u64>,
+    pub board: &'a Scoreboard,
+    pub w: &'a mut CongestionWindow,
+    pub cc: &'a mut AnyCongestionControl,
+    pub f: &'a Flight,
+}
+
+/// An ACK as the SACK recoveries receive it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SackInput<'a> {
+    /// Bytes newly acknowledged cumulatively.
+    pub acked: u64,
+    /// Its SACK blocks as stream offsets (a D-SACK block below SND.UNA is harmless).
+    pub blocks: &'a [(u64, u64)],
+    /// It is an RFC 5681 duplicate ACK.
+    pub rfc5681_dupack: bool,
+}
+
+/// A segment a SACK recovery wants sent: `len` data bytes from `offset` (0 with the FIN
+/// alone).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NextSeg {
+    pub offset: u64,
+    pub len: u64,
+    pub kind: SegKind,
+}
 
 /// The sender's sequence state when recovery is consulted, as stream offsets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,6 +164,9 @@ pub struct DupAcks {
     pub threshold: u32,
     /// Exclusive end of the data outstanding when recovery last started.
     pub recover: u64,
+    /// Bytes sent by limited transmit since the last new ACK (left out of FlightSize when
+    /// ssthresh is set, RFC 5681 §3.2 step 2).
+    pub limited_sent: u64,
 }
 
 impl DupAcks {
@@ -87,7 +175,12 @@ impl DupAcks {
             count: 0,
             threshold: threshold.max(1),
             recover: 0,
+            limited_sent: 0,
         }
+    }
+    /// FlightSize for ssthresh: without what limited transmit sent.
+    fn flight_for_ssthresh(&self, f: &Flight) -> u64 {
+        f.size().saturating_sub(self.limited_sent)
     }
     /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
     fn reaches_threshold(&mut self, f: &Flight) -> bool {
@@ -109,6 +202,10 @@ pub enum AnyRecovery {
         in_recovery: bool,
         partial_acks: u32,
     },
+    /// RFC 6675 SACK-based recovery.
+    Sack(SackState),
+    /// FACK (Mathis & Mahdavi 1996).
+    Fack(FackState),
 }
 
 /// Loss recovery: the variant's rules and what every variant shares.
@@ -119,10 +216,15 @@ pub struct LossRecovery {
     hole: Option<u64>,
     scoreboard: Scoreboard,
     pub variant: AnyRecovery,
+    limited_transmit: bool,
 }
 
 impl LossRecovery {
     pub fn new(kind: RecoveryKind, dupack_threshold: u32) -> Self {
+        Self::with_options(kind, dupack_threshold, RecoveryOptions::default())
+    }
+
+    pub fn with_options(kind: RecoveryKind, dupack_threshold: u32, o: RecoveryOptions) -> Self {
         let variant = match kind {
             RecoveryKind::Tahoe => AnyRecovery::Tahoe,
             RecoveryKind::Reno => AnyRecovery::Reno { in_recovery: false },
@@ -130,22 +232,43 @@ impl LossRecovery {
                 in_recovery: false,
                 partial_acks: 0,
             },
+            RecoveryKind::Sack => AnyRecovery::Sack(SackState::new(o.prr, o.limited_transmit)),
+            RecoveryKind::Fack => AnyRecovery::Fack(FackState::default()),
         };
         LossRecovery {
             dupacks: DupAcks::new(dupack_threshold),
             hole: None,
             scoreboard: Scoreboard::default(),
             variant,
+            limited_transmit: o.limited_transmit,
         }
     }
 
-    /// True while in Reno / NewReno fast recovery.
+    /// The peer did not offer SACK: SACK and FACK recovery run as NewReno.
+    pub fn without_sack(&mut self) {
+        if self.reads_sack() {
+            self.variant = AnyRecovery::NewReno {
+                in_recovery: false,
+                partial_acks: 0,
+            };
+        }
+    }
+
+    /// True for the variants that read SACK blocks (`on_sack_ack`).
+    #[inline]
+    pub fn reads_sack(&self) -> bool {
+        matches!(self.variant, AnyRecovery::Sack(_) | AnyRecovery::Fack(_))
+    }
+
+    /// True while in fast recovery (Reno, NewReno) or loss recovery (SACK, FACK).
     pub fn in_recovery(&self) -> bool {
-        match self.variant {
+        match &self.variant {
             AnyRecovery::Tahoe => false,
             AnyRecovery::Reno { in_recovery } | AnyRecovery::NewReno { in_recovery, .. } => {
-                in_recovery
+                *in_recovery
             }
+            AnyRecovery::Sack(s) => s.in_recovery,
+            AnyRecovery::Fack(f) => f.in_recovery,
         }
     }
 
@@ -162,11 +285,144 @@ impl LossRecovery {
         self.hole.filter(|&o| o < snd_max)
     }
 
-    /// The segment at `offset` named by `next_retransmission` was sent.
+    /// The segment at `offset` named by `next_retransmission` was sent, covering sequence
+    /// space up to `seq_end`.
     #[inline]
-    pub fn on_retransmitted(&mut self, offset: u64) {
+    pub fn on_retransmitted(&mut self, offset: u64, seq_end: u64) {
         if self.hole == Some(offset) {
             self.hole = None;
+            if self.reads_sack() {
+                self.on_seg_sent(SegKind::Lost, offset, seq_end);
+            }
+        }
+    }
+
+    /// Bytes beyond cwnd that limited transmit lets out now (RFC 3042): one SMSS per
+    /// duplicate ACK so far, for the first DupThresh − 1 of them, outside recovery.
+    #[inline]
+    pub fn limited_transmit_allowance(&self, mss: u64) -> u64 {
+        let count = self.dupacks.count;
+        if !self.limited_transmit || count == 0 || count >= self.dupacks.threshold {
+            return 0;
+        }
+        match self.variant {
+            AnyRecovery::Tahoe | AnyRecovery::Reno { in_recovery: false } => u64::from(count) * mss,
+            AnyRecovery::NewReno {
+                in_recovery: false, ..
+            } => u64::from(count) * mss,
+            _ => 0,
+        }
+    }
+
+    /// True when RFC 3042 limited transmit is on.
+    pub fn uses_limited_transmit(&self) -> bool {
+        self.limited_transmit
+    }
+
+    /// `bytes` of new data went out thanks to limited transmit.
+    pub fn on_limited_transmit(&mut self, bytes: u64) {
+        self.dupacks.limited_sent += bytes;
+    }
+
+    /// SACK and FACK: true when the sender must take its segments from `next_seg`.
+    #[inline]
+    pub fn gates_sending(&self, snd_nxt: u64, snd_max: u64) -> bool {
+        match &self.variant {
+            AnyRecovery::Sack(s) => snd_nxt == snd_max && s.gates_sending(&self.dupacks),
+            AnyRecovery::Fack(f) => f.gates_sending(&self.scoreboard, snd_nxt, snd_max),
+            _ => false,
+        }
+    }
+
+    /// SACK and FACK: the next segment to send, if their window allows one.
+    pub fn next_seg(&self, c: &SendContext) -> Option<NextSeg> {
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.next_seg(&self.scoreboard, c),
+            AnyRecovery::Fack(f) => f.next_seg(&self.scoreboard, c),
+            _ => None,
+        }
+    }
+
+    /// A segment from `next_seg` (or the fast retransmission) was sent, covering sequence
+    /// space [offset, seq_end).
+    pub fn on_seg_sent(&mut self, kind: SegKind, offset: u64, seq_end: u64) {
+        let recover = self.dupacks.recover;
+        let outside_recovery = !self.in_recovery();
+        match &mut self.variant {
+            AnyRecovery::Sack(s) => s.on_sent(kind, offset, seq_end, recover),
+            AnyRecovery::Fack(f) => f.on_sent(kind, offset, seq_end),
+            _ => {}
+        }
+        if kind == SegKind::New && outside_recovery {
+            self.dupacks.limited_sent += seq_end - offset;
+        }
+    }
+
+    /// SACK and FACK: one ACK, `f` as after it.
+    pub fn on_sack_ack(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+        ack: &SackInput,
+    ) -> Reaction {
+        let SackInput {
+            acked,
+            blocks,
+            rfc5681_dupack,
+        } = *ack;
+        if self.hole.is_some_and(|o| o < f.snd_una) {
+            self.hole = None;
+        }
+        let before = self.scoreboard.sacked_bytes();
+        self.scoreboard.on_cumulative_ack(f.snd_una);
+        let trimmed = before - self.scoreboard.sacked_bytes();
+        let mut newly_sacked = 0;
+        for &(start, end) in blocks {
+            let end = end.min(f.snd_max);
+            if end > f.snd_una && start < end {
+                newly_sacked += self.scoreboard.on_sack(f.snd_una, start, end);
+            }
+        }
+        self.scoreboard
+            .update_lost_boundary(self.dupacks.threshold, f.mss);
+        let a = SackAck {
+            acked,
+            newly_sacked,
+            // RFC 6937 DeliveredData: SACKed bytes the cumulative ACK took over count once.
+            delivered: acked - trimmed.min(acked) + newly_sacked,
+            rfc5681_dupack,
+        };
+        let mut c = SackContext {
+            now,
+            dupacks: &mut self.dupacks,
+            hole: &mut self.hole,
+            board: &self.scoreboard,
+            w,
+            cc,
+            f,
+        };
+        match &mut self.variant {
+            AnyRecovery::Sack(s) => s.on_ack(&mut c, &a),
+            AnyRecovery::Fack(k) => k.on_ack(&mut c, &a),
+            _ => Reaction::default(),
+        }
+    }
+
+    /// RFC 6675 pipe, for SACK recovery (0 for the others).
+    pub fn pipe(&self) -> u64 {
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.pipe,
+            _ => 0,
+        }
+    }
+
+    /// RFC 6937's counters during a SACK recovery with PRR.
+    pub fn prr(&self) -> Option<Prr> {
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.prr,
+            _ => None,
         }
     }
 
@@ -179,6 +435,7 @@ impl LossRecovery {
         f: &Flight,
     ) -> Reaction {
         match &mut self.variant {
+            AnyRecovery::Sack(_) | AnyRecovery::Fack(_) => Reaction::default(),
             AnyRecovery::Tahoe => tahoe_dupack(&mut self.dupacks, &mut self.hole, now, w, cc, f),
             AnyRecovery::Reno { in_recovery } => {
                 let mut s = RenoState {
@@ -214,7 +471,9 @@ impl LossRecovery {
             self.hole = None;
         }
         self.scoreboard.on_cumulative_ack(f.snd_una);
+        self.dupacks.limited_sent = 0;
         match &mut self.variant {
+            AnyRecovery::Sack(_) | AnyRecovery::Fack(_) => normal_ack(),
             AnyRecovery::Tahoe => {
                 self.dupacks.count = 0;
                 normal_ack()
@@ -240,9 +499,10 @@ impl LossRecovery {
     }
 
     /// The retransmission timer expired: leave fast recovery, set `recover` to SND.MAX and
-    /// name SND.UNA for retransmission.
+    /// name SND.UNA for retransmission; SACK and FACK forget the scoreboard (RFC 2018 §8).
     pub fn on_timeout(&mut self, f: &Flight) {
         self.dupacks.count = 0;
+        self.dupacks.limited_sent = 0;
         self.dupacks.recover = f.snd_max;
         self.hole = Some(f.snd_una);
         match &mut self.variant {
@@ -250,6 +510,11 @@ impl LossRecovery {
             AnyRecovery::Reno { in_recovery } | AnyRecovery::NewReno { in_recovery, .. } => {
                 *in_recovery = false
             }
+            AnyRecovery::Sack(s) => s.on_timeout(),
+            AnyRecovery::Fack(k) => k.on_timeout(),
+        }
+        if self.reads_sack() {
+            self.scoreboard.clear();
         }
     }
 }
@@ -275,7 +540,7 @@ fn tahoe_dupack(
     if !dupacks.reaches_threshold(f) {
         return Reaction::default();
     }
-    w.ssthresh = cc.ssthresh_on_loss(now, w, f.size(), f.mss);
+    w.ssthresh = cc.ssthresh_on_loss(now, w, dupacks.flight_for_ssthresh(f), f.mss);
     w.cwnd = f.mss;
     dupacks.recover = f.snd_max;
     *hole = Some(f.snd_una);
@@ -312,7 +577,8 @@ impl RenoState<'_> {
             return Reaction::default();
         }
         // Steps 2 and 3.
-        w.ssthresh = cc.ssthresh_on_loss(now, w, f.size(), f.mss);
+        let flight = self.dupacks.flight_for_ssthresh(f);
+        w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
         w.cwnd = w.ssthresh + u64::from(self.dupacks.threshold) * f.mss;
         self.dupacks.recover = f.snd_max;
         *self.in_recovery = true;

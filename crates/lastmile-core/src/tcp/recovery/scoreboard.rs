@@ -2,13 +2,18 @@
 //! reported holding in SACK blocks (RFC 2018), as stream offsets. Without SACK it stays
 //! empty, and every question it answers reduces to the cumulative ACK alone.
 //!
-//! It answers what loss recovery needs to name a hole: the first byte at or after an
-//! offset the receiver does not hold (`next_hole`), the highest byte it holds
-//! (`highest_sacked`), how many bytes and ranges it holds above an offset (RFC 6675
-//! `IsLost`: DupThresh discontiguous ranges or more than (DupThresh − 1)·SMSS bytes above).
-//! SACKed data stays advisory (RFC 2018 §8): nothing is freed until cumulatively acked.
+//! It answers what loss recovery needs: the first byte at or after an offset the receiver
+//! does not hold (`next_hole`), the highest byte it holds (`highest_sacked`, FACK's
+//! snd.fack), how many bytes and ranges it holds above an offset, and RFC 6675 `IsLost`:
+//! DupThresh discontiguous SACKed ranges or more than (DupThresh − 1)·SMSS SACKed bytes
+//! above. `IsLost(s)` can only turn from true to false as `s` grows, so after each update
+//! the scoreboard keeps the boundary `lost_below`: every un-SACKed byte below it is lost,
+//! none above — which makes `SetPipe` a handful of range sums rather than a walk over
+//! every octet. SACKed data stays advisory (RFC 2018 §8): nothing is freed until
+//! cumulatively acknowledged.
 //!
-//! Left out: reneging detection, D-SACK (RFC 2883).
+//! Left out: reneging detection. D-SACK blocks (RFC 2883) need no special case here: one
+//! below SND.UNA is ignored, one inside a reported block adds nothing.
 
 use crate::ranges::RangeSet;
 
@@ -16,6 +21,9 @@ use crate::ranges::RangeSet;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scoreboard {
     sacked: RangeSet,
+    /// Every un-SACKed byte below this offset is lost per RFC 6675 `IsLost`
+    /// (`update_lost_boundary`); 0 when none is.
+    lost_below: u64,
 }
 
 impl Scoreboard {
@@ -32,9 +40,10 @@ impl Scoreboard {
         }
     }
 
-    /// Forget everything (RFC 2018 §8 after a timeout, if the sender chooses to).
+    /// Forget everything (RFC 2018 §8: after a timeout the sender turns the SACKed bits off).
     pub fn clear(&mut self) {
         self.sacked = RangeSet::new();
+        self.lost_below = 0;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -51,6 +60,17 @@ impl Scoreboard {
         self.sacked.contiguous_end(from)
     }
 
+    /// Where the next reported range after `from` starts: how far a segment from an
+    /// un-SACKed `from` may extend without resending SACKed bytes.
+    pub fn next_sacked_after(&self, from: u64) -> Option<u64> {
+        self.sacked.next_start_after(from)
+    }
+
+    /// The SACKed ranges, lowest first.
+    pub fn ranges(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.sacked.iter()
+    }
+
     /// One past the highest SACKed byte, if any.
     pub fn highest_sacked(&self) -> Option<u64> {
         self.sacked.iter().last().map(|(_, end)| end)
@@ -59,6 +79,11 @@ impl Scoreboard {
     /// Bytes SACKed in total.
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked.total()
+    }
+
+    /// Bytes in `[start, end)` the receiver has not reported holding.
+    pub fn unsacked_in(&self, start: u64, end: u64) -> u64 {
+        end.saturating_sub(start) - self.sacked.bytes_in(start, end)
     }
 
     /// (discontiguous ranges, bytes) SACKed above `offset`, for RFC 6675's `IsLost`.
@@ -76,6 +101,35 @@ impl Scoreboard {
     pub fn is_lost(&self, offset: u64, dupthresh: u32, mss: u64) -> bool {
         let (ranges, bytes) = self.sacked_above(offset);
         ranges >= dupthresh as usize || bytes > u64::from(dupthresh.saturating_sub(1)) * mss
+    }
+
+    /// The boundary of `IsLost` as of the last `update_lost_boundary`.
+    pub fn lost_below(&self) -> u64 {
+        self.lost_below
+    }
+
+    /// Recomputes `lost_below`, the smallest offset `s` for which `IsLost(s)` is false.
+    /// From the top: the ranges condition holds below the end of the DupThresh-th highest
+    /// range; the bytes condition below e + C − (DupThresh − 1)·SMSS − 1, where [a, e) is the
+    /// range in which the SACKed bytes counted from the top first exceed that amount and C
+    /// the bytes above it (for `s` in [a − 1, e), the bytes above `s` are C + e − s − 1).
+    pub fn update_lost_boundary(&mut self, dupthresh: u32, mss: u64) {
+        let limit = u64::from(dupthresh.saturating_sub(1)) * mss;
+        let (mut by_ranges, mut by_bytes) = (0, 0);
+        let mut above = 0;
+        for (n, (start, end)) in self.sacked.iter().rev().enumerate() {
+            if n + 1 == dupthresh as usize {
+                by_ranges = end;
+            }
+            if by_bytes == 0 && above + (end - start) > limit {
+                by_bytes = end + above - limit - 1;
+            }
+            above += end - start;
+            if by_bytes != 0 && n + 1 >= dupthresh as usize {
+                break;
+            }
+        }
+        self.lost_below = by_ranges.max(by_bytes);
     }
 }
 
@@ -109,6 +163,35 @@ mod tests {
         assert!(!b.is_lost(2 * SMSS, 3, SMSS));
     }
 
+    /// The cached boundary agrees with `IsLost` octet by octet.
+    #[test]
+    fn lost_boundary_is_where_is_lost_turns_false() {
+        let layouts: [&[(u64, u64)]; 5] = [
+            &[(1000, 4000)],
+            &[(1000, 3000)],
+            &[(1000, 1100), (3000, 3100), (5000, 5100)],
+            &[(2000, 2500), (4000, 6500), (9000, 9200)],
+            &[(1000, 2000), (3000, 4000), (5000, 6000), (7000, 8000)],
+        ];
+        for sacks in layouts {
+            for dupthresh in [2, 3] {
+                let mut b = Scoreboard::default();
+                for &(s, e) in sacks {
+                    b.on_sack(0, s, e);
+                }
+                b.update_lost_boundary(dupthresh, SMSS);
+                let first_not_lost = (0..10_000)
+                    .find(|&s| !b.is_lost(s, dupthresh, SMSS))
+                    .unwrap();
+                assert_eq!(
+                    b.lost_below(),
+                    first_not_lost,
+                    "{sacks:?} with DupThresh {dupthresh}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn holes_are_named_and_a_cumulative_ack_forgets_what_it_covers() {
         let mut b = Scoreboard::default();
@@ -118,7 +201,9 @@ mod tests {
         assert_eq!(b.on_sack(0, 3000, 5000), 1000);
         assert_eq!(b.next_hole(0), 0);
         assert_eq!(b.next_hole(2500), 5000);
+        assert_eq!(b.next_sacked_after(0), Some(2000));
         assert_eq!(b.highest_sacked(), Some(5000));
+        assert_eq!(b.unsacked_in(0, 6000), 3000);
         assert!(b.is_sacked(2000, 5000));
         b.on_cumulative_ack(3000);
         assert_eq!(b.sacked_bytes(), 2000);

@@ -38,7 +38,7 @@ fn in_fast_recovery(kind: RecoveryKind) -> (LossRecovery, CongestionWindow) {
 fn rfc5681_third_dupack_names_snd_una_and_sending_it_clears_the_name() {
     let (mut r, _) = in_fast_recovery(RecoveryKind::Reno);
     assert_eq!(r.next_retransmission(10 * SMSS), Some(0));
-    r.on_retransmitted(0);
+    r.on_retransmitted(0, SMSS);
     assert_eq!(r.next_retransmission(10 * SMSS), None);
     assert!(
         r.scoreboard().is_empty(),
@@ -49,7 +49,7 @@ fn rfc5681_third_dupack_names_snd_una_and_sending_it_clears_the_name() {
 #[test]
 fn rfc6582_partial_ack_names_the_next_hole_and_a_full_ack_ends_recovery() {
     let (mut r, mut w) = in_fast_recovery(RecoveryKind::Newreno);
-    r.on_retransmitted(0);
+    r.on_retransmitted(0, SMSS);
     // A partial ACK up to segment 4: the hole at 4000 is named, recovery goes on.
     let reaction = r.on_new_ack(&mut w, &flight(4 * SMSS, 10 * SMSS), 4 * SMSS);
     assert!(
@@ -72,7 +72,7 @@ fn rfc6582_partial_ack_names_the_next_hole_and_a_full_ack_ends_recovery() {
 #[test]
 fn rfc6298_timeout_names_snd_una_and_leaves_fast_recovery() {
     let (mut r, _) = in_fast_recovery(RecoveryKind::Reno);
-    r.on_retransmitted(0);
+    r.on_retransmitted(0, SMSS);
     r.on_timeout(&flight(2 * SMSS, 12 * SMSS));
     assert!(!r.in_recovery());
     assert_eq!(r.next_retransmission(12 * SMSS), Some(2 * SMSS));

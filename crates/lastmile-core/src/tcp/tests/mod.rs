@@ -5,7 +5,10 @@
 //! endpoints back to back through two FIFO links with a fixed rate and delay and can drop
 //! chosen segments. Segment sizes are 1000 bytes so offsets read as segment numbers.
 
+mod cc;
+mod knobs;
 mod receiver;
+mod sack;
 mod sender;
 mod timer;
 mod transfer;
@@ -15,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, TcpVariant};
+use super::spec::{AckPolicy, InitialWindow, TcpVariant};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -43,9 +46,15 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         cc_settings: CcSettings::default(),
         mss: MSS,
         rwnd_bytes: 1_000_000,
-        initial_window_segments: 1,
+        initial_window: InitialWindow::Segments(1),
         initial_ssthresh_bytes: None,
         dupack_threshold: 3,
+        sack: variant.recovery().uses_sack(),
+        dsack: false,
+        limited_transmit: false,
+        prr: false,
+        ecn: false,
+        max_backoff: None,
         timer_granularity: ms(1),
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
@@ -80,6 +89,7 @@ pub fn peer_segment(
             },
             ece: false,
             cwr: false,
+            sender_in_slow_start: false,
         },
         payload_len,
     }
@@ -124,6 +134,10 @@ impl Scripted {
             synack.header.options.timestamp = Some((PEER_TSVAL, tsval));
             s.ts_echo = Some(tsval);
         }
+        // The scripted peer agrees to SACK and ECN whenever the SYN offers them.
+        let syn = s.out.segments[0].segment.header;
+        synack.header.options.sack_permitted = syn.options.sack_permitted;
+        synack.header.ece = syn.ece && syn.cwr;
         s.deliver(synack);
         assert_eq!(s.conn.state(), TcpState::Established);
         s
@@ -149,6 +163,29 @@ impl Scripted {
 
     /// A pure ACK from the peer up to stream offset `offset`; returns the data segments sent.
     pub fn ack(&mut self, offset: u64) -> Vec<Seg> {
+        self.ack_with(offset, |_| {})
+    }
+
+    /// An ACK up to stream offset `offset` carrying SACK blocks `[start, end)` (stream
+    /// offsets); returns the data segments sent.
+    pub fn sack(&mut self, offset: u64, blocks: &[(u64, u64)]) -> Vec<Seg> {
+        self.ack_with(offset, |h| {
+            let first = SeqNumber(ISN) + 1;
+            for &(start, end) in blocks {
+                h.options
+                    .sack_blocks
+                    .push((first + start as u32, first + end as u32));
+            }
+        })
+    }
+
+    /// An ACK up to `offset` with ECN-Echo set; returns the data segments sent.
+    pub fn ack_ece(&mut self, offset: u64) -> Vec<Seg> {
+        self.ack_with(offset, |h| h.ece = true)
+    }
+
+    /// An ACK up to `offset`, its header adjusted by `edit`.
+    pub fn ack_with(&mut self, offset: u64, edit: impl FnOnce(&mut TcpHeader)) -> Vec<Seg> {
         let ack = SeqNumber(ISN) + 1 + offset as u32;
         let mut seg = peer_segment(
             SeqNumber(PEER_ISN) + 1,
@@ -158,6 +195,7 @@ impl Scripted {
             0,
         );
         seg.header.options.timestamp = self.ts_echo.map(|ecr| (PEER_TSVAL, ecr));
+        edit(&mut seg.header);
         self.deliver(seg);
         self.sent()
     }

@@ -14,6 +14,7 @@ struct Rx {
 impl Rx {
     fn new(cfg: TcpConfig) -> Self {
         let cfg_timestamps = cfg.timestamps;
+        let (cfg_sack, cfg_ecn) = (cfg.sack, cfg.ecn);
         let mut rx = Rx {
             conn: TcpConnection::new(cfg),
             now: SimTime::ZERO,
@@ -24,6 +25,9 @@ impl Rx {
         assert_eq!(rx.conn.state(), TcpState::Listen);
         let mut syn = peer_segment(SeqNumber(PEER_ISN), None, Control::Syn, 1_000_000, 0);
         syn.header.options.timestamp = rx.tsval.map(|v| (v, 0));
+        // The scripted client offers SACK and ECN when the endpoint does.
+        syn.header.options.sack_permitted = cfg_sack;
+        (syn.header.ece, syn.header.cwr) = (cfg_ecn, cfg_ecn);
         rx.feed(syn);
         assert_eq!(rx.conn.state(), TcpState::SynReceived);
         let synack = rx.out.segments[0].segment.header;
@@ -53,6 +57,29 @@ impl Rx {
         self.ack_sent()
     }
 
+    /// Segment `i` with the IP header's CE (`ce`) and the TCP CWR flag (`cwr`); the ACK's
+    /// ECE flag, if one was sent.
+    fn seg_marked(&mut self, i: u64, ce: bool, cwr: bool) -> Option<bool> {
+        self.data(i, ce, |h| h.cwr = cwr);
+        self.out.segments.last().map(|s| s.segment.header.ece)
+    }
+
+    /// Segment `i` (MSS bytes, origin now), CE as given, its header edited by `edit`.
+    fn data(&mut self, i: u64, ce: bool, edit: impl FnOnce(&mut TcpHeader)) {
+        let seq = SeqNumber(PEER_ISN) + 1 + (i * 1000) as u32;
+        let mut seg = peer_segment(
+            seq,
+            Some(SeqNumber(ISN) + 1),
+            Control::None,
+            1_000_000,
+            1000,
+        );
+        edit(&mut seg.header);
+        self.out.clear();
+        self.conn
+            .on_segment_marked(self.now, &seg, ce, self.now, &mut self.out);
+    }
+
     /// Segment `i` (MSS bytes), its origin time = now.
     fn seg(&mut self, i: u64) -> Option<u64> {
         self.bytes(i * u64::from(MSS), MSS, self.now)
@@ -64,6 +91,18 @@ impl Rx {
         assert!(acks.len() <= 1, "one ACK per event at most");
         acks.first()
             .map(|h| u64::from(h.ack.expect("ACK flag") - (SeqNumber(PEER_ISN) + 1)))
+    }
+
+    /// The SACK blocks of the ACK sent, in segments of the client's stream.
+    fn blocks(&self) -> Vec<(u64, u64)> {
+        let first = SeqNumber(PEER_ISN) + 1;
+        let h = self.out.segments.last().expect("an ACK").segment.header;
+        h.options
+            .sack_blocks
+            .as_slice()
+            .iter()
+            .map(|&(l, r)| (u64::from(l - first) / 1000, u64::from(r - first) / 1000))
+            .collect()
     }
 
     fn window_sent(&self) -> u32 {
@@ -271,4 +310,123 @@ fn rfc7323_ts_recent_echoes_the_earliest_unacknowledged_in_order_segment() {
     rx.tsval = Some(40);
     assert_eq!(rx.seg(2), Some(4));
     assert_eq!(echoed(&rx), 40);
+}
+
+fn sack_receiver(dsack: bool, timestamps: bool) -> Rx {
+    let mut cfg = config(TcpVariant::Sack);
+    cfg.dsack = dsack;
+    cfg.timestamps = timestamps;
+    let rx = Rx::new(cfg);
+    assert!(rx.conn.sack_in_use());
+    rx
+}
+
+/// RFC 2018 §4: the first block holds the segment that triggered the ACK; the others repeat
+/// the most recently reported blocks, as many as fit (four without timestamps).
+#[test]
+fn rfc2018_first_block_is_the_newest_then_the_most_recent_ones() {
+    let mut rx = sack_receiver(false, false);
+    assert_eq!(rx.seg(0), Some(1));
+    assert!(rx.blocks().is_empty(), "nothing held: no SACK option");
+    rx.seg(2);
+    assert_eq!(rx.blocks(), [(2, 3)]);
+    rx.seg(4);
+    assert_eq!(rx.blocks(), [(4, 5), (2, 3)]);
+    rx.seg(6);
+    rx.seg(8);
+    assert_eq!(rx.blocks(), [(8, 9), (6, 7), (4, 5), (2, 3)]);
+    rx.seg(10);
+    assert_eq!(rx.blocks(), [(10, 11), (8, 9), (6, 7), (4, 5)], "four fit");
+    // Segment 3 joins blocks 2 and 4: the first block is the contiguous one holding it.
+    rx.seg(3);
+    assert_eq!(rx.blocks(), [(2, 5), (10, 11), (8, 9), (6, 7)]);
+    // Segment 1 advances the ACK: no block for it; the rest repeat, newest first.
+    assert_eq!(rx.seg(1), Some(5));
+    assert_eq!(rx.blocks(), [(10, 11), (8, 9), (6, 7)]);
+}
+
+#[test]
+fn rfc2018_three_blocks_fit_beside_timestamps() {
+    let mut rx = sack_receiver(false, true);
+    rx.seg(0);
+    for i in [2, 4, 6, 8] {
+        rx.seg(i);
+    }
+    assert_eq!(rx.blocks(), [(8, 9), (6, 7), (4, 5)]);
+}
+
+/// RFC 2883 §4: a duplicate below the cumulative ACK is reported alone in the first block,
+/// with its own edges, in the ACK for that segment only.
+#[test]
+fn rfc2883_a_duplicate_below_the_ack_is_the_first_block() {
+    let mut rx = sack_receiver(true, false);
+    rx.seg(0);
+    rx.seg(1);
+    assert_eq!(rx.seg(0), Some(2));
+    assert_eq!(rx.blocks(), [(0, 1)]);
+    assert_eq!(rx.conn.stats().dsacks_sent, 1);
+    rx.seg(2);
+    assert!(rx.blocks().is_empty(), "reported once");
+}
+
+/// RFC 2883 §4 rule 4: a duplicate of held data is the first block and the block that
+/// holds it the second.
+#[test]
+fn rfc2883_a_duplicate_of_held_data_lies_inside_the_second_block() {
+    let mut rx = sack_receiver(true, false);
+    rx.seg(0);
+    rx.seg(2);
+    rx.seg(3);
+    rx.seg(5);
+    rx.seg(3);
+    assert_eq!(rx.blocks(), [(3, 4), (2, 4), (5, 6)]);
+    let mut plain = sack_receiver(false, false);
+    for i in [0, 2, 3, 5, 3] {
+        plain.seg(i);
+    }
+    assert_eq!(
+        plain.blocks(),
+        [(2, 4), (5, 6)],
+        "without D-SACK the block holding the segment comes first (RFC 2018 §4)"
+    );
+}
+
+/// RFC 3168 §6.1.3: after a CE-marked data segment every ACK carries ECE until a segment
+/// with CWR arrives.
+#[test]
+fn rfc3168_receiver_echoes_ce_until_cwr() {
+    let mut cfg = config(TcpVariant::Newreno);
+    cfg.ecn = true;
+    let mut rx = Rx::new(cfg);
+    assert!(rx.conn.ecn_in_use());
+    assert_eq!(rx.seg_marked(0, false, false), Some(false));
+    assert_eq!(rx.seg_marked(1, true, false), Some(true));
+    assert_eq!(rx.seg_marked(2, false, false), Some(true), "still echoing");
+    assert_eq!(rx.seg_marked(3, false, true), Some(false), "CWR ends it");
+    assert_eq!(
+        rx.seg_marked(4, true, true),
+        Some(true),
+        "a marked CWR segment"
+    );
+    assert_eq!(rx.conn.stats().ce_received, 2);
+    // Without ECN negotiated a CE mark is not echoed.
+    let mut plain = Rx::new(config(TcpVariant::Newreno));
+    assert_eq!(plain.seg_marked(0, true, false), Some(false));
+}
+
+/// DAASS (Allman 1998): every segment sent in slow start is ACKed at once, the others by
+/// the delayed-ACK rule.
+#[test]
+fn daass_acks_every_slow_start_segment_and_delays_the_others() {
+    let mut cfg = config(TcpVariant::Reno);
+    cfg.ack_policy = AckPolicy::Daass;
+    let mut rx = Rx::new(cfg);
+    let in_slow_start = |rx: &mut Rx, i: u64, ss: bool| {
+        rx.data(i, false, |h| h.sender_in_slow_start = ss);
+        rx.ack_sent().map(|a| a / 1000)
+    };
+    assert_eq!(in_slow_start(&mut rx, 0, true), Some(1));
+    assert_eq!(in_slow_start(&mut rx, 1, true), Some(2));
+    assert_eq!(in_slow_start(&mut rx, 2, false), None, "delayed");
+    assert_eq!(in_slow_start(&mut rx, 3, false), Some(4), "every second");
 }

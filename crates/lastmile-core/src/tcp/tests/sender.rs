@@ -5,7 +5,7 @@ use super::*;
 
 fn with_iw(variant: TcpVariant, iw: u32) -> Scripted {
     let mut cfg = config(variant);
-    cfg.initial_window_segments = iw;
+    cfg.initial_window = InitialWindow::Segments(iw);
     Scripted::established(cfg, ms(100))
 }
 
@@ -247,7 +247,7 @@ fn rfc9293_zero_window_is_probed_by_the_persist_timer() {
 }
 
 #[test]
-fn trace_records_sends_acks_window_changes_and_rtt_samples() {
+fn trace_records_sends_acks_window_and_cc_changes_and_rtt_samples() {
     let mut cfg = config(TcpVariant::Reno);
     cfg.trace = true;
     let mut s = Scripted::established(cfg, ms(100));
@@ -265,6 +265,7 @@ fn trace_records_sends_acks_window_changes_and_rtt_samples() {
                 cwnd: 1000,
                 ssthresh: u64::MAX
             },
+            reno_state(1000),
         ]
     );
     s.write(2000);
@@ -291,8 +292,19 @@ fn trace_records_sends_acks_window_changes_and_rtt_samples() {
                 cwnd: 2000,
                 ssthresh: u64::MAX
             },
+            reno_state(2000),
         ]
     );
+}
+
+/// The `cc` trace record of Reno in slow start with `cwnd` bytes.
+fn reno_state(cwnd: u64) -> TcpTraceEvent {
+    use crate::tcp::cc::{CcMetrics, CongestionWindow};
+    let w = CongestionWindow {
+        cwnd,
+        ssthresh: u64::MAX,
+    };
+    TcpTraceEvent::Cc(CcMetrics::of_window(&w, None))
 }
 
 #[test]
@@ -312,7 +324,7 @@ fn rfc9293_a_window_below_one_smss_is_used_when_nothing_is_in_flight() {
 #[test]
 fn pacing_releases_segments_one_gap_apart_at_twice_cwnd_per_srtt() {
     let mut cfg = config(TcpVariant::Reno);
-    cfg.initial_window_segments = 10;
+    cfg.initial_window = InitialWindow::Segments(10);
     cfg.cc_settings.pacing = true;
     let mut s = Scripted::established(cfg, ms(100));
     // No rate before the first ACK: the initial window goes out at once.

@@ -118,7 +118,7 @@ fn rfc7323_timestamps_time_every_ack_including_retransmissions() {
 #[test]
 fn rfc6298_syn_is_retransmitted_with_backoff_and_iw_drops_to_one_segment() {
     let mut cfg = config(TcpVariant::Reno);
-    cfg.initial_window_segments = 4;
+    cfg.initial_window = InitialWindow::Segments(4);
     let mut c = TcpConnection::new(cfg);
     let mut out = TcpOutbox::default();
     c.connect(SimTime::ZERO, &mut out);

@@ -4,6 +4,15 @@
 use super::*;
 use TcpState::*;
 
+/// Every loss recovery, by its classic name.
+const ALL_VARIANTS: [TcpVariant; 5] = [
+    TcpVariant::Tahoe,
+    TcpVariant::Reno,
+    TcpVariant::Newreno,
+    TcpVariant::Sack,
+    TcpVariant::Fack,
+];
+
 fn secs(n: u64) -> SimDuration {
     SimDuration::from_secs(n)
 }
@@ -102,7 +111,7 @@ fn lossy_transfer(variant: TcpVariant, ack_policy: AckPolicy, timestamps: bool) 
         cfg.ack_policy = ack_policy;
         cfg.timestamps = timestamps;
         cfg.rwnd_bytes = 64_000;
-        cfg.initial_window_segments = 2;
+        cfg.initial_window = InitialWindow::Segments(2);
         cfg
     };
     let mut p = Pair::new(setup(config(variant)), setup(peer_config(variant)));
@@ -138,7 +147,7 @@ fn lossy_transfer(variant: TcpVariant, ack_policy: AckPolicy, timestamps: bool) 
 
 #[test]
 fn lossy_transfers_deliver_everything_once_in_order_for_every_variant() {
-    for variant in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::Newreno] {
+    for variant in ALL_VARIANTS {
         for policy in [AckPolicy::Every, AckPolicy::Delayed] {
             for timestamps in [false, true] {
                 lossy_transfer(variant, policy, timestamps);
@@ -152,7 +161,7 @@ fn newreno_repairs_a_burst_without_a_timeout_where_reno_needs_one() {
     let burst = |variant| {
         let mut cfg = config(variant);
         cfg.rwnd_bytes = 64_000;
-        cfg.initial_window_segments = 10;
+        cfg.initial_window = InitialWindow::Segments(10);
         let mut p = Pair::new(cfg.clone(), peer_config(variant));
         let first_byte = SeqNumber(ISN) + 1;
         p.drop = Box::new(move |side, seg, times| {
@@ -248,7 +257,7 @@ fn coin(seed: u64) -> impl FnMut(u64) -> bool {
 #[test]
 fn random_losses_both_ways_never_break_exactly_once_in_order_delivery() {
     const BYTES: u64 = 60_000;
-    for variant in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::Newreno] {
+    for variant in ALL_VARIANTS {
         for (policy, timestamps, tick_ms) in [
             (AckPolicy::Every, false, 1),
             (AckPolicy::Delayed, true, 1),
@@ -261,7 +270,7 @@ fn random_losses_both_ways_never_break_exactly_once_in_order_delivery() {
                     cfg.timestamps = timestamps;
                     cfg.timer_granularity = ms(tick_ms);
                     cfg.rwnd_bytes = 16_000;
-                    cfg.initial_window_segments = 2;
+                    cfg.initial_window = InitialWindow::Segments(2);
                     cfg
                 };
                 let mut p = Pair::new(setup(config(variant)), setup(peer_config(variant)));

@@ -253,6 +253,7 @@ mod tests {
                 ttl: 64,
                 total_len: 0,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Udp(UdpDatagram {
                 src_port: 1,

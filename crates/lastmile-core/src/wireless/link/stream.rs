@@ -142,6 +142,7 @@ mod tests {
                 ttl: 64,
                 total_len: bytes,
                 ident: 0,
+                ecn: crate::packet::Ecn::NotEct,
             },
             transport: Transport::Udp(UdpDatagram {
                 src_port: 1,

@@ -23,6 +23,7 @@ fn datagram(id: u64, bytes: u32) -> Packet {
             ttl: 64,
             total_len: bytes,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: Transport::Udp(UdpDatagram {
             src_port: 1,

@@ -22,6 +22,7 @@ fn pkt(id: u64, service: Service, bytes: u32) -> Packet {
             ttl: 64,
             total_len: bytes,
             ident: 0,
+            ecn: crate::packet::Ecn::NotEct,
         },
         transport: Transport::Udp(UdpDatagram {
             src_port: 1,

@@ -1,0 +1,106 @@
+//! Measurements the delay- and rate-based controllers share, each driven by the
+//! [`AckSample`]s the sender gives every controller:
+//!
+//! * [`Rounds`]: round trips counted the way Vegas (Brakmo & Peterson 1995 §3.2, "once per
+//!   round-trip time"), Linux's `tcp_vegas.c` / `tcp_illinois.c` (`after(ack, beg_snd_nxt)`)
+//!   and FAST's per-RTT update count them: a round ends when SND.UNA passes the SND.MAX of
+//!   the ACK that began it, i.e. once data sent after that ACK is acknowledged (the ACK
+//!   reaches the controller before the sender answers it).
+//! * [`RoundRtt`]: the RTT samples of the current round (minimum, mean, count), the base RTT
+//!   (the minimum ever seen: Vegas's BaseRTT, Veno's, FAST's and Illinois's base RTT) and
+//!   the largest RTT seen (Illinois's maximum).
+//!
+//! Samples come from `AckSample::rtt`: one per round trip without RFC 7323 timestamps (the
+//! sender times one segment at a time, Karn's rule), one per ACK with them. Left out:
+//! Linux's use of per-packet send times for an RTT sample on every ACK without timestamps.
+
+use crate::engine::SimDuration;
+
+use super::AckSample;
+
+/// Round-trip counting by SND.UNA passing the SND.MAX of the round's start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rounds {
+    /// The round ends once SND.UNA passes this offset.
+    end: u64,
+    /// Rounds completed.
+    pub count: u64,
+}
+
+impl Rounds {
+    /// True if `ack` ends the current round (the next begins with it).
+    #[inline]
+    pub fn on_ack(&mut self, ack: &AckSample) -> bool {
+        if ack.acked_bytes == 0 || ack.snd_una <= self.end {
+            return false;
+        }
+        self.end = ack.snd_max;
+        self.count += 1;
+        true
+    }
+}
+
+/// RTT samples of the current round, and the extremes of the connection.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundRtt {
+    /// The smallest sample ever seen (the propagation delay estimate).
+    pub base: Option<SimDuration>,
+    /// The largest sample ever seen.
+    pub max: Option<SimDuration>,
+    /// The most recent sample.
+    pub last: Option<SimDuration>,
+    min_in_round: Option<SimDuration>,
+    sum_in_round_ns: u128,
+    count_in_round: u64,
+}
+
+/// What one finished round measured.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RoundSummary {
+    /// The smallest sample of the round (the last sample seen if the round had none).
+    pub min: SimDuration,
+    /// The mean of the round's samples (the last sample seen if the round had none).
+    pub mean: SimDuration,
+    /// Samples taken in the round.
+    pub count: u64,
+}
+
+impl RoundRtt {
+    /// Records the sample `ack` carries, if any.
+    #[inline]
+    pub fn on_ack(&mut self, ack: &AckSample) {
+        let Some(rtt) = ack.rtt else {
+            return;
+        };
+        self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
+        self.max = Some(self.max.map_or(rtt, |m| m.max(rtt)));
+        self.last = Some(rtt);
+        self.min_in_round = Some(self.min_in_round.map_or(rtt, |m| m.min(rtt)));
+        self.sum_in_round_ns += u128::from(rtt.as_nanos());
+        self.count_in_round += 1;
+    }
+
+    /// Closes the round: what it measured (`None` before any sample at all), and a fresh
+    /// round begins.
+    pub fn end_round(&mut self) -> Option<RoundSummary> {
+        let last = self.last?;
+        let summary = match self.count_in_round {
+            0 => RoundSummary {
+                min: last,
+                mean: last,
+                count: 0,
+            },
+            n => RoundSummary {
+                min: self.min_in_round.unwrap_or(last),
+                mean: SimDuration::from_nanos(
+                    (self.sum_in_round_ns / u128::from(n)).min(u128::from(u64::MAX)) as u64,
+                ),
+                count: n,
+            },
+        };
+        self.min_in_round = None;
+        self.sum_in_round_ns = 0;
+        self.count_in_round = 0;
+        Some(summary)
+    }
+}

@@ -1,0 +1,125 @@
+//! Vegas against Brakmo & Peterson §3.2–3.3, driven with hand-made round trips and over a
+//! one-bottleneck path.
+
+use super::super::test_support::*;
+use super::super::*;
+
+fn vegas() -> AnyCongestionControl {
+    AnyCongestionControl::new(CcKind::Vegas, CcSettings::default())
+}
+
+/// Congestion avoidance at 20 segments with a base RTT of 100 ms (the first round's).
+fn in_avoidance() -> (AnyCongestionControl, CongestionWindow, RoundTrips) {
+    let mut cc = vegas();
+    let mut w = window(20, 20 * SMSS);
+    let mut r = RoundTrips::default();
+    r.close(&mut cc, &mut w, 100);
+    // Diff = 0 < α: one segment more.
+    assert_eq!(w.cwnd, 21 * SMSS);
+    (cc, w, r)
+}
+
+#[test]
+fn paper_diff_below_alpha_adds_one_segment_per_round_trip() {
+    let (mut cc, mut w, mut r) = in_avoidance();
+    // Diff = 21 · (101 − 100)/101 = 0.21 < α = 1.
+    r.close(&mut cc, &mut w, 101);
+    assert_eq!(w.cwnd, 22 * SMSS);
+    let q = cc.metrics(&w).queue_segments.unwrap();
+    assert!((q - 21.0 / 101.0).abs() < 1e-9, "Diff {q}");
+}
+
+#[test]
+fn paper_diff_between_alpha_and_beta_holds_the_window() {
+    let (mut cc, mut w, mut r) = in_avoidance();
+    // Diff = 21 · 15/115 = 2.74: between α = 1 and β = 3.
+    r.close(&mut cc, &mut w, 115);
+    assert_eq!(w.cwnd, 21 * SMSS);
+}
+
+#[test]
+fn paper_diff_above_beta_removes_one_segment_per_round_trip() {
+    let (mut cc, mut w, mut r) = in_avoidance();
+    // Diff = 21 · 30/130 = 4.85 > β = 3.
+    r.close(&mut cc, &mut w, 130);
+    assert_eq!(w.cwnd, 20 * SMSS);
+    r.close(&mut cc, &mut w, 130);
+    assert_eq!(w.cwnd, 19 * SMSS, "one segment per round trip, not per ACK");
+}
+
+#[test]
+fn acks_within_a_round_change_nothing_in_avoidance() {
+    let (mut cc, mut w, r) = in_avoidance();
+    // More ACKs of the same round (SND.UNA below the round's end), with a high RTT.
+    for k in 1..10 {
+        let a = new_ack(
+            at_ms(r.t_ms + k),
+            SMSS,
+            Some(ms(200)),
+            r.una + k * SMSS,
+            r.max,
+        );
+        cc.on_ack(&mut w, &a);
+    }
+    assert_eq!(w.cwnd, 21 * SMSS);
+}
+
+#[test]
+fn settings_alpha_and_beta_move_the_band() {
+    let settings = CcSettings {
+        vegas: VegasConfig {
+            alpha: 2.0,
+            beta: 4.0,
+            gamma: 1.0,
+        },
+        ..CcSettings::default()
+    };
+    let mut cc = AnyCongestionControl::new(CcKind::Vegas, settings);
+    let mut w = window(20, 20 * SMSS);
+    let mut r = RoundTrips::default();
+    r.close(&mut cc, &mut w, 100);
+    // Diff = 21 · 8/108 = 1.56: below α = 2 now, so Vegas-2,4 grows where Vegas-1,3 holds.
+    r.close(&mut cc, &mut w, 108);
+    assert_eq!(w.cwnd, 22 * SMSS);
+}
+
+#[test]
+fn paper_loss_response_is_renos() {
+    let (mut cc, w, _) = in_avoidance();
+    assert_eq!(
+        cc.ssthresh_on_loss(at_ms(0), &w, 20 * SMSS, SMSS),
+        10 * SMSS
+    );
+}
+
+/// §3.3 and §3.2 together, over a 1000-segment/s bottleneck with 100 ms of propagation
+/// delay: slow start holds the window every other round trip and stops once more than γ
+/// segments queue; after that Vegas keeps between α = 1 and β = 3 segments waiting at the
+/// bottleneck (measured at the bottleneck, not by Vegas).
+#[test]
+fn paper_vegas_keeps_between_alpha_and_beta_segments_queued() {
+    let path = Path {
+        rate_bytes_per_s: 1000 * SMSS,
+        prop: ms(100),
+    };
+    let mut cc = vegas();
+    let mut w = window(2, u64::MAX);
+    let log = path.run(&mut cc, &mut w, at_ms(30_000));
+    // Slow start doubled the window every other round trip (2, 2, 4, 4, 8, ...): at 0.45 s
+    // (four round trips and a half) it is below the 32 of plain slow start's 2, 4, 8, 16, 32.
+    let at = |t: u64| {
+        log.cwnd
+            .iter()
+            .rev()
+            .find(|(s, _)| *s <= at_ms(t))
+            .unwrap()
+            .1
+    };
+    assert!(at(450) < 16 * SMSS, "cwnd {} at 0.45 s", at(450));
+    assert!(!w.in_slow_start(), "Vegas left slow start");
+    let q = log.mean_queue_after(at_ms(10_000));
+    assert!((1.0..=3.0).contains(&q), "mean queue {q:.2} segments");
+    // The bottleneck stays busy: about 1000 segments per second delivered.
+    let rate = log.delivered_bytes as f64 / SMSS as f64 / 30.0;
+    assert!(rate > 950.0, "{rate:.0} segments/s");
+}

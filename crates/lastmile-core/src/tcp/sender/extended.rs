@@ -1,0 +1,139 @@
+//! The sender's paths for SACK, FACK, limited transmit and ECN, kept apart from the plain
+//! send and ACK paths of `sender.rs` (which call in here only when one of them is on):
+//! ACKs with SACK blocks go to the recovery whole (`on_ack_sack`), segments come from the
+//! recovery's `next_seg` while it gates sending, going back N skips SACKed data, limited
+//! transmit widens the window by one SMSS per early duplicate ACK (RFC 3042), and ECN-Echo
+//! reduces the window once per window of data (RFC 3168 §6.1.2).
+
+use super::*;
+
+impl Sender {
+    /// SACK and FACK: every ACK, new or not, goes to the recovery with its blocks.
+    #[inline(never)]
+    pub(super) fn on_ack_sack(
+        &mut self,
+        now: SimTime,
+        a: &AckInput,
+        same_window: bool,
+        trace: &mut Vec<TcpTraceEvent>,
+    ) -> bool {
+        let prior_in_flight = self.snd_max - self.snd_una;
+        let acked = a.ack - self.snd_una;
+        let rfc5681_dupack = self.is_dupack(a, same_window);
+        let (rate, rtt) = if acked > 0 {
+            self.advance_una(now, a, trace)
+        } else if self.rate_sampling {
+            (self.delivery.sample(&SampleBuilder::default()), None)
+        } else {
+            (RateSample::default(), None)
+        };
+        let flight = self.flight();
+        let input = SackInput {
+            acked,
+            blocks: a.sack,
+            rfc5681_dupack,
+        };
+        let r = self
+            .recovery
+            .on_sack_ack(now, &mut self.window, &mut self.cc, &flight, &input);
+        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        self.cc.on_ack(&mut self.window, &sample);
+        self.apply(now, r);
+        if acked > 0 {
+            if self.snd_una == self.snd_max {
+                self.rtx.stop();
+            } else if r.restart_rto {
+                self.rtx.arm(now);
+            }
+        }
+        r.fast_retransmit
+    }
+
+    /// RFC 3168 §6.1.2: ECN-Echo halves the window at most once per window of data, and not
+    /// within the window of a loss recovery (one reduction for losses and marks together).
+    pub(super) fn on_ecn_echo(&mut self, now: SimTime) {
+        let fresh_window =
+            self.snd_una > self.ecn_recover && self.snd_una > self.recovery.dupacks.recover;
+        if !fresh_window || self.recovery.in_recovery() {
+            return;
+        }
+        let flight = self.snd_max - self.snd_una;
+        self.cc
+            .on_ecn_echo(now, &mut self.window, flight.max(self.mss), self.mss);
+        self.ecn_recover = self.snd_max;
+        self.cwr_pending = true;
+        self.ecn_reductions += 1;
+    }
+
+    /// Tells recovery what it asked for (or limited transmit allowed) went out.
+    #[inline(never)]
+    pub(super) fn after_recovery_send(&mut self, c: &Choice, d: &DataSegment) {
+        let seq_end = d.offset + u64::from(d.len) + u64::from(d.fin);
+        match c.source {
+            Source::Forced => self.recovery.on_retransmitted(c.offset, seq_end),
+            Source::Recovery(kind) => self.recovery.on_seg_sent(kind, c.offset, seq_end),
+            Source::Window { .. } => self.recovery.on_limited_transmit(u64::from(d.len)),
+        }
+    }
+
+    /// `choose` with SACK or limited transmit: the recovery's own choice while it gates
+    /// sending, going back N over SACKed data, one SMSS more per early duplicate ACK.
+    #[inline(never)]
+    pub(super) fn choose_extended(&self) -> Option<Choice> {
+        if self.recovery.gates_sending(self.snd_nxt, self.snd_max) {
+            return self.choose_by_recovery();
+        }
+        let mut offset = self.snd_nxt;
+        let mut stop = u64::MAX;
+        if offset < self.snd_max && !self.recovery.scoreboard().is_empty() {
+            (offset, stop) = self.skip_sacked(offset);
+        }
+        let extra = self.recovery.limited_transmit_allowance(self.mss);
+        if extra == 0 || offset != self.snd_max {
+            return self.window_segment(offset, stop, self.window.cwnd);
+        }
+        let mut c = self.window_segment(offset, stop, self.window.cwnd + extra)?;
+        c.source = Source::Window {
+            limited: c.offset + c.len > self.snd_una + self.window.cwnd,
+        };
+        Some(c)
+    }
+
+    /// Going back N over data the receiver SACKed: the next un-SACKed offset at or after
+    /// `from`, and where the SACKed data after it starts.
+    #[inline(never)]
+    fn skip_sacked(&self, from: u64) -> (u64, u64) {
+        let board = self.recovery.scoreboard();
+        let offset = board.next_hole(from);
+        (offset, self.sacked_stop(offset))
+    }
+
+    /// Where the next SACKed range after the un-SACKed `offset` begins.
+    pub(super) fn sacked_stop(&self, offset: u64) -> u64 {
+        self.recovery
+            .scoreboard()
+            .next_sacked_after(offset)
+            .unwrap_or(u64::MAX)
+            .max(offset)
+    }
+
+    /// A SACK recovery chooses (RFC 6675 `NextSeg` under cwnd − pipe, FACK under awnd).
+    #[inline(never)]
+    fn choose_by_recovery(&self) -> Option<Choice> {
+        let c = SendContext {
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            written: self.written,
+            fin_queued: self.fin_queued,
+            snd_wnd: self.snd_wnd,
+            cwnd: self.window.cwnd,
+            mss: self.mss,
+        };
+        let seg = self.recovery.next_seg(&c)?;
+        Some(Choice {
+            offset: seg.offset,
+            len: seg.len,
+            source: Source::Recovery(seg.kind),
+        })
+    }
+}
