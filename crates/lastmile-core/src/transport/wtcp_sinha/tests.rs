@@ -429,7 +429,7 @@ fn wtcp_sinha_random_wireless_losses_are_repaired_without_cutting_the_rate_much(
     let pipe = Pipe {
         rate_bps: 12_000.0,
         delay: SimDuration::from_millis(400),
-        drop: |i: u64, seg: &WtcpSegment, _| seg.payload_len() > 0 && i % 17 == 0,
+        drop: |i: u64, seg: &WtcpSegment, _| seg.payload_len() > 0 && i.is_multiple_of(17),
     };
     let run = transfer(50_000, pipe, SimTime::ZERO + SimDuration::from_secs(400));
     assert!(run.in_order);
