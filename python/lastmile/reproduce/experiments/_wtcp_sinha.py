@@ -98,7 +98,7 @@ def analyse(ctx: Context) -> None:
     with ctx.figure(
         "throughput",
         "WTCP-Sinha, NewReno and Vegas: 100 KB over CDPD (19.2 kbps raw, RS(63,47)) "
-        "against the channel's mean Bad period",
+        "against the channel's mean Bad period (bars: 95 % CI)",
     ) as (ax,):
         for v in VARIANTS:
             errorbars(ax, data, "throughput_bps", "bad", v, LABELS[v], scale=1e-3)

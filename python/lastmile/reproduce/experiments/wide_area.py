@@ -239,7 +239,8 @@ def _heatmap(ctx: Context, gains: dict[str, dict[tuple[str, str], Stat | None]])
     with ctx.figure(
         "heatmap",
         "Gain over TCP alone (bulk: throughput ratio; request/response: object time "
-        "ratio; above 1 is better), per mechanism and network",
+        "ratio; above 1 is better), per mechanism and network; each cell a mean over the "
+        "seeds, without error bars (the numbers table gives the 95 % intervals)",
         ncols=2,
     ) as axes:
         for ax, workload in zip(axes, WORKLOADS, strict=True):
