@@ -155,6 +155,21 @@ def test_human_summary_has_units_in_headers() -> None:
     assert proc.stderr == ""
 
 
+def test_human_summary_names_each_flows_loss_recovery_and_congestion_control() -> None:
+    proc = lastmile_cli(
+        "run",
+        "--example",
+        "tulip-basic",
+        *SMALL,
+        "--set",
+        'flow.0.tcp={recovery="sack", cc="cubic"}',
+        check=True,
+    )
+    header, row = proc.stdout.splitlines()[2:4]
+    assert header.split()[:3] == ["flow", "recovery", "cc"]
+    assert row.split()[1:3] == ["sack", "cubic"]
+
+
 def test_trace_option_writes_parquet_files(tmp_path: Path) -> None:
     out = tmp_path / "traces"
     proc = lastmile_cli(

@@ -188,6 +188,26 @@ def test_survey_error_free_transfer_takes_forty_seconds(outcomes: dict[str, Outc
         assert data.value("completion_s", variant, per=0.0).mean == pytest.approx(40.0, rel=0.02)
 
 
+def test_fec_arq_fec_costs_the_codes_rate_on_a_clean_channel(
+    outcomes: dict[str, Outcome],
+) -> None:
+    # RS(63,47): every frame's airtime grows by 63/47 (plus its last block's padding); the
+    # transfer's propagation and slow start do not, so TCP's goodput falls a little less.
+    data = outcomes["fec-arq"].context["clean"]
+    none = data.value("goodput_kbps", "none", ber=0.0).mean
+    fec = data.value("goodput_kbps", "fec", ber=0.0).mean
+    assert 0.9 * 47 / 63 < fec / none < 47 / 63
+
+
+def test_fec_arq_arq_over_fec_survives_what_neither_survives_alone(
+    outcomes: dict[str, Outcome],
+) -> None:
+    data = outcomes["fec-arq"].context["fading"]
+    both = data.value("goodput_kbps", "fec+arq", ber=1e-2).mean
+    alone = max(data.value("goodput_kbps", v, ber=1e-2).mean for v in ("fec", "arq"))
+    assert both > 5.0 * alone and both > 5.0
+
+
 def test_lle_delayed_ack_reno_matches_the_papers_baseline(outcomes: dict[str, Outcome]) -> None:
     data = outcomes["lle-fig5"].context["fig5"]
     where = {"mss": "1460B", "rts": "2347B", "stop": "12s"}

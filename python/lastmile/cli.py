@@ -170,7 +170,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     ]
     header = [
         "flow",
-        "variant",
+        "recovery",
+        "cc",
         f"throughput ({unit})",
         "time (s)",
         "delivered (B)",
@@ -184,6 +185,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         [
             str(f.get("name")),
             str(f.get("variant")),
+            str(f.get("cc", "-")),
             _fmt((f.get("throughput_bps") or 0.0) / scale, spec),
             _fmt(f.get("completion_s"), ".3f") + ("" if f.get("completed", True) else "*"),
             _fmt(f.get("bytes_delivered"), "d"),

@@ -6,7 +6,9 @@
 //!   expected segment is stored and the expected sequence number advances (over any
 //!   buffered segments it now joins); a later one is buffered without advancing it; an
 //!   earlier one is ignored (dropped). Segments that would overflow `buffer` (Table I:
-//!   20 KB) are dropped; with the paper's settings this cannot happen (§4).
+//!   20 KB) are dropped — the highest first: one that would fit in place of held segments
+//!   beyond it displaces them, so the segment filling a hole is never refused (`make_room`).
+//!   With the paper's settings no overflow happens (§4).
 //! * **To the mobile** (§3): "WTCP transmits from its buffer all the segments that fall
 //!   within the wireless link transmission window", a window kept, as TCP's, from "the
 //!   sequence number of last acknowledgment received from the mobile host": a held segment
@@ -362,7 +364,7 @@ impl WtcpConn {
             cx.out.verdict = Verdict::Drop; // Old or already held: ignored (§3).
             return;
         }
-        if self.held_bytes + u64::from(seg.payload_len) > cx.spec.buffer.bytes() {
+        if !self.make_room(cx, seq, seg.payload_len) {
             cx.out.verdict = Verdict::Drop;
             cx.counters.buffer_drops += 1;
             return;
@@ -391,6 +393,29 @@ impl WtcpConn {
         }
         self.send_window(cx, now);
         self.ensure_timer(cx, now);
+    }
+
+    /// Room in the buffer for `len` bytes at `seq`: when it is full, segments held *beyond*
+    /// `seq` give way, highest first (each counted as a buffer drop), and one at or below
+    /// every held segment is never refused for them. Without this, a buffer filled with
+    /// segments beyond a hole refuses the very segment that fills it — the source's
+    /// retransmission — and the connection deadlocks (a source window larger than
+    /// `buffer` did it with no loss at all: the overflow made the hole). The evicted
+    /// segments are the source's to resend, as any other buffer drop. Returns false when
+    /// the segment itself must be dropped (it is the highest).
+    fn make_room(&mut self, cx: &mut Cx<'_>, seq: SeqNumber, len: u32) -> bool {
+        let limit = cx.spec.buffer.bytes();
+        while self.held_bytes + u64::from(len) > limit {
+            match self.held.back() {
+                Some(last) if last.seq > seq => {
+                    self.held_bytes -= u64::from(last.packet.payload_len());
+                    self.held.pop_back();
+                    cx.counters.buffer_drops += 1;
+                }
+                _ => return self.held.is_empty(),
+            }
+        }
+        true
     }
 
     // ---- from the mobile ---------------------------------------------------------------

@@ -319,8 +319,8 @@ pub struct LinkSpec {
     /// The node at the other end. Default: set by the preset; required in explicit
     /// topologies.
     pub to: Option<String>,
-    /// The line rate (on a cell: the rate of data frames). Default: the network `preset`'s;
-    /// required without one.
+    /// The line rate (on a cell: the rate of data frames). Default: none, required unless
+    /// `preset` gives it.
     pub rate: Rate,
     /// One-way propagation delay. Default "0s".
     #[serde(default)]

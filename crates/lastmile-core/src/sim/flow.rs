@@ -25,13 +25,15 @@ use crate::tcp::Delivery;
 use super::observe::Welford;
 use super::SimError;
 
-/// The shortest stall that makes a flow `stalled`, whatever its RTO (see `stall_threshold`).
+/// The shortest stall that makes a flow `stalled` in a run of a minute or more, whatever its
+/// RTO (see `stall_threshold`).
 pub const STALL_FLOOR: SimDuration = SimDuration::from_secs(30);
 /// A flow is `stalled` past this many of its source's largest RTOs (see `stall_threshold`).
 pub const STALL_RTOS: u64 = 8;
 
-/// The stall beyond which a flow is reported `stalled`: max(30 s, 8 × the largest RTO, before
-/// back-off, its source used).
+/// The stall beyond which a flow is reported `stalled`: max(8 × the largest RTO, before
+/// back-off, its source used; the floor), where the floor is 30 s, or half the flow's
+/// measurement window (`window`) when that is shorter.
 ///
 /// Why: a healthy TCP makes progress within an RTO of a loss, and a loss repeated `k` times
 /// in a row costs it RTO·(2^(k+1) − 1) of exponential back-off. Eight RTOs are passed only
@@ -42,11 +44,15 @@ pub const STALL_RTOS: u64 = 8;
 /// deadlocked source's RTO climbs to `max_rto` and would hide its own stall. The 30 s
 /// floor covers short-RTO paths, where a channel fade or a burst of back-offs lasts many
 /// RTOs yet ends by itself: WTCP's Bad periods (Table I) and TULIP's bursts are under a
-/// second, so 30 s of silence is not the channel but the protocol. A flow that completes
-/// closes its last interval at its last delivery; a run that ends mid-transfer leaves open
-/// only the interval since the last delivery, so neither fires on a healthy flow.
-pub fn stall_threshold(largest_rto: SimDuration) -> SimDuration {
-    (largest_rto * STALL_RTOS).max(STALL_FLOOR)
+/// second, so 30 s of silence is not the channel but the protocol. In a run shorter than
+/// a minute the floor is half the window instead: a flow silent for most of a 30 s run
+/// (a deadlock 1.5 s in) must not pass for healthy because the run ended first. A flow
+/// that completes closes its last interval at its last delivery; a run that ends
+/// mid-transfer leaves open only the interval since the last delivery, so neither fires on
+/// a healthy flow.
+pub fn stall_threshold(largest_rto: SimDuration, window: SimDuration) -> SimDuration {
+    let floor = STALL_FLOOR.min(SimDuration::from_nanos(window.as_nanos() / 2));
+    (largest_rto * STALL_RTOS).max(floor)
 }
 
 #[derive(Clone, Debug)]
@@ -155,14 +161,16 @@ impl Flow {
     /// Bytes delivered in the throughput window × 8 / its length (module notes); 0 for an
     /// empty window.
     pub fn throughput_bps(&self, end: SimTime) -> f64 {
-        let window = self
-            .window_end(end)
-            .saturating_since(self.window_start)
-            .as_secs_f64();
+        let window = self.measurement_window(end).as_secs_f64();
         if window <= 0.0 {
             return 0.0;
         }
         (self.delivered - self.delivered_before_window) as f64 * 8.0 / window
+    }
+
+    /// The throughput window's length (module notes).
+    pub fn measurement_window(&self, end: SimTime) -> SimDuration {
+        self.window_end(end).saturating_since(self.window_start)
     }
 
     /// First byte sent to last byte delivered; to `end` if the transfer did not complete.

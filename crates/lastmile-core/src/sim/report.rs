@@ -37,7 +37,7 @@ pub fn summarize(
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
-            let threshold = stall_threshold(source.largest_base_rto());
+            let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
             let (objects_completed, object_time_mean_s, object_time_median_s, object_time_max_s) =
                 match f.app.objects() {
                     Some(objects) => {

@@ -3,7 +3,7 @@
 //! RFC 9293 states and its counters.
 
 use super::cc::{CcMetrics, CcSettings};
-use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec};
+use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
 
@@ -41,6 +41,8 @@ pub struct TcpConfig {
     /// Cap on the retransmission timer's backoff factor (`None`: only `max_rto`).
     pub max_backoff: Option<u32>,
     pub timer_granularity: SimDuration,
+    /// RFC 6298's estimator or ns-2's integer one.
+    pub rtt_estimator: RttEstimator,
     pub initial_rto: SimDuration,
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
@@ -84,6 +86,7 @@ impl TcpConfig {
             ecn: t.ecn,
             max_backoff: t.max_backoff,
             timer_granularity: t.timer_granularity.sim(),
+            rtt_estimator: t.rtt_estimator,
             initial_rto: t.initial_rto.sim(),
             min_rto: t.min_rto.sim(),
             max_rto: t.max_rto.sim(),

@@ -118,6 +118,7 @@ impl TcpConnection {
             cfg.max_rto,
         );
         rtx.set_max_backoff(cfg.max_backoff);
+        rtx.set_estimator(cfg.rtt_estimator);
         let ssthresh = cfg.initial_ssthresh_bytes.map_or(u64::MAX, u64::from);
         let options = RecoveryOptions {
             limited_transmit: cfg.limited_transmit,

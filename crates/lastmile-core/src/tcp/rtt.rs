@@ -27,13 +27,27 @@
 //!   stop at 64); RFC 6298 has only `max_rto`, so by default there is no such cap. Each
 //!   backoff can be traced (`backoff_trace`), so a plotted RTO shows it through a stall.
 //!
+//! * **ns-2's estimator** (`rtt_estimator = "ns2"`, ns-2 `TcpAgent::rtt_update`;
+//!   protocol-notes §2.2), the arithmetic the seeds' simulations ran: SRTT is kept in
+//!   eighths of a tick and RTTVAR in quarters, as integers. The first sample R (ticks) sets
+//!   8·SRTT = 8R, 4·RTTVAR = 2R; later δ = R − ⌊SRTT⌋, 8·SRTT += δ, 4·RTTVAR += |δ| −
+//!   ⌊RTTVAR⌋ (each floored at 1), and RTO = ⌊SRTT + 4·RTTVAR⌋ ticks: no G term, and the
+//!   truncations stop RTTVAR decaying below 3/4 of a tick, so steady one-tick samples keep
+//!   the RTO at three ticks where RFC 6298 gives two. The clamps (`min_rto` before the
+//!   backoff, as ns-2's `rfc2988_`; `max_rto`; two ticks) and the sampling are as above:
+//!   ns-2 rounds a timestamp sample to the nearest tick from exact times and arms its timer
+//!   at the exact time, which the tick clock here does not (its `short` δ cannot overflow
+//!   here either). Past a backoff factor of 8 ns-2 folds SRTT into RTTVAR and restarts the
+//!   estimate from the next sample (`rtt_backoff`); so does this estimator.
+//!
 //! Left out: RFC 7323 Appendix G's per-window gain adjustment, the 3 s RTO after a
-//! retransmitted SYN (RFC 6298 (5.7)), and BSD's folding of SRTT into RTTVAR after many
-//! backoffs.
+//! retransmitted SYN (RFC 6298 (5.7)), and, with RFC 6298's estimator, BSD's folding of
+//! SRTT into RTTVAR after many backoffs.
 
 use crate::engine::{SimDuration, SimTime};
 
 use super::api::TcpTraceEvent;
+use super::spec::RttEstimator;
 
 /// Doublings beyond this are pointless: `max_rto` has long been reached.
 const MAX_BACKOFF_SHIFT: u32 = 16;
@@ -84,6 +98,10 @@ pub struct RetransmitTimer {
     max_backoff: Option<u32>,
     deadline: Option<SimTime>,
     timed: Option<Timed>,
+    estimator: RttEstimator,
+    /// ns-2's estimator: 8·SRTT and 4·RTTVAR in ticks (`t_srtt_`, `t_rttvar_`).
+    srtt8_ticks: i64,
+    rttvar4_ticks: i64,
 }
 
 impl RetransmitTimer {
@@ -107,6 +125,9 @@ impl RetransmitTimer {
             max_backoff: None,
             deadline: None,
             timed: None,
+            estimator: RttEstimator::Rfc6298,
+            srtt8_ticks: 0,
+            rttvar4_ticks: 0,
         };
         // RFC 6298 (2.1): the initial RTO is not floored by min_rto, only made whole ticks.
         timer.rto = timer
@@ -120,6 +141,11 @@ impl RetransmitTimer {
     /// Caps the backoff factor at `factor` (at least 1), as 4.4BSD's table caps it at 64.
     pub fn set_max_backoff(&mut self, factor: Option<u32>) {
         self.max_backoff = factor.map(|f| f.max(1));
+    }
+
+    /// Which arithmetic turns samples into the RTO (before the first sample).
+    pub fn set_estimator(&mut self, estimator: RttEstimator) {
+        self.estimator = estimator;
     }
 
     /// The trace record of a backoff: the estimator and the RTO now in force.
@@ -176,9 +202,14 @@ impl RetransmitTimer {
     pub fn stop(&mut self) {
         self.deadline = None;
     }
-    /// RFC 6298 (5.5): the timer expired.
+    /// RFC 6298 (5.5): the timer expired. ns-2 (`rtt_backoff`), past a factor of 8, also
+    /// folds SRTT into RTTVAR and clears SRTT, so the next sample starts the estimate anew.
     pub fn back_off(&mut self) {
         self.backoff_shift = (self.backoff_shift + 1).min(MAX_BACKOFF_SHIFT);
+        if self.estimator == RttEstimator::Ns2 && self.backoff_shift > 3 {
+            self.rttvar4_ticks += self.srtt8_ticks >> 3;
+            self.srtt8_ticks = 0;
+        }
     }
 
     /// The deadline of a persist timer that has backed off `shift` times from the RTO.
@@ -241,7 +272,9 @@ impl RetransmitTimer {
     /// Feeds a sample of `ticks` tick boundaries (at least one, as BSD counts) into RFC 6298 §2.
     fn add_sample_ticks(&mut self, ticks: u64) -> RttSample {
         let r = self.granularity * ticks.max(1);
-        if self.has_sample {
+        if self.estimator == RttEstimator::Ns2 {
+            self.ns2_update(ticks.max(1));
+        } else if self.has_sample {
             let delta = if self.srtt > r {
                 self.srtt - r
             } else {
@@ -267,10 +300,35 @@ impl RetransmitTimer {
         }
     }
 
-    /// RFC 6298 (2.3)–(2.5) on whole ticks.
+    /// ns-2's `rtt_update` on a sample of `ticks` (at least 1): integer eighths and quarters.
+    fn ns2_update(&mut self, ticks: u64) {
+        let rtt = i64::try_from(ticks).unwrap_or(i64::MAX >> 4);
+        // ns-2 tests `t_srtt_ != 0`: a backoff past 8 clears it (see `back_off`).
+        if self.srtt8_ticks != 0 {
+            let delta = rtt - (self.srtt8_ticks >> 3);
+            self.srtt8_ticks = (self.srtt8_ticks + delta).max(1);
+            let dev = delta.abs() - (self.rttvar4_ticks >> 2);
+            self.rttvar4_ticks = (self.rttvar4_ticks + dev).max(1);
+        } else {
+            self.srtt8_ticks = rtt << 3;
+            self.rttvar4_ticks = rtt << 1;
+        }
+        self.has_sample = true;
+        let g = self.granularity;
+        self.srtt = g * self.srtt8_ticks.unsigned_abs() / 8;
+        self.rttvar = g * self.rttvar4_ticks.unsigned_abs() / 4;
+    }
+
+    /// RFC 6298 (2.3)–(2.5) on whole ticks (ns-2: ⌊SRTT + 4·RTTVAR⌋ ticks, same clamps).
     fn compute_rto(&self) -> SimDuration {
         let g = self.granularity;
-        let raw = self.srtt + (self.rttvar * 4).max(g);
+        let raw = match self.estimator {
+            RttEstimator::Ns2 => {
+                // ns-2's t_rtxcur_: ((t_rttvar_ << 3) + t_srtt_) >> 3 ticks.
+                g * (((self.rttvar4_ticks << 3) + self.srtt8_ticks) >> 3).unsigned_abs()
+            }
+            RttEstimator::Rfc6298 => self.srtt + (self.rttvar * 4).max(g),
+        };
         let floor = self.whole_ticks(self.min_rto).max(g * 2);
         self.whole_ticks(raw)
             .max(floor)
@@ -297,5 +355,100 @@ impl RetransmitTimer {
         let ticks = span.as_nanos().div_ceil(g).max(1);
         let floor = now.as_nanos() / g * g;
         SimTime::from_nanos(floor.saturating_add(ticks.saturating_mul(g)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const G: SimDuration = SimDuration::from_millis(100);
+
+    fn timer(estimator: RttEstimator) -> RetransmitTimer {
+        let mut t = RetransmitTimer::new(
+            G,
+            SimDuration::from_secs(3),
+            SimDuration::ZERO,
+            SimDuration::from_secs(64),
+        );
+        t.set_estimator(estimator);
+        t
+    }
+
+    fn rtos(estimator: RttEstimator, samples: &[u64]) -> Vec<SimDuration> {
+        let mut t = timer(estimator);
+        samples.iter().map(|&n| t.add_sample_ticks(n).rto).collect()
+    }
+
+    /// Both estimators: the first sample R gives SRTT = R, RTTVAR = R/2, so RTO = 3R.
+    #[test]
+    fn first_sample_gives_three_round_trips_in_both_estimators() {
+        for e in [RttEstimator::Rfc6298, RttEstimator::Ns2] {
+            assert_eq!(rtos(e, &[4]), vec![G * 12], "{e:?}");
+        }
+    }
+
+    /// ns-2's quarter-tick RTTVAR stops decaying at 2 (|δ| = 0 minus ⌊2/4⌋ = 0): with steady
+    /// one-tick samples its RTO stays at SRTT + 4·RTTVAR = 1 + 2 = 3 ticks, while RFC 6298's
+    /// RTTVAR decays towards 0 and its RTO falls to SRTT + G = 2 ticks.
+    #[test]
+    fn steady_one_tick_samples_keep_ns2_at_three_ticks_where_rfc6298_falls_to_two() {
+        let samples = [1u64; 40];
+        assert_eq!(*rtos(RttEstimator::Ns2, &samples).last().unwrap(), G * 3);
+        assert_eq!(
+            *rtos(RttEstimator::Rfc6298, &samples).last().unwrap(),
+            G * 2
+        );
+    }
+
+    /// Worked by hand from `rtt_update`: samples 4 then 2 ticks. First: 8·SRTT = 32,
+    /// 4·RTTVAR = 8, RTO 12. Then δ = 2 − 4 = −2: 8·SRTT = 30, 4·RTTVAR += 2 − ⌊8/4⌋ = 8,
+    /// RTO = ⌊(8·8 + 30)/8⌋ = 11 ticks (truncated). RFC 6298: SRTT 3.75, RTTVAR 2,
+    /// RTO 11.75 rounded up to 12 ticks.
+    #[test]
+    fn ns2_truncates_the_rto_where_rfc6298_rounds_it_up() {
+        assert_eq!(rtos(RttEstimator::Ns2, &[4, 2]), vec![G * 12, G * 11]);
+        assert_eq!(rtos(RttEstimator::Rfc6298, &[4, 2]), vec![G * 12, G * 12]);
+        let mut t = timer(RttEstimator::Ns2);
+        t.add_sample_ticks(4);
+        let s = t.add_sample_ticks(2);
+        assert_eq!((s.srtt, s.rttvar), (G * 30 / 8, G * 2));
+    }
+
+    /// The clamps stay ns-2's `rtt_timeout` ones: `min_rto` before the backoff, then
+    /// `max_rto`, and never below two ticks.
+    #[test]
+    fn ns2_rto_keeps_the_two_tick_floor_and_min_rto() {
+        let mut t = timer(RttEstimator::Ns2);
+        for _ in 0..40 {
+            t.add_sample_ticks(1);
+        }
+        t.back_off();
+        assert_eq!(t.current_rto(), G * 6);
+        let mut floored = RetransmitTimer::new(
+            G,
+            SimDuration::from_secs(3),
+            SimDuration::from_secs(1),
+            SimDuration::from_secs(64),
+        );
+        floored.set_estimator(RttEstimator::Ns2);
+        assert_eq!(floored.add_sample_ticks(1).rto, SimDuration::from_secs(1));
+    }
+
+    /// ns-2's `rtt_backoff`: past a factor of 8, 4·RTTVAR += ⌊SRTT⌋ and SRTT = 0, so the
+    /// next sample (5 ticks) starts afresh, as a first one: 8·SRTT = 40 and 4·RTTVAR = 10
+    /// (the folded value is overwritten), RTO 15 ticks.
+    #[test]
+    fn ns2_restarts_the_estimate_after_a_backoff_past_eight() {
+        let mut t = timer(RttEstimator::Ns2);
+        t.add_sample_ticks(4);
+        for _ in 0..3 {
+            t.back_off();
+        }
+        assert_eq!(t.srtt8_ticks, 32, "a factor of 8 keeps the estimate");
+        t.back_off();
+        assert_eq!((t.srtt8_ticks, t.rttvar4_ticks), (0, 8 + 4));
+        let s = t.add_sample_ticks(5);
+        assert_eq!((s.srtt, s.rto), (G * 5, G * 15));
     }
 }

@@ -149,6 +149,18 @@ impl CcKind {
     }
 }
 
+/// How RTT samples become SRTT, RTTVAR and the RTO.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttEstimator {
+    /// RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR), rounded up to whole ticks.
+    #[default]
+    Rfc6298,
+    /// ns-2's `TcpAgent::rtt_update`: SRTT in eighths and RTTVAR in quarters of a tick, in
+    /// integers (each update truncates), RTO = ⌊SRTT + 4·RTTVAR⌋ ticks with no G term.
+    Ns2,
+}
+
 /// The receiver's acknowledgment policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -359,6 +371,10 @@ pub struct TcpSpec {
     /// modern clock; the seeds' experiments set their own).
     #[serde(default = "default_granularity")]
     pub timer_granularity: Duration,
+    /// How samples become the RTO: "rfc6298" (RFC 6298 §2) or "ns2" (ns-2's integer-tick
+    /// arithmetic, which the seeds' simulations ran). Default "rfc6298".
+    #[serde(default)]
+    pub rtt_estimator: RttEstimator,
     /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
     #[serde(default = "default_initial_rto")]
     pub initial_rto: Duration,
@@ -453,6 +469,7 @@ impl Default for TcpSpec {
             ecn: false,
             max_backoff: None,
             timer_granularity: default_granularity(),
+            rtt_estimator: RttEstimator::default(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),

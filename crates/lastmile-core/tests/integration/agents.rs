@@ -287,6 +287,25 @@ app = {{ kind = "bulk", bytes = "10KB" }}
 
 // ---- WTCP --------------------------------------------------------------------------------
 
+/// A source window (42 KB) larger than WTCP's buffer (20 KB, Table I): the overflow makes
+/// a hole at the base station, and the source's retransmission that fills it must get in
+/// however full the buffer is with segments beyond it. Refused, it deadlocked the
+/// connection with no loss at all: 170,800 bytes, then nothing for 298 s.
+#[test]
+fn wtcp_with_a_source_window_larger_than_its_buffer_delivers_everything() {
+    let out = run_ok(
+        &tulip_chain(
+            r#"{ model = "none" }"#,
+            "1MB",
+            "[base_station]\nagent = \"wtcp\"",
+        ),
+        &RunOptions::default(),
+    );
+    let f = &out.summary.flows[0];
+    assert!(f.completed && !f.stalled, "{f:?}");
+    assert!(f.longest_stall_s < 5.0, "{f:?}");
+}
+
 /// WTCP's Fig. 3 and Table I: fh —10 Mbps, 100 ms— bs —800 kbps, 10 ms— mh; a timed
 /// Gilbert–Elliott channel (Good 1 s, Bad `mean_bad`, BER 1e-6 / 1e-2); 1 KB segments with
 /// headers (mss 960 B); a 10 KB window; a Tahoe source with a 100 ms clock and timestamps;

@@ -255,6 +255,18 @@ fn throughput_of_a_flow_that_stops_is_over_the_whole_run() {
     );
 }
 
+/// In a run shorter than a minute the floor is half the window: a flow silent for most of
+/// a 30 s run must not pass for healthy because the run ended before 30 s of silence.
+#[test]
+fn liveness_check_fires_on_a_short_run_silent_for_most_of_it() {
+    let out = run_ok(&dying_link(30), &RunOptions::default());
+    let f = &out.summary.flows[0];
+    let last = f.last_delivery_s.expect("something was delivered");
+    assert!(last < 10.0, "the hop died early: {f:?}");
+    assert_eq!(f.stall_threshold_s, 15.0, "half the 30 s window: {f:?}");
+    assert!(f.longest_stall_s > 20.0 && f.stalled, "{f:?}");
+}
+
 /// A completed flow's window closes at its last delivery; `measure_from` opens it later,
 /// leaving out the bytes delivered before.
 #[test]

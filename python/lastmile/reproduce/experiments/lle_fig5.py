@@ -109,16 +109,18 @@ def steady_campaign(
     variants: Mapping[str, Mapping[str, Any]] = VARIANTS,
     finite: bool = False,
     paper_stalls: Mapping[str, str] | None = None,
+    scenario: str = SCENARIO,
 ) -> Campaign:
     """A campaign whose points each run to `WARMUP` and to `end` (``stop`` axis); the
-    `WARMUP` runs are not measurements (left out of the integrity check)."""
+    `WARMUP` runs are not measurements (left out of the integrity check). `scenario` is the
+    base scenario (Fig. 5's single hop unless given)."""
     extra = dict(overrides or {})
     variants = {v: {**o, **extra} for v, o in variants.items()}
     all_axes = {**axes, "stop": STOP}
     keys = ("variant", *axes, "seed")
     return Campaign(
         name,
-        SCENARIO,
+        scenario,
         seeds,
         grid={**grid, STOP: [WARMUP, end]},
         zip=dict(zip or {}),

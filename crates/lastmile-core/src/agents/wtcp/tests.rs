@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::agents::testkit::*;
+use crate::units::ByteSize;
 
 struct Bs {
     wtcp: WtcpAgent,
@@ -250,4 +251,39 @@ fn wtcp_never_leaves_a_segment_it_holds_without_a_timer() {
         None,
         "all acknowledged: the timer stops"
     );
+}
+
+/// A buffer full of segments beyond a hole must not refuse the segment that fills it: with
+/// a source window larger than `buffer` the overflow itself makes the hole, and refusing
+/// the source's retransmission of it deadlocked the connection for good (170,800 bytes then
+/// nothing for 298 s on TULIP's path with a 42 KB window and no loss at all).
+#[test]
+fn wtcp_full_buffer_makes_room_for_the_segment_that_fills_the_hole() {
+    let spec = WtcpSpec {
+        buffer: ByteSize(u64::from(4 * MSS)),
+        ..WtcpSpec::default()
+    };
+    let mut bs = Bs::new(spec);
+    bs.on_fh(ms(0), data(0));
+    // Segment 1 is lost (or overflowed); 2..=4 fill the rest of the buffer.
+    for i in 2..5 {
+        bs.on_fh(ms(1), data(i));
+    }
+    assert_eq!(bs.wtcp.held_segments(&KEY), 4);
+    let out = bs.on_fh(ms(2), data(5));
+    assert_eq!(
+        out.verdict,
+        Verdict::Drop,
+        "the highest segment does not fit"
+    );
+    // The mobile's ACK for segment 0 frees its place; new data beyond the hole takes it.
+    bs.on_mh(ms(30), ack(1));
+    assert_eq!(bs.on_fh(ms(31), data(5)).verdict, Verdict::Consume);
+    assert_eq!(bs.wtcp.held_segments(&KEY), 4, "full again: 2, 3, 4, 5");
+    let out = bs.on_fh(ms(250), data(1));
+    assert_eq!(out.verdict, Verdict::Consume, "the hole is filled");
+    assert_eq!(seqs(&out), vec![1], "and goes out at once");
+    assert_eq!(bs.wtcp.held_segments(&KEY), 4, "segment 5 gave way");
+    assert_eq!(bs.wtcp.buffer_drops(), 2);
+    assert_eq!(bs.wtcp.check(), Ok(()));
 }

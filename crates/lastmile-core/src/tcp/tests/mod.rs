@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, InitialWindow, TcpVariant};
+use super::spec::{AckPolicy, InitialWindow, RttEstimator, TcpVariant};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -56,6 +56,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         ecn: false,
         max_backoff: None,
         timer_granularity: ms(1),
+        rtt_estimator: RttEstimator::Rfc6298,
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
         max_rto: SimDuration::from_secs(60),

@@ -49,13 +49,16 @@ pub struct TulipSenderMetrics {
 #[derive(Clone, Debug)]
 struct Outstanding {
     seq: LinkSeq,
+    /// When this frame was last handed to the MAC, in the sender's count of reliable
+    /// transmissions (see `process_received_ack`).
+    last_tx: u64,
     /// Freed once the bit vector reports the frame received (`free_received_packets`).
     packet: Option<Packet>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum FrameKind {
-    Reliable,
+    Reliable(LinkSeq),
     Unreliable,
 }
 
@@ -91,6 +94,13 @@ pub struct TulipSender {
     t2: Option<SimTime>,
     /// MAC acceleration: the head ULP waits for a LACK to carry it until then.
     piggyback_hold: Option<SimTime>,
+    /// Reliable transmissions handed to the MAC so far (the clock of `Outstanding::last_tx`).
+    tx_count: u64,
+    /// The latest `last_tx` of a frame some LACK reported received: the receiver had it after
+    /// every frame sent before it was, so a zero bit for one of those is a loss. (A frame
+    /// resent by the liveness rule may have arrived as its earlier copy: then this runs ahead
+    /// and a frame still on its way can be resent; rare.)
+    newest_received_tx: u64,
     metrics: TulipSenderMetrics,
 }
 
@@ -111,6 +121,8 @@ impl TulipSender {
             t1: None,
             t2: None,
             piggyback_hold: None,
+            tx_count: 0,
+            newest_received_tx: 0,
             metrics: TulipSenderMetrics::default(),
         })
     }
@@ -246,7 +258,7 @@ impl TulipSender {
     fn on_tx_success(&mut self, now: SimTime, out: &mut TulipOutbox) {
         let kind = match (self.mac.on_air.take(), self.mac.awaiting) {
             (Some(kind), _) => kind,
-            (None, Some((FrameKind::Reliable, _))) => {
+            (None, Some((FrameKind::Reliable(_), _))) => {
                 // A MAC that never sent TRANS: start T1 now.
                 self.on_trans(now);
                 self.mac.on_air = None;
@@ -306,13 +318,14 @@ impl TulipSender {
         if in_window {
             while let Some(o) = self.window.pop_front() {
                 self.metrics.frames_acked += 1;
+                self.newest_received_tx = self.newest_received_tx.max(o.last_tx);
                 if o.seq == lack.cum_ack {
                     break;
                 }
             }
         }
         let first = self.space.add(lack.cum_ack, 1);
-        let mut list = Vec::new();
+        let mut zeros = Vec::new();
         for o in self.window.iter_mut() {
             let i = self.space.distance(first, o.seq);
             if i + 1 >= self.space.window() {
@@ -321,9 +334,19 @@ impl TulipSender {
             }
             if lack.is_received(i) {
                 o.packet = None;
+                self.newest_received_tx = self.newest_received_tx.max(o.last_tx);
             } else if o.packet.is_some() {
+                zeros.push((o.seq, o.last_tx));
+            }
+        }
+        let mut list = Vec::new();
+        for (seq, last_tx) in zeros {
+            // A zero for a frame sent after every frame known received may only mean the LACK
+            // was made before the frame arrived (a LACK waiting for a floor of its own): not
+            // "apparently lost" (§3.2) yet.
+            if last_tx < self.newest_received_tx {
                 list.push(RetxEntry {
-                    seq: o.seq,
+                    seq,
                     retransmitted: false,
                 });
             }
@@ -415,11 +438,16 @@ impl TulipSender {
         self.next_seq = self.space.add(seq, 1);
         self.window.push_back(Outstanding {
             seq,
+            last_tx: 0,
             packet: Some(packet),
         });
         self.metrics.new_frames_sent += 1;
         out.push(TulipOutput::Event(TulipEvent::DataSent { seq }));
-        self.hand_to_mac(FrameKind::Reliable, TulipFrame::Data { seq, packet }, out);
+        self.hand_to_mac(
+            FrameKind::Reliable(seq),
+            TulipFrame::Data { seq, packet },
+            out,
+        );
     }
 
     fn retransmit(&mut self, seq: LinkSeq, out: &mut TulipOutbox) {
@@ -431,10 +459,21 @@ impl TulipSender {
             .expect("retransmit only frames still buffered");
         self.metrics.retransmissions += 1;
         out.push(TulipOutput::Event(TulipEvent::Retransmission { seq }));
-        self.hand_to_mac(FrameKind::Reliable, TulipFrame::Data { seq, packet }, out);
+        self.hand_to_mac(
+            FrameKind::Reliable(seq),
+            TulipFrame::Data { seq, packet },
+            out,
+        );
     }
 
     fn hand_to_mac(&mut self, kind: FrameKind, frame: TulipFrame, out: &mut TulipOutbox) {
+        if let FrameKind::Reliable(seq) = kind {
+            self.tx_count += 1;
+            let tx = self.tx_count;
+            if let Some(o) = self.window.iter_mut().find(|o| o.seq == seq) {
+                o.last_tx = tx;
+            }
+        }
         let bytes = frame.size_bytes(&self.config);
         self.mac.awaiting = Some((kind, bytes));
         out.push(TulipOutput::ToMac(frame));
