@@ -100,8 +100,8 @@ WTCP_SINHA_ON_WLANS = (
 ITCP_HIPERLAN_STALL = (
     "I-TCP on HIPERLAN/2, bulk, seed 3 stalls for the whole run: the mobile's SYN-ACK is "
     "lost, and from then on the base station's SYN retransmission and the mobile's SYN-ACK "
-    "retransmission start at the same instant at every backed-off timeout (both timers run "
-    "on tick boundaries) and both are lost, 29 times (`--pcap wireless`: pairs at 0.99996, "
+    "retransmission start at the same instant at every backed-off timeout and both are "
+    "lost, 29 times (`--pcap wireless`: pairs at 0.99996, "
     '2.99996, 6.99996 s, ...). The HIPERLAN/2 preset\'s `mac = "ideal"` keeps frames from '
     "overlapping only when one station hears the medium fall idle before the other starts; "
     "two frames queued at the same instant on an idle medium both start at once. A MAC "
