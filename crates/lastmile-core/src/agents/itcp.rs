@@ -252,6 +252,8 @@ impl Agent for ItcpAgent {
             residence_max_s: None,
             zero_window_advertisements: Some(self.zero_windows),
             lle: None,
+            notices_sent: None,
+            dupacks_delayed: None,
         }
     }
 }

@@ -247,6 +247,7 @@ impl Agent for LleAgent {
                 let way = match dir {
                     LocalDir::Sent => Way::TowardAir,
                     LocalDir::Delivered => Way::FromAir,
+                    LocalDir::Corrupted => return, // Never asked for.
                 };
                 self.on_packet(way, packet, out);
             }

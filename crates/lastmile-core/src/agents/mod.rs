@@ -17,6 +17,10 @@
 //!   with the origin server.
 //! * `wtcp_sinha` — the proxy of WTCP of Sinha et al. (survey §2.5.1): TCP with the fixed
 //!   host, WTCP-Sinha with the mobile.
+//! * `ebsn` — Explicit Bad State Notification (Bakshi et al.) at the base station.
+//! * `eln` — Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4).
+//! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
+//!   side holds the third and later duplicate ACKs for `d`.
 //!
 //! Each agent's module holds its state machine and, in `<agent>/spec.rs`, its settings
 //! (`AgentSettings`: how it is built, its checks, where it may sit). The one list of agents
@@ -32,6 +36,9 @@
 //! over its connections); the world keeps one timer per agent.
 
 pub mod common;
+pub mod dda;
+pub mod ebsn;
+pub mod eln;
 pub mod itcp;
 pub mod lle;
 pub mod snoop;
@@ -52,6 +59,9 @@ use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns};
+pub use dda::{DdaAgent, DdaSpec};
+pub use ebsn::{EbsnAgent, EbsnSpec};
+pub use eln::{ElnAgent, ElnSpec};
 pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
 pub use snoop::{SnoopAgent, SnoopSpec};
@@ -110,6 +120,10 @@ pub enum LocalDir {
     Sent,
     /// Addressed to the local TCP.
     Delivered,
+    /// Addressed to the local TCP, but its frame arrived corrupted by the channel (a cell
+    /// member's receiver, for agents that ask: `Agent::wants_corrupted_frames`); its headers
+    /// are taken to be readable. It never reaches the TCP; the verdict is ignored.
+    Corrupted,
 }
 
 /// The effects of one call into an agent.
@@ -174,6 +188,11 @@ pub trait Agent {
     }
     /// The agent wants the packets of its own node's TCP (`AgentInput::Local`).
     fn wants_local_packets(&self) -> bool {
+        false
+    }
+    /// The agent wants the datagrams for its own node whose frames arrived corrupted
+    /// (`LocalDir::Corrupted`).
+    fn wants_corrupted_frames(&self) -> bool {
         false
     }
 }
@@ -360,6 +379,20 @@ agents! {
     /// host, WTCP-Sinha with the mobile; its flows have `transport = "wtcp_sinha"`. Not the
     /// base-station WTCP of Ratnam & Matta (`wtcp`).
     WtcpSinha(WtcpSinhaProxySpec),
+    /// Delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): holds the third and
+    /// later duplicate ACKs of a hole for `d` while the link layer (`link = "dda"`)
+    /// retransmits; on the mobile (`node = "mh"`, the paper's placement) or the base
+    /// station.
+    Dda(DdaSpec),
+    /// Explicit Loss Notification (Pentikousis §2.4.4.4) at the receiver: on the mobile
+    /// (`node = "mh"`, a cell member), it marks the ACKs that ask for a segment its radio
+    /// received corrupted; the sender answers with `tcp.eln = true`.
+    Eln(ElnSpec),
+    /// Explicit Bad State Notification (Bakshi et al., ICDCS 1997) at the base station:
+    /// each failed attempt to deliver a segment over the air (`mac = "dcf"`'s TxFailure, or
+    /// `link = "dda"`'s ARQ) sends the source a message that restarts its retransmission
+    /// timer (`tcp.ebsn = true`).
+    Ebsn(EbsnSpec),
 }
 
 impl AnyAgent {
@@ -382,6 +415,10 @@ impl AnyAgent {
     /// See `Agent::wants_local_packets`.
     pub fn wants_local_packets(&self) -> bool {
         self.inner().wants_local_packets()
+    }
+    /// See `Agent::wants_corrupted_frames`.
+    pub fn wants_corrupted_frames(&self) -> bool {
+        self.inner().wants_corrupted_frames()
     }
 }
 

@@ -35,9 +35,13 @@
 //!   false` a sample may span a local recovery: TULIP §5.2's rtt inflation. With `fix =
 //!   true` ("Snoop w/fix") a retransmission of the timed segment cancels the measurement.
 //!
+//! * **SACK** (`sack = true`, `snoop/sack.rs`): a duplicate ACK with SACK blocks
+//!   retransmits every hole the blocks name, not just the oldest.
+//!
 //! Left out: the reverse direction (mobile as sender: ELN / NACK), ns-2's `integrate_`
 //! heuristic and its process-wide dupack counter, interface-queue-length checks.
 
+mod sack;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -75,6 +79,8 @@ struct Cached {
     /// The mobile said it lacks this segment: a duplicate ACK for it arrived. Over a FIFO
     /// hop the original copy was then lost, and an ACK covering it answers a retransmission.
     hole_reported: bool,
+    /// A SACK block from the mobile covered it (`sack = true`): the mobile has it.
+    sacked: bool,
 }
 
 /// The segment being timed for the rtt estimate.
@@ -293,6 +299,8 @@ impl Agent for SnoopAgent {
             residence_max_s: None,
             zero_window_advertisements: None,
             lle: None,
+            notices_sent: None,
+            dupacks_delayed: None,
         }
     }
 
@@ -408,6 +416,7 @@ impl SnoopConn {
                 rxmit_at: None,
                 rxmit_queued: false,
                 hole_reported: false,
+                sacked: false,
             },
         );
         self.cached_bytes += u64::from(seg.payload_len);
@@ -438,7 +447,14 @@ impl SnoopConn {
         self.active = true;
         match self.last_ack {
             Some(last) if ack < last => {} // An old ACK: forwarded (ns-2).
-            Some(last) if ack == last && seg.seq_len() == 0 => self.on_dupack(cx, now),
+            Some(last) if ack == last && seg.seq_len() == 0 => {
+                let blocks = seg.header.options.sack_blocks;
+                if cx.spec.sack && !blocks.is_empty() {
+                    self.on_sack_dupack(cx, now, blocks.as_slice());
+                } else {
+                    self.on_dupack(cx, now);
+                }
+            }
             _ => self.on_new_ack(cx, now, ack, packet),
         }
     }

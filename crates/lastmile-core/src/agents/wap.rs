@@ -361,6 +361,8 @@ impl Agent for WapAgent {
             residence_max_s: None,
             zero_window_advertisements: None,
             lle: None,
+            notices_sent: None,
+            dupacks_delayed: None,
         }
     }
 }

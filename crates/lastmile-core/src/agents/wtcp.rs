@@ -303,6 +303,8 @@ impl Agent for WtcpAgent {
             residence_max_s: Some(c.residence_max.as_secs_f64()),
             zero_window_advertisements: None,
             lle: None,
+            notices_sent: None,
+            dupacks_delayed: None,
         }
     }
 }

@@ -309,6 +309,8 @@ impl Agent for WtcpSinhaAgent {
             residence_max_s: None,
             zero_window_advertisements: None,
             lle: None,
+            notices_sent: None,
+            dupacks_delayed: None,
         }
     }
 }

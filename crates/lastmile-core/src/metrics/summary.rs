@@ -225,7 +225,7 @@ pub struct RunSummary {
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AgentSummary {
-    /// "snoop", "wtcp", "itcp" or "lle".
+    /// "snoop", "wtcp", "itcp", "lle", "dda", "eln" or "ebsn".
     pub kind: String,
     /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
     /// For I-TCP: the retransmissions of its TCP towards the mobile.
@@ -253,6 +253,13 @@ pub struct AgentSummary {
     pub zero_window_advertisements: Option<u64>,
     /// LLE-TCP only: the ARQ agent's and the ARQ clients' counters, summed.
     pub lle: Option<LleSummary>,
+    /// ELN only: ACKs marked; EBSN only: bad-state messages sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notices_sent: Option<u64>,
+    /// DDA only: duplicate ACKs held back (`suppressed_dupacks` of them were dropped when
+    /// the hole filled, the others released when `d` expired).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dupacks_delayed: Option<u64>,
 }
 
 /// LLE-TCP's counters (Kliazovich et al. §3), summed over the ARQ agent and the clients.

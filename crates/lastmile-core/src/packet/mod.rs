@@ -141,7 +141,24 @@ impl SackBlocks {
     }
 }
 
-/// TCP options (RFC 9293 MSS, RFC 7323 window scale and timestamps, RFC 2018 SACK).
+/// An explicit notification from the network about the wireless hop (Pentikousis §2.4.4.4;
+/// `agents/eln.rs`, `agents/ebsn.rs`). Simulation only: it costs no option bytes (ELN sits in
+/// a reserved header bit in Balakrishnan & Katz's design; EBSN is a message of its own), and
+/// the pcap writer leaves it out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ExplicitNotice {
+    #[default]
+    None,
+    /// Explicit Loss Notification on an ACK: the segment it asks for was lost to corruption
+    /// on the wireless hop, not to congestion.
+    LossNotification,
+    /// Explicit Bad State Notification (Bakshi et al.): a message from the base station
+    /// saying its attempts to reach the mobile are failing; no ACK, no data.
+    BadState,
+}
+
+/// TCP options (RFC 9293 MSS, RFC 7323 window scale and timestamps, RFC 2018 SACK), and the
+/// explicit notifications of the wireless hop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct TcpOptions {
     pub mss: Option<u16>,
@@ -150,6 +167,8 @@ pub struct TcpOptions {
     /// (TSval, TSecr).
     pub timestamp: Option<(u32, u32)>,
     pub sack_blocks: SackBlocks,
+    /// ELN or EBSN (`ExplicitNotice`); no bytes on the wire.
+    pub notice: ExplicitNotice,
 }
 
 impl TcpOptions {

@@ -14,6 +14,7 @@ use crate::error_model::{ErrorModelSpec, FecSpec};
 pub use crate::net::red::{AqmSpec, RedSpec};
 pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
+pub use crate::wireless::link::dda::DdaLinkSpec;
 
 /// A whole simulation: a topology, the base stations' agents and the flows.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -162,6 +163,12 @@ pub enum LinkLayerKind {
     /// that fills its window and sends periodic status bit-maps for the uplink, the mobile
     /// acknowledges on events with one bit-map — over the hop's `fec`; settings in `airmail`.
     Airmail,
+    /// The TCP-unaware link layer of Delayed Duplicate Acknowledgements (Vaidya et al.;
+    /// Pentikousis §2.1.2.2): selective repeat with its own sequence numbers, a link ACK per
+    /// frame, retransmission when the ACK of a later frame arrives or a timer expires, and
+    /// no in-order delivery; settings in `dda`. Pair it with `agent = { kind = "dda" }` on
+    /// the mobile for the delayed duplicate ACKs.
+    Dda,
 }
 
 /// AIRMAIL's settings (`link = "airmail"`). The paper's numbers were not available: each
@@ -300,7 +307,8 @@ impl Default for TulipSpec {
 /// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
 /// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` the `fama`
 /// table (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
-/// takes `link_retry_limit`, `link = "tulip"` the `tulip` table.
+/// takes `link_retry_limit`, `link = "tulip"` the `tulip` table, `link = "dda"` the `dda`
+/// table.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -376,6 +384,10 @@ pub struct LinkSpec {
     /// `link = "tulip"`: TULIP's settings, e.g. `{ window = 8, mac_acceleration = true }`.
     /// Default: the paper's (TULIP §5: W = 8, MAC acceleration on).
     pub tulip: Option<TulipSpec>,
+    /// `link = "dda"`: its settings, e.g. `{ window = 8, retry_limit = 7 }`. Default: each
+    /// setting's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dda: Option<DdaLinkSpec>,
     /// `mac = "fama"`: the FAMA-NCS constants neither TULIP nor the FAMA-NCS papers'
     /// abstracts fix, for sensitivity runs, e.g. `{ slot = "354us", cw_min = 7 }`. Default:
     /// none (each constant as listed under `mac = "fama"`).

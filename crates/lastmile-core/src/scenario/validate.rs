@@ -143,7 +143,44 @@ fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     super::validate_link::check_fec(path, spec)?;
     super::validate_link::check_rlp(path, spec)?;
     super::validate_link::check_airmail(path, spec)?;
-    check_tulip(path, spec)
+    check_tulip(path, spec)?;
+    check_dda_link(path, spec)
+}
+
+/// `dda = { window, ack_timeout, retry_limit }`: only with `link = "dda"`, in range.
+fn check_dda_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let Some(d) = &spec.dda else {
+        return Ok(());
+    };
+    if spec.link != LinkLayerKind::Dda {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dda"),
+            "a DDA table".into(),
+            "no `dda` settings unless link = \"dda\"",
+        ));
+    }
+    if let Some(w) = d.window.filter(|w| !(1..=1024).contains(w)) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dda.window"),
+            w.to_string(),
+            "a window of 1..=1024 frames",
+        ));
+    }
+    if d.retry_limit == Some(0) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dda.retry_limit"),
+            "0".into(),
+            "at least 1 attempt",
+        ));
+    }
+    if let Some(t) = d.ack_timeout.filter(|t| t.sim().is_zero()) {
+        return Err(ScenarioError::bad_value(
+            format!("{path}.dda.ack_timeout"),
+            format!("\"{t}\""),
+            "a time greater than zero",
+        ));
+    }
+    Ok(())
 }
 
 /// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits, TULIP's
@@ -338,13 +375,6 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
             "initial_window",
             "0".into(),
             "at least 1 segment, or \"rfc3390\" / \"rfc6928\"".into(),
-        );
-    }
-    if t.abc > 2 {
-        return bad(
-            "abc",
-            t.abc.to_string(),
-            "0 (off), 1 or 2 (RFC 3465: L SHOULD NOT exceed 2)".into(),
         );
     }
     if t.max_backoff == Some(0) {

@@ -14,7 +14,9 @@
 //! datagram it carried (`on_agent_link`, called by the cell); those that ask for them
 //! (`Agent::wants_local_packets`: LLE-TCP) get, on an end host, the packets of the local
 //! TCP (`on_agent_local`): those it sends, before they are routed into the link layer, and
-//! those for it, before it sees them. A packet an agent sends to its own node's address is
+//! those for it, before it sees them; and those that ask for them
+//! (`Agent::wants_corrupted_frames`: ELN) get the datagrams for the local TCP whose frames
+//! a cell delivered corrupted (`on_corrupted_frame`). A packet an agent sends to its own node's address is
 //! delivered to the local TCP directly (LLE-TCP §3.1: in ad hoc the generated ACK is
 //! "locally delivered to the TCP layer"), without being shown to the agent again.
 //!
@@ -160,6 +162,31 @@ impl World {
         let shown = Shown::Input(AgentInput::Local { dir, packet });
         let verdict = self.call_agent(now, agent, shown, |_, _| Ok(()))?;
         Ok(verdict == Verdict::Forward)
+    }
+
+    /// A data frame for `node` arrived corrupted: its datagram, if addressed to the node's
+    /// own TCP, goes to the node's agent if it asks for such (`LocalDir::Corrupted`).
+    pub(super) fn on_corrupted_frame(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        packet: &Packet,
+    ) -> Result<(), SimError> {
+        let Some(agent) = self.agents.at(node) else {
+            return Ok(());
+        };
+        let host = &self.agents.hosts[agent.index()];
+        if !host.agent.wants_corrupted_frames() || packet.ip.dst != self.nodes[node.index()].addr {
+            return Ok(());
+        }
+        let mut packet = *packet;
+        let dir = LocalDir::Corrupted;
+        let shown = Shown::Input(AgentInput::Local {
+            dir,
+            packet: &mut packet,
+        });
+        self.call_agent(now, agent, shown, |_, _| Ok(()))?;
+        Ok(())
     }
 
     /// A MAC signal for a data frame of the station on the agent's node.

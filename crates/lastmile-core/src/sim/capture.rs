@@ -32,6 +32,7 @@ use crate::metrics::pcap::{
     Interface, Note, PcapWriter, LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_RAW,
 };
 use crate::packet::Packet;
+use crate::wireless::link::dda::DdaFrame;
 use crate::wireless::link::stop_and_wait::SawFrame;
 use crate::wireless::link::tulip::TulipFrame;
 use crate::wireless::link::LinkFrame;
@@ -423,6 +424,34 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
         LinkFrame::Airmail { frame, .. } => {
             let (text, fields) = frame.describe();
             (frame.completes(), Some(text), Some(fields))
+        }
+        LinkFrame::Dda(DdaFrame::Data { seq, una, packet }) => (
+            Some(packet),
+            Some(format!("DDA link data, seq {seq}, una {una}")),
+            None,
+        ),
+        LinkFrame::Dda(DdaFrame::Unreliable { packet }) => {
+            (Some(packet), Some("DDA link unreliable".into()), None)
+        }
+        LinkFrame::Dda(DdaFrame::Ack {
+            next,
+            got,
+            also,
+            piggyback,
+        }) => {
+            let mut fields = b"DDAA".to_vec();
+            fields.extend_from_slice(&next.to_be_bytes());
+            fields.extend_from_slice(&got.to_be_bytes());
+            for g in also {
+                fields.extend_from_slice(&g.to_be_bytes());
+            }
+            (
+                piggyback.as_ref(),
+                Some(format!(
+                    "DDA link ACK, next {next}, got {got}, also {also:?}"
+                )),
+                Some(fields),
+            )
         }
     }
 }

@@ -46,10 +46,11 @@ use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
 use crate::wireless::cell_config::{
-    airmail_config, dcf_config, duplex_config, fama_config, fec_code, is_mac_accelerated,
-    phy_config, rlp_config, stop_and_wait_config, tulip_config,
+    airmail_config, dcf_config, dda_link_config, duplex_config, fama_config, fec_code,
+    is_mac_accelerated, phy_config, rlp_config, stop_and_wait_config, tulip_config,
 };
 use crate::wireless::link::airmail::{Airmail, AirmailConfig, Role};
+use crate::wireless::link::dda::{DdaLink, DdaLinkConfig};
 use crate::wireless::link::rlp::{Rlp, RlpConfig};
 use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
 use crate::wireless::link::tulip::{TulipConfig, TulipLink};
@@ -142,6 +143,8 @@ pub struct Cell {
     airmail: Option<AirmailConfig>,
     /// The hop's link FEC (frames on the air are its coded bits).
     pub code: Option<BlockCode>,
+    /// `link = "dda"`: set from the head's MAC.
+    dda: Option<DdaLinkConfig>,
     in_flight: BTreeMap<TxId, InFlight>,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
@@ -188,6 +191,7 @@ impl Cell {
             rlp: rlp_config(spec),
             airmail: None,
             code: fec_code(spec),
+            dda: None,
             in_flight: BTreeMap::new(),
             mac_accelerated: is_mac_accelerated(spec),
             replying: None,
@@ -203,6 +207,9 @@ impl Cell {
             cell.tulip = tulip_config(spec, &head.mac);
             cell.saw = stop_and_wait_config(spec, &head.mac);
             cell.airmail = airmail_config(spec, &head.mac);
+            if spec.link == LinkLayerKind::Dda {
+                cell.dda = Some(dda_link_config(spec, &head.mac));
+            }
         }
         Ok(cell)
     }
@@ -352,6 +359,10 @@ impl Cell {
                 let cfg = self.airmail.clone().expect("built with the cell");
                 let role = if head { Role::Base } else { Role::Mobile };
                 AnyLinkLayer::Airmail(Box::new(Airmail::new(cfg, role)))
+            }
+            LinkLayerKind::Dda => {
+                let cfg = self.dda.clone().expect("built with the cell");
+                AnyLinkLayer::Dda(Box::new(DdaLink::new(cfg)))
             }
         })
     }

@@ -177,6 +177,7 @@ fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
             crate::scenario::LinkLayerKind::Tulip => "tulip",
             crate::scenario::LinkLayerKind::Rlp => "rlp",
             crate::scenario::LinkLayerKind::Airmail => "airmail",
+            crate::scenario::LinkLayerKind::Dda => "dda",
         }
         .to_string(),
         stations: c.stations.len() as u64,

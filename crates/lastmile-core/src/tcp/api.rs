@@ -40,6 +40,10 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Cap on the retransmission timer's backoff factor (`None`: only `max_rto`).
     pub max_backoff: Option<u32>,
+    /// Answer ELN-marked duplicate ACKs by retransmitting without reducing the window.
+    pub eln: bool,
+    /// Answer EBSN messages by restarting the retransmission timer.
+    pub ebsn: bool,
     pub timer_granularity: SimDuration,
     /// RFC 6298's estimator or ns-2's integer one.
     pub rtt_estimator: RttEstimator,
@@ -85,6 +89,8 @@ impl TcpConfig {
             prr: t.prr,
             ecn: t.ecn,
             max_backoff: t.max_backoff,
+            eln: t.eln,
+            ebsn: t.ebsn,
             timer_granularity: t.timer_granularity.sim(),
             rtt_estimator: t.rtt_estimator,
             initial_rto: t.initial_rto.sim(),
@@ -211,4 +217,8 @@ pub struct TcpStats {
     pub ce_received: u64,
     /// D-SACK blocks sent (RFC 2883).
     pub dsacks_sent: u64,
+    /// Retransmissions asked for by ELN-marked duplicate ACKs, window unchanged (`eln`).
+    pub eln_retransmits: u64,
+    /// EBSN messages that restarted the retransmission timer (`ebsn`).
+    pub bad_state_notices: u64,
 }

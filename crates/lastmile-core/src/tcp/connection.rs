@@ -51,7 +51,8 @@ use super::rtt::{RetransmitTimer, RttSample};
 use super::sender::{AckInput, DataSegment, Negotiated, Sender};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{
-    Control, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment, IPV4_HEADER_LEN,
+    Control, ExplicitNotice, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment,
+    IPV4_HEADER_LEN,
 };
 
 /// RFC 9293 §3.7.1: the send MSS when the peer sends no MSS option.
@@ -128,6 +129,7 @@ impl TcpConnection {
         let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
+        sender.set_eln(cfg.eln);
         let receiver = Receiver::new(
             u64::from(cfg.rwnd_bytes),
             cfg.ack_policy,
@@ -195,6 +197,10 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
+        if seg.header.options.notice == ExplicitNotice::BadState {
+            self.on_bad_state(now);
+            return;
+        }
         if self.ecn {
             self.note_ecn(seg, ce);
         }
@@ -347,6 +353,15 @@ impl TcpConnection {
     }
 
     // ---- arriving segments -------------------------------------------------------------
+
+    /// An EBSN message (Bakshi et al.): with `ebsn` on, and data outstanding in a
+    /// synchronized state, the retransmission timer restarts (`sender/notices.rs`). It is
+    /// no segment of the peer's: nothing else reads it.
+    fn on_bad_state(&mut self, now: SimTime) {
+        if self.cfg.ebsn && self.can_send() && self.sender.on_bad_state(now) {
+            self.stats.bad_state_notices += 1;
+        }
+    }
 
     fn on_reset(&mut self) {
         if !matches!(self.state, TcpState::Closed | TcpState::Listen) {
@@ -531,6 +546,7 @@ impl TcpConnection {
             ts_ecr: h.options.timestamp.map(|(_, ecr)| ecr),
             sack: &[],
             ece: h.ece,
+            eln: h.options.notice == ExplicitNotice::LossNotification,
         };
         if self.cfg.trace {
             out.trace.push(TcpTraceEvent::Ack { offset });
@@ -543,6 +559,7 @@ impl TcpConnection {
         if fast_retransmit {
             self.stats.fast_retransmits += 1;
         }
+        self.stats.eln_retransmits = self.sender.eln_retransmissions();
         if self.ecn {
             self.stats.ecn_reductions = self.sender.ecn_reductions;
         }

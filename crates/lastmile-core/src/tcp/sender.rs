@@ -65,6 +65,9 @@ use super::recovery::{Flight, LossRecovery, Reaction, SackInput, SegKind, SendCo
 use super::rtt::{RetransmitTimer, RttSample};
 
 mod extended;
+mod notices;
+
+pub use notices::ElnState;
 
 /// Persist-timer doublings beyond this are capped by `max_rto` anyway.
 const MAX_PERSIST_SHIFT: u32 = 16;
@@ -152,6 +155,8 @@ pub struct AckInput<'a> {
     pub sack: &'a [(u64, u64)],
     /// ECN-Echo set.
     pub ece: bool,
+    /// Marked by Explicit Loss Notification (`sender/notices.rs`).
+    pub eln: bool,
 }
 
 /// The sending half of a connection.
@@ -196,6 +201,8 @@ pub struct Sender {
     pub ecn_reductions: u64,
     /// Push trace events (`TcpConfig::trace`).
     pub tracing: bool,
+    /// ELN answers (`sender/notices.rs`), when on.
+    eln: Option<ElnState>,
 }
 
 impl Sender {
@@ -238,6 +245,7 @@ impl Sender {
             cwr_pending: false,
             ecn_reductions: 0,
             tracing: false,
+            eln: None,
         }
     }
 
@@ -325,7 +333,10 @@ impl Sender {
             self.snd_wnd = a.window;
             self.max_snd_wnd = self.max_snd_wnd.max(a.window);
         }
-        let fast_retransmit = if self.recovery.reads_sack() {
+        let fast_retransmit = if self.is_eln_dupack(a, same_window) {
+            self.on_eln_dupack();
+            false
+        } else if self.recovery.reads_sack() {
             self.on_ack_sack(now, a, same_window, trace)
         } else {
             self.on_ack_classic(now, a, same_window, trace)

@@ -351,9 +351,12 @@ pub struct TcpSpec {
     #[serde(default)]
     pub prr: bool,
     /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
-    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); 1 or 2 = L, slow start adds
+    /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); L ≥ 1: slow start adds
     /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
-    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0.
+    /// SMSS once a cwnd of bytes has been acknowledged (§2.1). Default 0. RFC 3465 says L
+    /// SHOULD NOT exceed 2; a larger L is allowed for Allman's comparison (Pentikousis
+    /// §2.4.4.1): 255, more segments than one ACK can cover, is his unlimited byte counting
+    /// (UBC, cwnd grows by every byte acknowledged), 2 his limited byte counting (LBC).
     #[serde(default)]
     pub abc: u8,
     /// Explicit congestion notification (RFC 3168): negotiated on the SYNs; data segments
@@ -366,6 +369,18 @@ pub struct TcpSpec {
     /// RFC 6298 (5.5)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
+    /// Explicit Loss Notification at the sender (Pentikousis §2.4.4.4; ns-2 `tcp_eln`): a
+    /// duplicate ACK marked ELN (by an `eln` agent on the path) retransmits the segment it
+    /// asks for once, on the first such duplicate, without touching cwnd or ssthresh and
+    /// without fast recovery. Default false.
+    #[serde(default)]
+    pub eln: bool,
+    /// Explicit Bad State Notification at the sender (Bakshi et al., ICDCS 1997): an EBSN
+    /// message (from an `ebsn` agent at the base station) restarts the retransmission timer
+    /// with the current RTO, so the sender does not time out and back off while the base
+    /// station retries over a bad channel. Default false.
+    #[serde(default)]
+    pub ebsn: bool,
     /// Granularity G of the retransmission timer clock: RTT samples are counted in ticks and
     /// timers fire on tick boundaries (500 ms = 4.4BSD's slow timer). Default "1ms" (a fine
     /// modern clock; the seeds' experiments set their own).
@@ -468,6 +483,8 @@ impl Default for TcpSpec {
             abc: 0,
             ecn: false,
             max_backoff: None,
+            eln: false,
+            ebsn: false,
             timer_granularity: default_granularity(),
             rtt_estimator: RttEstimator::default(),
             initial_rto: default_initial_rto(),

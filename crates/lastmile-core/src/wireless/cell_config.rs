@@ -17,11 +17,14 @@
 //! * AIRMAIL: the `airmail` table; the status period one window of blocks on this MAC, the
 //!   timeouts two periods and a reply.
 //! * FEC (`fec`): every cell MAC's frames take the airtime of their coded bits.
+//! * DDA's link layer: its `dda` settings, the ACK timeout from the reply budget plus two
+//!   maximum frames.
 
 use crate::engine::SimDuration;
 use crate::error_model::BlockCode;
 use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
 use crate::wireless::link::airmail::{AirmailConfig, AIRMAIL_WINDOW_MAX};
+use crate::wireless::link::dda::{DdaLinkConfig, DDA_ACK_BYTES};
 use crate::wireless::link::rlp::RlpConfig;
 use crate::wireless::link::stop_and_wait::{StopAndWaitConfig, SAW_HEADER_BYTES};
 use crate::wireless::link::tulip::{
@@ -251,6 +254,29 @@ pub fn stop_and_wait_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> StopA
     StopAndWaitConfig {
         ack_timeout: mac.reply_budget(SAW_HEADER_BYTES) + longest_frame,
         retry_limit: spec.link_retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
+    }
+}
+
+/// The largest TCP ACK a DDA link ACK carries: IP and TCP headers and 40 bytes of options.
+const MAX_PIGGYBACK_BYTES: u32 = 80;
+/// DDA's window when the scenario gives none (TULIP's W).
+const DEFAULT_DDA_WINDOW: u32 = 8;
+
+/// The DDA link layer's configuration over `mac`: the `dda` table's settings, and an ACK
+/// timeout of a link ACK's reply budget (with a TCP ACK in it) plus two maximum frames and a DIFS unless set
+/// (`DdaLinkSpec`).
+pub fn dda_link_config<P: Clone>(spec: &LinkSpec, mac: &AnyMac<P>) -> DdaLinkConfig {
+    let phy = phy_config(spec);
+    let d = spec.dda.clone().unwrap_or_default();
+    DdaLinkConfig {
+        window: d.window.unwrap_or(DEFAULT_DDA_WINDOW),
+        ack_timeout: d.ack_timeout.map(|t| t.sim()).unwrap_or_else(|| {
+            mac.reply_budget(DDA_ACK_BYTES + MAX_PIGGYBACK_BYTES)
+                + phy.data_airtime(MAX_DATAGRAM_BYTES) * 2
+                + phy.difs()
+        }),
+        retry_limit: d.retry_limit.unwrap_or(DEFAULT_LINK_RETRY_LIMIT),
+        in_order: d.in_order,
     }
 }
 

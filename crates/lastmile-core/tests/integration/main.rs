@@ -11,6 +11,7 @@
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
@@ -25,6 +26,7 @@ mod golden_summaries;
 mod hardening;
 mod lle;
 mod scenario_files;
+mod survey_mech;
 mod tcp_family;
 mod wide_area;
 mod wireless;

@@ -43,6 +43,12 @@ pub struct SnoopSpec {
     /// Default 10 (ns-2 `SNOOP_MAX_RXMIT`).
     #[serde(default = "default_snoop_max_rxmit")]
     pub max_local_retransmits: u32,
+    /// Read the mobile's SACK blocks (RFC 2018; the flow's TCP needs SACK): a duplicate ACK
+    /// with blocks retransmits locally every cached segment they leave as a hole, not just
+    /// the oldest (Balakrishnan et al.'s selective-acknowledgment Snoop; the Linux netfilter
+    /// Snoop's rule). Default false (the TULIP paper's Snoop).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 fn default_snoop_dupacks() -> u32 {
@@ -78,6 +84,7 @@ impl Default for SnoopSpec {
             initial_rtt: default_snoop_initial_rtt(),
             cache_packets: default_snoop_cache(),
             max_local_retransmits: default_snoop_max_rxmit(),
+            sack: false,
         }
     }
 }

@@ -208,3 +208,104 @@ fn snoop_leaves_dupacks_for_a_sender_retransmission_to_the_sender() {
         assert!(out.packets.is_empty());
     }
 }
+
+/// The mobile's duplicate ACK for segment `i` with SACK blocks over segments `[from, to)`.
+fn sack_ack(i: u32, blocks: &[(u32, u32)]) -> Packet {
+    let mut p = ack(i);
+    let seq = |n: u32| SeqNumber(ISS + n * MSS);
+    for &(from, to) in blocks {
+        p.tcp_mut()
+            .expect("tcp")
+            .header
+            .options
+            .sack_blocks
+            .push((seq(from), seq(to)));
+    }
+    p.fix_length();
+    p
+}
+
+#[test]
+fn snoop_sack_retransmits_the_holes_sack_names_and_again_only_once_a_later_segment_passed_them() {
+    let mut bs = Bs::new(SnoopSpec {
+        sack: true,
+        ..SnoopSpec::default()
+    });
+    bs.on_fh(ms(0), syn());
+    for i in 0..8 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    assert_eq!(bs.on_mh(ms(20), ack(1)).verdict, Verdict::Forward);
+    // Segments 1, 3 and 4 were lost on the air; 2, 5 and 6 arrived (7 is still on its way).
+    let out = bs.on_mh(ms(21), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert_eq!(
+        seqs(&out),
+        vec![1, 3, 4],
+        "every hole below the highest SACKed byte"
+    );
+    assert_eq!(
+        out.verdict,
+        Verdict::Drop,
+        "Snoop repairs: the dupack is suppressed"
+    );
+    // The next dupack names the same holes: their retransmissions are on the way.
+    let out = bs.on_mh(ms(22), sack_ack(1, &[(2, 3), (5, 8)]));
+    assert!(seqs(&out).is_empty());
+    assert_eq!(out.verdict, Verdict::Drop);
+    assert_eq!(bs.snoop.counters().local_retransmissions, 3);
+    // Long after any timeout, blocks naming only segments forwarded before the
+    // retransmissions say nothing about them: they may wait in a full interface queue.
+    let later = ms(22) + bs.snoop.current_timeout(&KEY).expect("tracked") * 4;
+    let out = bs.on_mh(later, sack_ack(1, &[(2, 3), (5, 8)]));
+    assert!(seqs(&out).is_empty());
+    // A segment forwarded after them arrived while they did not (FIFO): they were lost.
+    bs.on_fh(later, data(8));
+    let out = bs.on_mh(
+        later + SimDuration::from_millis(1),
+        sack_ack(1, &[(2, 3), (5, 9)]),
+    );
+    assert_eq!(seqs(&out), vec![1, 3, 4]);
+}
+
+#[test]
+fn snoop_without_sack_retransmits_only_the_oldest_hole() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..8 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    let first = bs.on_mh(ms(21), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert!(seqs(&first).is_empty(), "the 1st dupack is forwarded");
+    let second = bs.on_mh(ms(22), sack_ack(1, &[(2, 3), (5, 7)]));
+    assert_eq!(
+        seqs(&second),
+        vec![1],
+        "plain Snoop: the blocks are not read"
+    );
+}
+
+#[test]
+fn snoop_sack_remembers_blocks_a_later_ack_no_longer_carries() {
+    let mut bs = Bs::new(SnoopSpec {
+        sack: true,
+        ..SnoopSpec::default()
+    });
+    bs.on_fh(ms(0), syn());
+    for i in 0..12 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    // Segments 1, 3, 5 and 7 lost: four holes, four blocks.
+    let out = bs.on_mh(ms(21), sack_ack(1, &[(8, 9), (6, 7), (4, 5), (2, 3)]));
+    assert_eq!(seqs(&out), vec![1, 3, 5, 7]);
+    // Segment 12 arrives (forwarded after the retransmissions): an ACK carries at most four
+    // blocks, the most recent first, so [2, 3) drops out; segment 2 is still the mobile's.
+    bs.on_fh(ms(22), data(12));
+    let out = bs.on_mh(ms(23), sack_ack(1, &[(12, 13), (8, 9), (6, 7), (4, 5)]));
+    assert_eq!(
+        seqs(&out),
+        vec![1, 3, 5, 7, 9, 10, 11],
+        "the holes again (a later segment passed them) and 9-11, never 2"
+    );
+}

@@ -113,6 +113,7 @@ fn syn_options(tsval: u32, tsecr: u32, shift: u8) -> TcpOptions {
         sack_permitted: true,
         timestamp: Some((tsval, tsecr)),
         sack_blocks: SackBlocks::default(),
+        notice: Default::default(),
     }
 }
 

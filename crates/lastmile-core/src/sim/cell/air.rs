@@ -138,6 +138,15 @@ impl World {
                 self.traces.on_wireless_tx(now, hop, p, lost);
             }
         }
+        if addressed && outcome == RxOutcome::Errored {
+            // The channel corrupted it (not a collision): an ELN receiver reads its header.
+            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::data_packet) {
+                if p.payload_len() > 0 {
+                    let p = *p;
+                    self.on_corrupted_frame(now, node, &p)?;
+                }
+            }
+        }
         if addressed {
             let stats = &mut station(self, cell, m).stats;
             match outcome {

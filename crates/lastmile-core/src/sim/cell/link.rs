@@ -114,6 +114,12 @@ impl World {
             match o {
                 LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
                 LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
+                LinkOutput::AttemptFailed(packet) => {
+                    let node = station(self, cell, m).node;
+                    if let Some(agent) = self.agents.at(node) {
+                        self.on_agent_link(now, agent, MacSignal::TxFailure, &packet)?;
+                    }
+                }
             }
         }
         let link = &station(self, cell, m).links[li];

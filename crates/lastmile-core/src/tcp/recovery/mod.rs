@@ -285,6 +285,12 @@ impl LossRecovery {
         self.hole.filter(|&o| o < snd_max)
     }
 
+    /// Names the segment at `offset` for retransmission ahead of new data, outside any
+    /// recovery (ELN, `sender/notices.rs`): nothing else changes.
+    pub fn name_for_retransmission(&mut self, offset: u64) {
+        self.hole = Some(offset);
+    }
+
     /// The segment at `offset` named by `next_retransmission` was sent, covering sequence
     /// space up to `seq_end`.
     #[inline]

@@ -46,6 +46,29 @@ fn rfc3465_byte_counting_doubles_slow_start_under_delayed_acks() {
     assert_eq!(round(2), 8, "L = 2: each ACK of two segments adds two");
 }
 
+/// Allman's unlimited byte counting (the survey §2.4.4.1: "`cwnd` is increased by as many
+/// bytes as are acknowledged"): a stretch ACK for four segments adds four, where LBC (L = 2)
+/// adds two.
+#[test]
+fn unlimited_byte_counting_grows_slow_start_by_every_byte_acknowledged() {
+    let after_stretch_ack = |abc: u8| {
+        let mut cfg = config(TcpVariant::Reno);
+        cfg.initial_window = InitialWindow::Segments(4);
+        cfg.cc_settings.abc = abc;
+        let mut s = Scripted::established(cfg, ms(100));
+        s.write(1_000_000);
+        s.ack(4 * SEG);
+        s.cwnd() / SEG
+    };
+    assert_eq!(
+        after_stretch_ack(255),
+        8,
+        "UBC: four segments acknowledged, four added"
+    );
+    assert_eq!(after_stretch_ack(2), 6, "LBC: at most two");
+    assert_eq!(after_stretch_ack(0), 5, "RFC 5681: one per ACK");
+}
+
 /// RFC 3465 §2.1: in congestion avoidance one SMSS per cwnd of bytes acknowledged, however
 /// many ACKs carry them; RFC 5681's per-ACK rule gives half as much to half as many ACKs.
 #[test]

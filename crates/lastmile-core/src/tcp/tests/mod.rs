@@ -7,6 +7,7 @@
 
 mod cc;
 mod knobs;
+mod notices;
 mod receiver;
 mod sack;
 mod sender;
@@ -55,6 +56,8 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         prr: false,
         ecn: false,
         max_backoff: None,
+        eln: false,
+        ebsn: false,
         timer_granularity: ms(1),
         rtt_estimator: RttEstimator::Rfc6298,
         initial_rto: SimDuration::from_secs(1),

@@ -9,6 +9,8 @@
 //! - [`rlp`]: GSM's non-transparent Radio Link Protocol (GSM 04.22), selective-reject ARQ.
 //! - [`airmail`] (Ayanoglu et al. 1995): asymmetric, status bit-maps, over the hop's FEC.
 //! - `stream`: the datagram stream the fragmenting link layers cut into frames.
+//! - [`dda`]: the TCP-unaware selective repeat of Delayed Duplicate Acknowledgements
+//!   (Vaidya et al.), without in-order delivery.
 //!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
 //! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
@@ -16,6 +18,7 @@
 //! happens in one drop-tail place, not inside the protocols.
 
 pub mod airmail;
+pub mod dda;
 pub mod rlp;
 pub mod stop_and_wait;
 pub mod stream;
@@ -26,6 +29,7 @@ use crate::packet::Packet;
 use crate::wireless::signals::MacSignal;
 
 use airmail::{AirFrame, Airmail, AirmailInput, AirmailOutput};
+use dda::{DdaFrame, DdaInput, DdaLink, DdaOutput};
 use rlp::{Rlp, RlpFrame, RlpInput, RlpOutput};
 use stop_and_wait::{SawFrame, SawInput, SawMetrics, SawOutput, StopAndWait};
 use tulip::{TulipConfig, TulipFrame, TulipInput, TulipLink, TulipOutbox, TulipOutput};
@@ -47,6 +51,7 @@ pub enum LinkFrame {
         frame: AirFrame,
         bytes: u32,
     },
+    Dda(DdaFrame),
 }
 
 impl LinkFrame {
@@ -57,23 +62,27 @@ impl LinkFrame {
             LinkFrame::StopAndWait(f) => f.size_bytes(),
             LinkFrame::Tulip(f) => f.size_bytes(tulip.expect("a TULIP frame needs its config")),
             LinkFrame::Rlp { bytes, .. } | LinkFrame::Airmail { bytes, .. } => *bytes,
+            LinkFrame::Dda(f) => f.size_bytes(),
         }
     }
     /// Link-level control frames (LACKs, link ACKs): their MAC outcome concerns nobody. RLP
     /// has none: it hands the MAC one frame at a time, S frames too, and takes its next turn
-    /// on each frame's `TxSuccess`.
+    /// on each frame's `TxSuccess`. Nor are DDA's link ACKs: that link layer hands the MAC
+    /// one frame at a time, ACKs included, and waits for each one's outcome.
     pub fn is_control(&self) -> bool {
         match self {
             LinkFrame::Plain(_) | LinkFrame::Rlp { .. } | LinkFrame::Airmail { .. } => false,
             LinkFrame::StopAndWait(f) => matches!(f, SawFrame::Ack { .. }),
             LinkFrame::Tulip(f) => f.is_lack(),
+            LinkFrame::Dda(_) => false,
         }
     }
     /// The IP datagram crossing the air in this frame: a data frame's, or the one a LACK
     /// piggybacks (for capture and traces).
     pub fn carried_packet(&self) -> Option<&Packet> {
         match self {
-            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. }) => piggyback.as_ref(),
+            LinkFrame::Tulip(TulipFrame::Lack { piggyback, .. })
+            | LinkFrame::Dda(DdaFrame::Ack { piggyback, .. }) => piggyback.as_ref(),
             _ => self.data_packet(),
         }
     }
@@ -88,7 +97,9 @@ impl LinkFrame {
             LinkFrame::StopAndWait(SawFrame::Data { packet, .. })
             | LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => Some(packet),
             LinkFrame::Tulip(TulipFrame::Data { packet, .. })
-            | LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => Some(packet),
+            | LinkFrame::Tulip(TulipFrame::Unreliable { packet })
+            | LinkFrame::Dda(DdaFrame::Data { packet, .. })
+            | LinkFrame::Dda(DdaFrame::Unreliable { packet }) => Some(packet),
             _ => None,
         }
     }
@@ -108,6 +119,9 @@ pub enum LinkInput {
 pub enum LinkOutput {
     ToMac(LinkFrame),
     ToNetwork(Packet),
+    /// A link layer with its own ARQ found that one attempt at this datagram failed (the
+    /// cell tells its station's agent, as a `TxFailure` for the datagram).
+    AttemptFailed(Packet),
 }
 
 /// Counters common to the link layers (zero where a protocol has no such thing).
@@ -145,6 +159,7 @@ pub enum AnyLinkLayer {
     Tulip(Box<TulipLink>),
     Rlp(Box<Rlp>),
     Airmail(Box<Airmail>),
+    Dda(Box<DdaLink>),
 }
 
 /// Link ACKs received by a stop-and-wait sender (its own metrics count the sender side).
@@ -167,6 +182,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
             AnyLinkLayer::Rlp(r) => r.can_accept(),
             AnyLinkLayer::Airmail(a) => a.can_accept(),
+            AnyLinkLayer::Dda(d) => d.queued_packets() == 0,
         }
     }
 
@@ -177,6 +193,7 @@ impl AnyLinkLayer {
             AnyLinkLayer::Tulip(t) => t.poll_timeout(),
             AnyLinkLayer::Rlp(r) => r.poll_timeout(),
             AnyLinkLayer::Airmail(a) => a.poll_timeout(),
+            AnyLinkLayer::Dda(d) => d.poll_timeout(),
         }
     }
 
@@ -261,6 +278,7 @@ impl AnyLinkLayer {
                     });
                 }
             }
+            AnyLinkLayer::Dda(d) => dda_handle(d, now, input, out),
         }
     }
 
@@ -322,8 +340,38 @@ impl AnyLinkLayer {
                     resets: 0,
                 }
             }
+            AnyLinkLayer::Dda(d) => {
+                let m = d.metrics();
+                LinkMetrics {
+                    retransmissions: m.retransmissions,
+                    acks_sent: m.acks_sent,
+                    acks_received: m.acks_received,
+                    frames_released: m.frames_released,
+                    drops: m.drops,
+                    duplicates_received: m.duplicates_discarded,
+                    ..LinkMetrics::default()
+                }
+            }
         }
     }
+}
+
+/// The DDA link layer behind `AnyLinkLayer::handle`.
+fn dda_handle(d: &mut DdaLink, now: SimTime, input: LinkInput, out: &mut Vec<LinkOutput>) {
+    let input = match input {
+        LinkInput::FromNetwork(p) => DdaInput::FromNetwork(p),
+        LinkInput::FrameReceived(LinkFrame::Dda(f)) => DdaInput::FrameReceived(f),
+        LinkInput::FrameReceived(_) => return,
+        LinkInput::MacSignal(sig) => DdaInput::MacSignal(sig),
+        LinkInput::Timeout => DdaInput::Timeout,
+    };
+    let mut o = Vec::new();
+    d.handle(now, input, &mut o);
+    out.extend(o.into_iter().map(|x| match x {
+        DdaOutput::ToMac(f) => LinkOutput::ToMac(LinkFrame::Dda(f)),
+        DdaOutput::ToNetwork(p) => LinkOutput::ToNetwork(p),
+        DdaOutput::AttemptFailed(p) => LinkOutput::AttemptFailed(p),
+    }));
 }
 
 impl NoLink {
