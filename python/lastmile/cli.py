@@ -244,7 +244,38 @@ def format_summary(summary: dict[str, Any]) -> str:
                 f"{lle.get('tcp_ack_frames_on_air', 0)}"
             )
         out.append(line)
+    out += _energy_lines(summary.get("energy"))
     return "\n".join(out)
+
+
+def _energy_lines(energy: Any) -> list[str]:
+    """The summary's `energy` section: the profile's powers, then one row per radio node."""
+    if not isinstance(energy, dict):
+        return []
+    per_mb = energy.get("joules_per_mb")
+    lines = [
+        "",
+        f"energy ({energy.get('profile')} profile: transmit {energy.get('transmit_w')} W, "
+        f"receive {energy.get('receive_w')} W, idle {energy.get('idle_w')} W, "
+        f"sleep {energy.get('sleep_w')} W): total {_fmt(energy.get('total_j'), '.3f')} J, "
+        f"{_fmt(per_mb, '.3f')} J per MB delivered",
+    ]
+    header = ["node", "tx (s)", "rx (s)", "idle (s)", "sleep (s)", "total (J)", "J/MB"]
+    nodes = energy.get("nodes") or {}
+    rows = [
+        [
+            str(name),
+            _fmt(n.get("transmit_s"), ".3f"),
+            _fmt(n.get("receive_s"), ".3f"),
+            _fmt(n.get("idle_s"), ".3f"),
+            _fmt(n.get("sleep_s"), ".3f"),
+            _fmt(n.get("total_j"), ".3f"),
+            _fmt(n.get("joules_per_mb"), ".3f"),
+        ]
+        for name, n in nodes.items()
+    ]
+    lines.append(_table(header, rows))
+    return lines
 
 
 def _print_result(result: RunResult, as_json: bool) -> None:

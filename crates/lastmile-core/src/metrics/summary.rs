@@ -3,7 +3,10 @@
 //! except `throughput_bps`, which since issue 10 divides by the measurement window (the
 //! flow's start, or `measure_from`, to its completion or the end of the run) rather than by
 //! the transfer time, so that a flow that stops delivering is not reported as fast; and the
-//! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`).
+//! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`); and the
+//! radios' energy (`energy`, `wireless::energy`).
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -219,7 +222,48 @@ pub struct RunSummary {
     /// The base-station agent's metrics; absent without an agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSummary>,
+    /// The radios' time and energy per state (wireless links and cells); absent without a
+    /// radio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<EnergySummary>,
     pub engine: EngineSummary,
+}
+
+/// The radios' energy over the run (the survey's §3.1; model and sources in
+/// `wireless::energy`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnergySummary {
+    /// The power profile named in `[energy]` ("ns3" or "ns2"); the powers below are the
+    /// ones used, overrides included.
+    pub profile: String,
+    pub transmit_w: f64,
+    pub receive_w: f64,
+    pub idle_w: f64,
+    pub sleep_w: f64,
+    /// Every node with a radio, by name: the end of a wireless link, a cell member.
+    pub nodes: BTreeMap<String, NodeEnergy>,
+    /// All radios' joules.
+    pub total_j: f64,
+    /// `total_j` per megabyte (10^6 bytes) delivered to the flows' receiving applications;
+    /// absent when nothing was delivered.
+    pub joules_per_mb: Option<f64>,
+}
+
+/// One node's radios: time and joules in each state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NodeEnergy {
+    pub transmit_s: f64,
+    pub receive_s: f64,
+    pub idle_s: f64,
+    pub sleep_s: f64,
+    pub transmit_j: f64,
+    pub receive_j: f64,
+    pub idle_j: f64,
+    pub sleep_j: f64,
+    pub total_j: f64,
+    /// This node's joules per megabyte delivered to the flows' receiving applications (all
+    /// flows); absent when nothing was delivered.
+    pub joules_per_mb: Option<f64>,
 }
 
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).

@@ -14,6 +14,7 @@ use crate::error_model::{ErrorModelSpec, FecSpec};
 pub use crate::net::red::{AqmSpec, RedSpec};
 pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
+pub use crate::wireless::energy::{EnergyProfileKind, EnergySpec};
 pub use crate::wireless::link::dda::DdaLinkSpec;
 
 /// A whole simulation: a topology, the base stations' agents and the flows.
@@ -39,6 +40,11 @@ pub struct Scenario {
     /// The flows: one application over one TCP connection each.
     #[serde(rename = "flow")]
     pub flows: Vec<FlowSpec>,
+    /// The radios' power per state for the summary's `energy` section (wireless links and
+    /// cell members): `profile = "ns3"` (default) or `"ns2"`, and any of `transmit_w`,
+    /// `receive_w`, `idle_w`, `sleep_w` in watts instead of the profile's.
+    #[serde(default)]
+    pub energy: EnergySpec,
 }
 
 fn default_seed() -> u64 {

@@ -62,6 +62,13 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "a time greater than zero",
         ));
     }
+    if let Some((key, watts)) = s.energy.invalid_power() {
+        return Err(ScenarioError::bad_value(
+            format!("energy.{key}"),
+            watts.to_string(),
+            "a power in watts, at least 0",
+        ));
+    }
     for (i, link) in topo.links.iter().enumerate() {
         let path = link_path(s, i);
         check_link(&path, &link.spec)?;

@@ -44,6 +44,10 @@ pub fn build(
             demux: FxHashMap::default(),
         });
     }
+    world.energy = super::energy::EnergySettings {
+        profile: scenario.energy.profile.name().to_string(),
+        powers: scenario.energy.powers(),
+    };
     let flow_count = scenario.flows.len();
     for l in &topology.links {
         let s = &l.spec;
@@ -79,6 +83,7 @@ pub fn build(
                 DataAccounting::new(flow_count),
                 DataAccounting::new(flow_count),
             ],
+            radios: l.wireless.then(super::energy::LinkRadios::new),
         });
     }
     let mut cell_members = Vec::with_capacity(topology.cells.len());

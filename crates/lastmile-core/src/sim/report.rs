@@ -117,6 +117,7 @@ pub fn summarize(
             }
             a
         }),
+        energy: super::energy::energy_summary(world, end),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),

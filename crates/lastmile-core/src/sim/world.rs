@@ -116,6 +116,8 @@ pub struct Link {
     pub wireless: bool,
     pub dirs: [Channel<PacketSlot>; 2],
     pub accounting: [DataAccounting; 2],
+    /// The radios at its two ends, for a wireless link (`sim::energy`).
+    pub radios: Option<super::energy::LinkRadios>,
 }
 
 /// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
@@ -164,6 +166,8 @@ pub struct World {
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
     pub agents: AgentHooks,
+    /// The power profile the summary's `energy` section uses.
+    pub energy: super::energy::EnergySettings,
 }
 
 impl World {
@@ -188,6 +192,7 @@ impl World {
             flows_done: 0,
             captures: None,
             agents: AgentHooks::default(),
+            energy: Default::default(),
         }
     }
 
@@ -349,6 +354,7 @@ impl World {
                 if ce {
                     self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
                 }
+                self.links[link.index()].on_radio_tx(dir, now, tx_end);
                 self.capture_frame(link, dir, now, slot)?;
                 self.schedule(tx_end, Event::TxDone { link, dir })
             }
@@ -402,8 +408,10 @@ impl World {
         } else {
             self.schedule(now + delay, Event::Arrive { node: to, slot })?;
         }
-        let channel = &mut self.links[link.index()].dirs[dir.index()];
-        if let Some(tx_end) = channel.start_next(now) {
+        let l = &mut self.links[link.index()];
+        if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
+            l.on_radio_tx(dir, now, tx_end);
+            let channel = &l.dirs[dir.index()];
             let next = channel.on_wire().expect("just started");
             self.capture_frame(link, dir, now, next)?;
             self.schedule(tx_end, Event::TxDone { link, dir })?;

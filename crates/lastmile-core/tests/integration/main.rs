@@ -6,6 +6,7 @@
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
 //! - `congestion_control`: the `tcp.cc` algorithms on the chain against their documents.
+//! - `energy`: the radios' time and energy per state over whole runs.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
@@ -21,6 +22,7 @@ mod agents;
 mod base_stations;
 mod chain;
 mod congestion_control;
+mod energy;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
