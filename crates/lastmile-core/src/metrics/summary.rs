@@ -67,9 +67,40 @@ pub struct FlowSummary {
     /// All bytes the source sent beyond the application payload: headers of every segment
     /// and the whole of every retransmission.
     pub overhead_bytes: u64,
+    /// Request/response flows only: the objects the client received whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects_completed: Option<u64>,
+    /// Request/response flows only: each object's completion time (its request written at
+    /// the client to its last byte delivered there), mean over the objects completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_mean_s: Option<f64>,
+    /// The median of those times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_median_s: Option<f64>,
+    /// The longest of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_max_s: Option<f64>,
     /// Window reductions the source made in answer to ECN-Echo (RFC 3168 §6.1.2); 0 without
     /// ECN.
     pub tcp_ecn_reductions: u64,
+}
+
+/// An application's objects' completion times (request/response flows): count, mean,
+/// median and maximum in seconds; `None` without objects.
+pub fn object_times(times_s: &[f64]) -> (u64, Option<f64>, Option<f64>, Option<f64>) {
+    if times_s.is_empty() {
+        return (0, None, None, None);
+    }
+    let mut sorted = times_s.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    (n as u64, Some(mean), Some(median), sorted.last().copied())
 }
 
 /// Per-link, per-direction counters.
@@ -478,6 +509,10 @@ mod tests {
                 delay_std_s: 0.0,
                 overhead_bytes: 0,
                 tcp_ecn_reductions: 0,
+                objects_completed: None,
+                object_time_mean_s: None,
+                object_time_median_s: None,
+                object_time_max_s: None,
             })
             .collect()
     }

@@ -491,8 +491,13 @@ pub struct FlowSpec {
     /// TCP at both ends of the connection. Default: each key's default.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// What `dst` (the mobile) speaks: "tcp" (default), "wap" (WTP to a WAP gateway on the
+    /// path) or "wtcp_sinha" (WTCP of Sinha et al. to its proxy on the path); `src` always
+    /// speaks TCP, to the gateway. Default "tcp".
+    #[serde(default)]
+    pub transport: crate::transport::TransportKind,
     /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
-    /// source.
+    /// source; or a request/response client at `dst` with its server at `src`.
     pub app: AppSpec,
 }
 

@@ -92,7 +92,7 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
     for (i, flow) in s.flows.iter().enumerate() {
         check_flow(&format!("flow[{i}]"), flow)?;
     }
-    Ok(())
+    crate::transport::check::check_transports(s, &topo)
 }
 
 fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {

@@ -2,7 +2,9 @@
 //! `poll_timeout` (the first time at the flow's start) and when one of its datagrams leaves
 //! its interface queue, and applies what it asks for — opening the connection, writes and
 //! the close on the flow's source endpoint, datagrams routed from the source node, the end
-//! of a flow without TCP — then re-arms its timer. The sink side counts datagrams.
+//! of a flow without TCP, a request written at the flow's destination (a request/response
+//! client) — then re-arms its timer. The sink side counts datagrams. Bytes delivered at
+//! either end reach the applications that want them from `World::with_endpoint`.
 //!
 //! Consecutive writes and a close go to the endpoint in one call, so a bulk transfer hands
 //! TCP everything and its FIN at once, as an application writing and closing would.
@@ -75,6 +77,13 @@ impl World {
                 }
                 AppAction::Datagram { payload_bytes } => {
                     self.send_datagram(now, flow, payload_bytes)?;
+                    rest = tail;
+                }
+                AppAction::Request { bytes, reply_bytes } => {
+                    let sink = self.flows[flow.index()].sink;
+                    self.with_endpoint(now, sink, |c, now, out| {
+                        c.request(now, bytes, reply_bytes, out)
+                    })?;
                     rest = tail;
                 }
                 AppAction::Finish => {

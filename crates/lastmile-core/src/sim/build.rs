@@ -5,6 +5,7 @@
 
 use crate::engine::FxHashMap;
 
+use crate::agents::AgentSpec;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
@@ -12,6 +13,9 @@ use crate::net::{Channel, Queue, RoutingTable};
 use crate::packet::Ipv4Addr;
 use crate::scenario::{resolve_topology, FlowInstance, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
+use crate::transport::wtcp_sinha::{WtcpSinhaConfig, WtcpSinhaConnection};
+use crate::transport::wtp::{WtpConfig, WtpInitiator};
+use crate::transport::{AnyEndpoint, TransportKind};
 
 use super::cell::Cell;
 use super::flow::Flow;
@@ -117,10 +121,21 @@ pub fn build(
     world.flows.reserve_exact(flow_count);
     world.endpoints.reserve_exact(2 * flow_count);
     for (i, f) in flows.flows.iter().enumerate() {
+        let gateway = match f.spec.transport {
+            TransportKind::Tcp => None,
+            _ => crate::transport::check::gateway_between(
+                scenario,
+                &topology,
+                &world.routes,
+                f.src,
+                f.dst,
+            )
+            .map(|g| g.agent),
+        };
         add_flow(
             &mut world,
             FlowId(i as u32),
-            f,
+            (f, gateway.as_ref()),
             seed,
             !options.traces.is_empty(),
         )?;
@@ -199,13 +214,49 @@ fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
     world.agents.place(node, agent, timer);
 }
 
+/// The endpoint at a flow's destination: TCP listening, a WTP initiator, or WTCP-Sinha
+/// listening with the knobs of the proxy on the path.
+fn sink_endpoint(
+    f: &crate::scenario::FlowSpec,
+    gateway: Option<&AgentSpec>,
+    conn: TcpConnection,
+    src_port: u16,
+) -> AnyEndpoint {
+    match f.transport {
+        TransportKind::Tcp => {
+            let mut conn = conn;
+            conn.listen();
+            AnyEndpoint::Tcp(conn)
+        }
+        TransportKind::Wap => AnyEndpoint::Wtp(Box::new(WtpInitiator::new(
+            WtpConfig::default(),
+            SINK_PORT,
+            src_port,
+        ))),
+        TransportKind::WtcpSinha => {
+            let cfg = match gateway {
+                Some(AgentSpec::WtcpSinha(p)) => {
+                    p.wtcp.config(f.tcp.mss.bytes(), f.tcp.rwnd.bytes())
+                }
+                _ => WtcpSinhaConfig::new(
+                    f.tcp.mss.bytes().min(u64::from(u32::MAX)) as u32,
+                    f.tcp.rwnd.bytes().min(u64::from(u32::MAX)) as u32,
+                ),
+            };
+            let mut conn = WtcpSinhaConnection::new(cfg, SINK_PORT, src_port);
+            conn.listen();
+            AnyEndpoint::WtcpSinha(Box::new(conn))
+        }
+    }
+}
+
 /// Flow `id` (the `id`-th of the run): its source and listening sink, its application and
 /// the application's first wake-up at the flow's start (`start_jitter` drawn from the
 /// flow's own stream).
 fn add_flow(
     world: &mut World,
     id: FlowId,
-    flow: &FlowInstance,
+    (flow, gateway): (&FlowInstance, Option<&AgentSpec>),
     seed: u64,
     trace: bool,
 ) -> Result<(), SimError> {
@@ -230,16 +281,20 @@ fn add_flow(
         source_isn,
         trace,
     ));
-    let mut sink_conn = TcpConnection::new(TcpConfig::from_spec(
-        &f.tcp,
-        (dst_addr, SINK_PORT),
-        (src_addr, src_port),
-        sink_isn,
-        false,
-    ));
-    sink_conn.listen();
+    let sink_conn = sink_endpoint(
+        f,
+        gateway,
+        TcpConnection::new(TcpConfig::from_spec(
+            &f.tcp,
+            (dst_addr, SINK_PORT),
+            (src_addr, src_port),
+            sink_isn,
+            false,
+        )),
+        src_port,
+    );
     for (conn, node, remote, is_source) in [
-        (source_conn, src, dst_addr, true),
+        (AnyEndpoint::Tcp(source_conn), src, dst_addr, true),
         (sink_conn, dst, src_addr, false),
     ] {
         let endpoint = EndpointId(world.endpoints.len() as u32);
@@ -278,7 +333,10 @@ fn add_flow(
         ends_run: true,
         src: world.nodes[src.index()].name.clone(),
         dst: world.nodes[dst.index()].name.clone(),
-        variant: f.tcp.recovery_kind().name(),
+        variant: match f.transport {
+            TransportKind::Tcp => f.tcp.recovery_kind().name(),
+            other => other.name(),
+        },
         app,
         app_timer,
         source,

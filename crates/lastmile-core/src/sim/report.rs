@@ -2,6 +2,7 @@
 //! per group of flows and over all of them (fairness), per link, cell and agent.
 
 use crate::engine::SimTime;
+use crate::metrics::summary::object_times;
 use crate::metrics::{
     CellSummary, EngineSummary, FlowSetSummary, FlowSummary, GroupSummary, Groups, LinkSummary,
     RunSummary, WirelessSummary,
@@ -32,11 +33,27 @@ pub fn summarize(
         .flows
         .iter()
         .map(|f| {
-            let source = &world.endpoints[f.source.index()].conn;
+            let source = world.endpoints[f.source.index()]
+                .conn
+                .tcp()
+                .expect("a flow's source speaks TCP");
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
             let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
+            let (objects_completed, object_time_mean_s, object_time_median_s, object_time_max_s) =
+                match f.app.objects() {
+                    Some(objects) => {
+                        let times: Vec<f64> = objects
+                            .iter()
+                            .filter_map(|o| o.completed.map(|c| c.saturating_since(o.requested)))
+                            .map(|d| d.as_secs_f64())
+                            .collect();
+                        let (n, mean, median, max) = object_times(&times);
+                        (Some(n), mean, median, max)
+                    }
+                    None => (None, None, None, None),
+                };
             FlowSummary {
                 name: f.name.clone(),
                 group: several.then(|| world.groups[f.group as usize].name.clone()),
@@ -62,6 +79,10 @@ pub fn summarize(
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
                 tcp_ecn_reductions: stats.ecn_reductions,
+                objects_completed,
+                object_time_mean_s,
+                object_time_median_s,
+                object_time_max_s,
             }
         })
         .collect();

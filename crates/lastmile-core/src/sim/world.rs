@@ -13,7 +13,8 @@ use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
     Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
 };
-use crate::tcp::{TcpConnection, TcpOutbox};
+use crate::tcp::TcpOutbox;
+use crate::transport::{AnyEndpoint, EndpointOutbox, OutPacket};
 use crate::wireless::medium::TxId;
 
 use super::agent_hook::AgentHooks;
@@ -143,10 +144,11 @@ pub struct Link {
     pub radios: Option<super::energy::LinkRadios>,
 }
 
-/// One side of a TCP connection, placed on a node.
+/// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
+/// node.
 #[derive(Debug)]
 pub struct Endpoint {
-    pub conn: TcpConnection,
+    pub conn: AnyEndpoint,
     pub node: NodeId,
     pub remote: Ipv4Addr,
     pub flow: FlowId,
@@ -184,7 +186,7 @@ pub struct World {
     pub stop_time: SimTime,
     pub no_route_drops: u64,
     pub ttl_drops: u64,
-    outbox: TcpOutbox,
+    outbox: EndpointOutbox,
     pub(super) app_outbox: crate::apps::AppOutbox,
     pub(super) next_packet_id: u64,
     /// Flows done among those the run waits for (`Flow::ends_run`), and their number.
@@ -215,7 +217,7 @@ impl World {
             stop_time,
             no_route_drops: 0,
             ttl_drops: 0,
-            outbox: TcpOutbox::default(),
+            outbox: EndpointOutbox::default(),
             app_outbox: Default::default(),
             next_packet_id: 0,
             flows_done: 0,
@@ -517,7 +519,7 @@ impl World {
         self.deliver_local(now, node, packet)
     }
 
-    /// Hands a packet addressed to `node` to its TCP endpoint (or UDP sink).
+    /// Hands a packet addressed to `node` to its endpoint (or UDP sink).
     pub(super) fn deliver_local(
         &mut self,
         now: SimTime,
@@ -525,37 +527,58 @@ impl World {
         packet: Packet,
     ) -> Result<(), SimError> {
         let n = &self.nodes[node.index()];
-        let Transport::Tcp(segment) = packet.transport else {
+        if let Transport::Udp(_) = packet.transport {
             self.on_udp_datagram(now, &packet);
             return Ok(());
-        };
-        let key = (
-            segment.header.dst_port,
-            packet.ip.src,
-            segment.header.src_port,
-        );
+        }
+        let (src_port, dst_port) = packet.transport.ports();
+        let key = (dst_port, packet.ip.src, src_port);
         let Some(&endpoint) = n.demux.get(&key) else {
             return Ok(()); // No listener: a real host would answer RST; nothing here needs it.
         };
-        let ce = packet.ip.ecn == Ecn::Ce;
         self.with_endpoint(now, endpoint, |conn, now, out| {
-            conn.on_segment_marked(now, &segment, ce, packet.origin_time, out)
+            conn.on_packet(now, &packet, out)
         })
     }
 
     // ----- endpoints ---------------------------------------------------------------------
 
-    /// Calls into an endpoint's state machine, then applies what it asked for.
+    /// Calls into an endpoint's state machine, then applies what it asked for; tells an
+    /// application that wants them of the bytes delivered (`AppInput::Delivered`).
     pub(super) fn with_endpoint(
         &mut self,
         now: SimTime,
         ep: EndpointId,
-        call: impl FnOnce(&mut TcpConnection, SimTime, &mut TcpOutbox),
+        call: impl FnOnce(&mut AnyEndpoint, SimTime, &mut EndpointOutbox),
     ) -> Result<(), SimError> {
         let mut out = std::mem::take(&mut self.outbox);
         out.clear();
         call(&mut self.endpoints[ep.index()].conn, now, &mut out);
-        let result = self.apply_outbox(now, ep, &out);
+        let mut result = self.apply_outbox(now, ep, &out.tcp);
+        if result.is_ok() && !out.other.packets.is_empty() {
+            result = self.send_transport_packets(now, ep, &out.other.packets);
+        }
+        if result.is_ok() && !out.other.delivered.is_empty() {
+            result = self.on_other_deliveries(now, ep, &out.other.delivered);
+        }
+        let flow = self.endpoints[ep.index()].flow;
+        let any = !out.tcp.delivered.is_empty() || !out.other.delivered.is_empty();
+        let delivered: u64 = if any && self.flows[flow.index()].app.wants_deliveries() {
+            let tcp = out
+                .tcp
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>();
+            tcp + out
+                .other
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>()
+        } else {
+            0
+        };
         self.outbox = out;
         result?;
         let endpoint = &self.endpoints[ep.index()];
@@ -566,6 +589,59 @@ impl World {
             endpoint.conn.poll_timeout(),
         )?;
         self.check_flow_done(ep);
+        if delivered > 0 {
+            let at = if self.endpoints[ep.index()].is_source {
+                crate::apps::AppEnd::Source
+            } else {
+                crate::apps::AppEnd::Sink
+            };
+            let input = crate::apps::AppInput::Delivered {
+                at,
+                bytes: delivered,
+            };
+            self.app_call(now, flow, input)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes a WTP or WTCP-Sinha endpoint delivered: the sink's count for the flow.
+    fn on_other_deliveries(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        delivered: &[crate::tcp::Delivery],
+    ) -> Result<(), SimError> {
+        let e = &self.endpoints[ep.index()];
+        if e.is_source {
+            return Ok(());
+        }
+        let flow = e.flow;
+        for d in delivered {
+            self.flows[flow.index()].on_delivery(now, d)?;
+        }
+        Ok(())
+    }
+
+    /// Routes the packets a WTP or WTCP-Sinha endpoint sent.
+    fn send_transport_packets(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        packets: &[OutPacket],
+    ) -> Result<(), SimError> {
+        let (node, remote, flow) = {
+            let e = &self.endpoints[ep.index()];
+            (e.node, e.remote, e.flow)
+        };
+        let src = self.nodes[node.index()].addr;
+        for p in packets {
+            let mut packet = crate::transport::split::build_packet(src, remote, *p, flow);
+            packet.id = PacketId(self.next_packet_id);
+            packet.ip.ident = self.next_packet_id as u16;
+            self.next_packet_id += 1;
+            let slot = self.packets.insert(packet);
+            self.route_from(now, node, slot)?;
+        }
         Ok(())
     }
 

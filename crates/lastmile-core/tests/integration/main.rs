@@ -15,6 +15,7 @@
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
+//! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 //! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
@@ -31,5 +32,6 @@ mod many_flows;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;
+mod wide_area;
 mod wireless;
 mod wwan;
