@@ -28,12 +28,14 @@ lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	$(VENV)/bin/ruff format --check python tests bench
 	$(VENV)/bin/mypy python/lastmile tests bench
 
-bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process
+bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process, 1-10,000 flows
 	cargo bench -p lastmile-core --bench engine
 	cargo run -q --release -p lastmile-core --example whole_run -- 10MB 10
 	cargo run -q --release -p lastmile-core --example whole_run -- 1GB 1
 	. $(VENV)/bin/activate && maturin develop --release --extras dev
 	$(PY) bench/whole_run.py
+	cargo build -q --release -p lastmile-core --example many_flows
+	$(PY) bench/many_flows.py
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1

@@ -68,6 +68,7 @@ def test_run_report_holds_the_summary_pictures_and_files(run_page: Path) -> None
     assert images(html) == 5  # seq, cwnd, rtt, wireless, throughput
     assert "tulip-basic (seed 1)" in html
     assert "throughput (kbps)" in html and "goodput_wireless (ratio)" in html
+    assert "Energy (ns3 profile)" in html and "Energy per node" in html
     assert 'href="wireless.pcapng"' in html and 'href="summary.json"' in html
 
 

@@ -155,6 +155,8 @@ class RunResult:
     - `summary`: the core's summary as a dict (``name``, ``seed``, ``flows``,
       ``wireless``, ``links``, ``engine``), metric names as in experiments.md.
     - `flows`: a pandas DataFrame, one row per flow (columns: `FLOW_COLUMNS`).
+    - `groups`: a run of several flows, one row per group with Jain's fairness index and
+      the shares (the summary's ``groups``; ``summary["fairness"]`` is over all flows).
     - `trace(name)`: a recorded trace as a pandas DataFrame; `arrow(name)` as Arrow.
     """
 
@@ -205,6 +207,18 @@ class RunResult:
         if self._flows is None:
             self._flows = _frame(self.summary["flows"], FLOW_COLUMNS)
         return self._flows
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group of flows (``[[flow]]`` ``group``; empty for a run of one flow):
+        ``group``, ``background``, ``flows``, ``completed``, ``stalled``,
+        ``bytes_delivered``, ``throughput_bps_sum`` / ``_mean`` / ``_min`` / ``_max``,
+        ``jain_index`` and ``share_min`` / ``_max`` / ``_mean`` (NaN when the group
+        delivered nothing), ``tcp_timeouts``, ``tcp_retransmits``."""
+        import pandas as pd
+
+        groups = self.summary.get("groups") or {}
+        return pd.DataFrame([{"group": name, **g} for name, g in groups.items()])
 
     @property
     def links(self) -> pd.DataFrame:

@@ -70,7 +70,7 @@ def metric_quantity(name: str) -> str | None:
     # The papers' goodputs are fractions (goodput_bytes included), so they come first.
     if "goodput" in name or name.endswith(("_ratio", "_fraction")):
         return "ratio"
-    if name.endswith("_bps"):
+    if name.endswith("_bps") or name.endswith(("_bps_mean", "_bps_sum", "_bps_min", "_bps_max")):
         return "bps"
     if name.endswith("_s"):
         return "s"

@@ -156,18 +156,12 @@ def _fmt(value: object, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-def format_summary(summary: dict[str, Any]) -> str:
-    """The human-readable summary that ``lastmile run`` prints (units in the headers)."""
-    engine = summary.get("engine", {})
-    flows: list[dict[str, Any]] = summary.get("flows", [])
-    unit, scale, spec = _throughput_unit(flows)
-    out = [
-        f"{summary.get('name')} (seed {summary.get('seed')}): "
-        f"{engine.get('stop_reason', '?')} at {_fmt(engine.get('sim_time_s'), '.3f')} s "
-        f"simulated; {_fmt(engine.get('events'), ',')} events in "
-        f"{_fmt(engine.get('wall_s'), '.3f')} s",
-        "",
-    ]
+#: Flows listed one per row by ``lastmile run``; the rest are counted (``--json`` has all).
+SHOWN_FLOWS = 32
+
+
+def _flows_table(flows: list[dict[str, Any]], unit: str, scale: float, spec: str) -> list[str]:
+    """One row per flow (the first `SHOWN_FLOWS`), units in the headers."""
     header = [
         "flow",
         "recovery",
@@ -195,11 +189,69 @@ def format_summary(summary: dict[str, Any]) -> str:
             _fmt(f.get("delay_mean_s"), ".4f"),
             _fmt(f.get("delay_std_s"), ".4f"),
         ]
-        for f in flows
+        for f in flows[:SHOWN_FLOWS]
     ]
-    out.append(_table(header, rows))
+    out = [_table(header, rows)]
+    if len(flows) > SHOWN_FLOWS:
+        more = len(flows) - SHOWN_FLOWS
+        out.append(f"... and {more:,} more flow{'s' if more > 1 else ''} (--json lists them all)")
     if any(not f.get("completed", True) for f in flows):
         out.append("* did not complete: time so far")
+    return out
+
+
+def _fairness_table(summary: dict[str, Any], unit: str, scale: float, spec: str) -> list[str]:
+    """Per group and over all flows: Jain's fairness index, throughputs and shares (a run
+    of several flows; absent for one)."""
+    sets = [(str(name), g) for name, g in (summary.get("groups") or {}).items()]
+    if summary.get("fairness"):
+        sets.append(("all flows", summary["fairness"]))
+    if not sets:
+        return []
+    header = [
+        "group",
+        "flows",
+        "completed",
+        "Jain's index",
+        f"mean ({unit})",
+        f"min ({unit})",
+        f"max ({unit})",
+        "share min",
+        "share max",
+    ]
+    rows = [
+        [
+            name + (" (background)" if g.get("background") and name != "background" else ""),
+            _fmt(g.get("flows"), "d"),
+            _fmt(g.get("completed"), "d"),
+            _fmt(g.get("jain_index"), ".4f"),
+            *(
+                _fmt(g.get(f"throughput_bps_{k}", 0.0) / scale, spec)
+                for k in ("mean", "min", "max")
+            ),
+            _fmt(g.get("share_min"), ".4f"),
+            _fmt(g.get("share_max"), ".4f"),
+        ]
+        for name, g in sets
+    ]
+    title = "fairness (Jain's index over the flows' throughputs, 1 = equal shares):"
+    return ["", title, _table(header, rows)]
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The human-readable summary that ``lastmile run`` prints (units in the headers)."""
+    engine = summary.get("engine", {})
+    flows: list[dict[str, Any]] = summary.get("flows", [])
+    unit, scale, spec = _throughput_unit(flows)
+    out = [
+        f"{summary.get('name')} (seed {summary.get('seed')}): "
+        f"{engine.get('stop_reason', '?')} at {_fmt(engine.get('sim_time_s'), '.3f')} s "
+        f"simulated; {_fmt(engine.get('events'), ',')} events in "
+        f"{_fmt(engine.get('wall_s'), '.3f')} s",
+        "",
+    ]
+    out += _flows_table(flows, unit, scale, spec)
+    out += _fairness_table(summary, unit, scale, spec)
     wireless = summary.get("wireless")
     if wireless:
         sent = wireless.get("frames_sent", 0)
@@ -250,7 +302,38 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"{_fmt(m.get('outage_s'), '.3f')} s, {m.get('handoff_drops', 0)} packets lost to "
             f"handoffs ({m.get('handoff_data_drops', 0)} with data)"
         )
+    out += _energy_lines(summary.get("energy"))
     return "\n".join(out)
+
+
+def _energy_lines(energy: Any) -> list[str]:
+    """The summary's `energy` section: the profile's powers, then one row per radio node."""
+    if not isinstance(energy, dict):
+        return []
+    per_mb = energy.get("joules_per_mb")
+    lines = [
+        "",
+        f"energy ({energy.get('profile')} profile: transmit {energy.get('transmit_w')} W, "
+        f"receive {energy.get('receive_w')} W, idle {energy.get('idle_w')} W, "
+        f"sleep {energy.get('sleep_w')} W): total {_fmt(energy.get('total_j'), '.3f')} J, "
+        f"{_fmt(per_mb, '.3f')} J per MB delivered",
+    ]
+    header = ["node", "tx (s)", "rx (s)", "idle (s)", "sleep (s)", "total (J)", "J/MB"]
+    nodes = energy.get("nodes") or {}
+    rows = [
+        [
+            str(name),
+            _fmt(n.get("transmit_s"), ".3f"),
+            _fmt(n.get("receive_s"), ".3f"),
+            _fmt(n.get("idle_s"), ".3f"),
+            _fmt(n.get("sleep_s"), ".3f"),
+            _fmt(n.get("total_j"), ".3f"),
+            _fmt(n.get("joules_per_mb"), ".3f"),
+        ]
+        for name, n in nodes.items()
+    ]
+    lines.append(_table(header, rows))
+    return lines
 
 
 def _print_result(result: RunResult, as_json: bool) -> None:

@@ -3,8 +3,8 @@
 ``lastmile sweep FILE [--jobs N | --dask ADDRESS|local:N] [--store PATH] [--dry-run]
 [--retry-failed]`` runs a campaign's missing runs, reporting progress on stderr, then
 prints the campaign's summary table. ``lastmile results STORE [--campaign NAME]
-[--group-by AXES] [--metric NAME ...] [--runs] [--csv|--parquet OUT]`` prints (or
-exports) per-point means with 95 % confidence intervals, or the runs themselves;
+[--group-by AXES] [--metric NAME ...] [--runs|--flows] [--csv|--parquet OUT]`` prints (or
+exports) per-point means with 95 % confidence intervals, or the runs (or flows) themselves;
 ``--plot METRIC --x AXIS [--out FILE]`` draws one metric against one axis instead.
 
 `register(subparsers)` adds both to the ``lastmile`` parser; each sets ``handler`` (also
@@ -88,9 +88,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="extend",
         nargs="+",
         metavar="NAME",
-        help="metric columns (default: throughput_bps, tcp_timeouts, wireless_goodput_wireless)",
+        help="metric columns (default: throughput_bps, tcp_timeouts, wireless_goodput_wireless, "
+        "and fairness_jain_index for runs of several flows)",
     )
     r.add_argument("--runs", action="store_true", help="one row per run instead")
+    r.add_argument("--flows", action="store_true", help="one row per flow of every run instead")
     r.add_argument(
         "--code-version",
         metavar="VERSION",
@@ -229,6 +231,7 @@ def _results(args: argparse.Namespace) -> int:
         metrics=args.metric,
         runs=args.runs,
         code_version=args.code_version,
+        flows=args.flows,
     )
     if args.csv is not None:
         frame.to_csv(args.csv, index=False)
@@ -236,7 +239,7 @@ def _results(args: argparse.Namespace) -> int:
     elif args.parquet is not None:
         frame.to_parquet(args.parquet, index=False)
         print(f"wrote {len(frame)} rows to {args.parquet}", file=sys.stderr)
-    elif args.runs:
+    elif args.runs or args.flows:
         print(frame.to_string(index=False))
     else:
         print(format_table(frame))
@@ -247,8 +250,8 @@ def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
     from lastmile.plot import results_figure, save
     from lastmile.sweep import results
 
-    if args.runs:
-        raise ValueError("--plot draws means over seeds: leave out --runs")
+    if args.runs or args.flows:
+        raise ValueError("--plot draws means over seeds: leave out --runs and --flows")
     if args.x is None:
         raise ValueError(f"--plot {args.plot} needs --x AXIS: the axis to draw it against")
     frame = results(

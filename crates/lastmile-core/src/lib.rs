@@ -12,7 +12,10 @@
 //!   link layers (none, stop-and-wait, TULIP) and a cell's configuration.
 //! - `tcp`: the connection state machine, loss recovery, congestion control, pacing, and
 //!   the TCP settings of a scenario.
-//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP, M-TCP).
+//! - `transport`: transports beside TCP for the wide-area hop (WTP, WTCP of Sinha et al.),
+//!   and a flow endpoint speaking any of them.
+//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP, the
+//!   WAP gateway, the WTCP-Sinha proxy, M-TCP).
 //! - `mobility`: a mobile host's movement between cells (residence, handoff, routing update).
 //! - `apps`: the applications at a flow's source (bulk, Poisson, saturating UDP).
 //! - `metrics`: counters and summaries, opt-in traces, pcap.
@@ -32,5 +35,6 @@ pub mod ranges;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod transport;
 pub mod units;
 pub mod wireless;

@@ -307,9 +307,13 @@ fn check<'py>(
         let estimate = sim::check(&scenario, &options)?;
         let topo =
             scenario::resolve_topology(&scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
-        Ok::<_, SimError>((estimate, topo.nodes.len(), topo.links.len()))
+        let flows = scenario::expand_flows(&scenario, &topo)
+            .map_err(|e| SimError::Invalid(e.to_string()))?
+            .flows
+            .len();
+        Ok::<_, SimError>((estimate, topo.nodes.len(), topo.links.len(), flows))
     }));
-    let (e, nodes, links) = match checked {
+    let (e, nodes, links, flows) = match checked {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return Err(sim_error(py, &e)),
         Err(payload) => return Err(internal_error(py, payload.as_ref())),
@@ -318,7 +322,7 @@ fn check<'py>(
     d.set_item("name", &scenario.name)?;
     d.set_item("nodes", nodes)?;
     d.set_item("links", links)?;
-    d.set_item("flows", scenario.flows.len())?;
+    d.set_item("flows", flows)?;
     d.set_item("events", e.events)?;
     d.set_item("sim_time_s", e.sim_time_s)?;
     d.set_item("wall_s", e.wall_s)?;

@@ -93,6 +93,15 @@ def _summary_sections(page: Page, summary: dict[str, Any]) -> None:
             }
         )
         page.add(f"Agent {agent.get('kind')}", _key_values(flat, "metric"))
+    energy = summary.get("energy")
+    if isinstance(energy, dict):
+        nodes = energy.get("nodes") or {}
+        head = {k: v for k, v in energy.items() if k != "nodes"}
+        page.add(f"Energy ({energy.get('profile')} profile)", _key_values(head, "metric"))
+        rows = list(nodes.values())
+        if rows:
+            labels = {"node": [str(n) for n in nodes]}
+            page.add("Energy per node", metric_table(rows, labels, _numbers(rows[0])))
 
 
 def run_page(run_dir: Path, page_dir: Path) -> Page:

@@ -264,7 +264,8 @@ class Data:
 
     def samples(self, metric: str, variant: str = "base", **where: Any) -> np.ndarray:
         """The per-seed values of `metric` at one point."""
-        mask = (self.runs["variant"] == variant).to_numpy()
+        # A copy: pandas may hand out a read-only view, and `&=` writes into the mask.
+        mask = (self.runs["variant"] == variant).to_numpy().copy()
         for key, value in where.items():
             mask &= _matches(self.runs[key], value).to_numpy()
         values: np.ndarray = self.runs[metric].to_numpy()[mask].astype(float)

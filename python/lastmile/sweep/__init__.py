@@ -145,6 +145,7 @@ def results(
     metrics: Sequence[str] | None = None,
     runs: bool = False,
     code_version: str | None = None,
+    flows: bool = False,
 ) -> pd.DataFrame:
     """Summarise (or list) the runs stored in `store`.
 
@@ -152,10 +153,13 @@ def results(
     ``<metric>_mean`` and ``<metric>_ci95`` (half-width of the 95 % Student-t interval
     over seeds), with ``runs`` and ``failed`` counts. `campaign` picks one or more
     campaigns (default: all); `metrics` the metric columns (default: throughput_bps,
-    tcp_timeouts, wireless_goodput_wireless, those present). ``runs=True`` returns one
-    row per run instead. `code_version` keeps only that code version's runs (by default
-    all are used, and several versions are grouped apart). Raises `StoreError` for an
-    unknown store, campaign, column or metric, or a damaged store.
+    tcp_timeouts, wireless_goodput_wireless and fairness_jain_index, those present;
+    `docs/sweeps.md` names the stand-ins for runs of several flows). ``runs=True``
+    returns one row per run instead; ``flows=True`` one row per flow of every run
+    (campaign, variant, axes, seed, ``flow``, the flow's summary fields). `code_version`
+    keeps only that code version's runs (by default all are used, and several versions
+    are grouped apart). Raises `StoreError` for an unknown store, campaign, column or
+    metric, or a damaged store.
     """
     from lastmile.sweep.analysis import results as summarise
     from lastmile.sweep.store import store_errors
@@ -168,4 +172,5 @@ def results(
             metrics=metrics,
             runs=runs,
             code_version=code_version,
+            flows=flows,
         )

@@ -8,7 +8,8 @@ interval over seeds (``t(0.975, n-1) · s/√n``, NaN for a single run), next to
 factors (one per distinct n) are computed here.
 
 With ``runs=True`` it returns one row per run instead: campaign, variant, axes, seed,
-status, error, every metric, then the bookkeeping columns.
+status, error, every metric, then the bookkeeping columns. With ``flows=True``, one row
+per flow of every run (the store's ``flows`` table beside the run's variant and axes).
 
 An axis whose values are quantities with units (``"10ms"``, ``"1Mbps"``, ``"42KB"``,
 ``"100pkt"``) gets a parsed numeric column beside it, named with its base unit
@@ -31,10 +32,17 @@ from lastmile.sweep.store import Store, StoreError, quote
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DEFAULT_METRICS", "parse_axes", "resolve_metrics", "results"]
+__all__ = ["DEFAULT_METRICS", "FAIRNESS_METRICS", "parse_axes", "resolve_metrics", "results"]
 
-#: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in.
+#: Reported when no metric is named; a multi-flow run's ``flow0_`` column stands in (and
+#: for a run of more than 16 flows, which has none, the mean over its flows).
 DEFAULT_METRICS = ("throughput_bps", "tcp_timeouts", "wireless_goodput_wireless")
+#: Also reported by default when present (runs of several flows).
+FAIRNESS_METRICS = ("fairness_jain_index",)
+_STAND_INS = {
+    "throughput_bps": ("flow0_throughput_bps", "fairness_throughput_bps_mean"),
+    "tcp_timeouts": ("flow0_tcp_timeouts",),
+}
 
 
 def _select_campaigns(st: Store, campaign: str | Sequence[str] | None) -> list[str]:
@@ -57,8 +65,11 @@ def resolve_metrics(st: Store, metrics: Sequence[str] | None) -> list[str]:
     available = st.metric_columns()
     numeric = st.numeric_columns()
     if metrics is None:
-        chosen = [m if m in available else f"flow0_{m}" for m in DEFAULT_METRICS]
-        chosen = [m for m in chosen if m in available]
+        chosen = [
+            next((c for c in (m, *_STAND_INS.get(m, ())) if c in available), m)
+            for m in DEFAULT_METRICS
+        ]
+        chosen = [m for m in (*chosen, *FAIRNESS_METRICS) if m in available]
         return chosen or [m for m in available if m in numeric]
     for name in metrics:
         if name not in available:
@@ -152,10 +163,17 @@ def results(
     metrics: Sequence[str] | None = None,
     runs: bool = False,
     code_version: str | None = None,
+    flows: bool = False,
 ) -> pd.DataFrame:
     """`lastmile.sweep.results`, which documents the arguments."""
+    if runs and flows:
+        raise ValueError("choose one of runs (one row per run) and flows (one row per flow)")
     with Store(store, read_only=True) as st:
         names = _select_campaigns(st, campaign)
+        if flows:
+            frame = st.flows(names, code_version=code_version)
+            axes = ["campaign", "variant", *st.campaign_axes(names), "seed"]
+            return parse_axes(frame, [a for a in axes if a in frame.columns])
         if not runs:
             return _aggregate(st, names, code_version, group_by, resolve_metrics(st, metrics))
         frame = st.runs(names, code_version=code_version)

@@ -10,8 +10,14 @@ nested names joined by ``_``; list items take the singular of the list's name an
 index (``flows[0].throughput_bps`` → ``flow0_throughput_bps``, ``links[2].queue_drops`` →
 ``link2_queue_drops``); ``wireless.goodput_wireless`` → ``wireless_goodput_wireless``;
 ``engine.events`` → ``engine_events``; the scenario's ``name`` → ``scenario_name``. When a
-run has exactly one flow its non-text flow metrics are also stored unprefixed
-(``throughput_bps``, ``tcp_timeouts``, ...). The summary's ``seed`` is the ``seed`` column.
+run has exactly one flow (or one beside its `background` flows) that flow's non-text
+metrics are also stored unprefixed (``throughput_bps``, ``tcp_timeouts``, ...). The
+summary's ``seed`` is the ``seed`` column. A multi-flow run's ``fairness`` and ``groups``
+flatten like the rest (``fairness_jain_index``, ``groups_background_throughput_bps_mean``).
+
+Flows (issue 16): every run's flows also go, one row each, to the store's ``flows`` table
+(see `flow_records`); a run of more than `MAX_FLOW_COLUMNS` flows keeps its flows there
+only, rather than adding columns to ``runs`` for each of thousands of flows.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ __all__ = [
     "default_jobs",
     "failed_rows",
     "flatten_summary",
+    "flow_records",
     "ignore_sigint",
     "init_worker",
     "run_chunk",
@@ -57,7 +64,9 @@ Runner = Callable[[ScenarioSource, int, Mapping[str, Any]], Mapping[str, Any]]
 Validator = Callable[[ScenarioSource, Mapping[str, Any]], None]
 
 #: Flow fields that label a flow rather than measure it: not repeated unprefixed.
-_FLOW_LABELS = frozenset({"name", "src", "dst", "variant"})
+_FLOW_LABELS = frozenset({"name", "group", "src", "dst", "variant"})
+#: Runs of at most this many flows also store them as ``flow<i>_`` columns of ``runs``.
+MAX_FLOW_COLUMNS = 16
 
 
 @dataclass(frozen=True)
@@ -134,17 +143,53 @@ def _flatten_into(out: dict[str, Any], prefix: str, table: Mapping[str, Any]) ->
 
 def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The run summary as flat metric columns (the rule is in the module docstring)."""
-    rest = {k: v for k, v in summary.items() if k not in ("name", "seed")}
+    flows = summary.get("flows")
+    many = isinstance(flows, list) and len(flows) > MAX_FLOW_COLUMNS
+    skip = ("name", "seed", "flows") if many else ("name", "seed")
+    rest = {k: v for k, v in summary.items() if k not in skip}
     out: dict[str, Any] = {"scenario_name": summary["name"]} if "name" in summary else {}
     _flatten_into(out, "", rest)
-    flows = summary.get("flows")
-    if isinstance(flows, list) and len(flows) == 1:
+    measured = _measured_flows(summary)
+    if len(measured) == 1:
         out.update(
             (key, value)
-            for key, value in flows[0].items()
+            for key, value in measured[0].items()
             if key not in _FLOW_LABELS and not isinstance(value, dict | list)
         )
     return out
+
+
+def _measured_flows(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The run's flows but those of `background` groups (WTCP §5's competing traffic)."""
+    flows = summary.get("flows")
+    if not isinstance(flows, list):
+        return []
+    groups = summary.get("groups")
+    if not isinstance(groups, dict):
+        return flows
+    background = {n for n, g in groups.items() if isinstance(g, dict) and g.get("background")}
+    return [f for f in flows if f.get("group") not in background]
+
+
+def flow_records(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The run's flows as rows of the store's ``flows`` table: ``flow`` (the index), then
+    every scalar field of the flow's summary, its ``variant`` as ``tcp_variant`` (the
+    sweep's variant is the run's); ``group`` is None in a run of one flow."""
+    flows = summary.get("flows")
+    if not isinstance(flows, list):
+        return []
+    return [
+        {
+            "flow": i,
+            "group": None,
+            **{
+                ("tcp_variant" if k == "variant" else k): v
+                for k, v in flow.items()
+                if not isinstance(v, dict | list)
+            },
+        }
+        for i, flow in enumerate(flows)
+    ]
 
 
 def _error_text(error: BaseException) -> str:
@@ -172,17 +217,19 @@ def to_table(chunks: list[Columns]) -> pa.Table:
 def run_chunk(runner: Runner, tasks: list[RunTask]) -> Columns:
     """Run `tasks` one after the other; one row per task, in order, as columns.
 
-    A row holds the task's key columns, the flattened metrics, ``status`` ("ok" or
-    "failed"), ``error`` (text, or None) and ``wall_s`` (this run's time in the worker,
-    the runner's own overhead included). Building the rows here keeps per-row work off
+    A row holds the task's key columns, the flattened metrics, ``flows`` (the run's
+    `flow_records`, for the store's ``flows`` table), ``status`` ("ok" or "failed"),
+    ``error`` (text, or None) and ``wall_s`` (this run's time in the worker, the runner's
+    own overhead included). Building the rows here keeps per-row work off
     the parent, which only converts and stores them.
     """
     rows = []
     for task in tasks:
         start = time.perf_counter()
         try:
-            row = flatten_summary(runner(task.scenario, task.seed, task.overrides))
-            row.update(status="ok", error=None)
+            summary = runner(task.scenario, task.seed, task.overrides)
+            row = flatten_summary(summary)
+            row.update(flows=flow_records(summary), status="ok", error=None)
         except Exception as e:
             row = {"status": "failed", "error": _error_text(e)}
         row["wall_s"] = time.perf_counter() - start

@@ -10,6 +10,11 @@ Tables:
   its dotted path (quote it in SQL: ``"topology.wireless.errors.per"``); and the
   flattened metrics (see `runner`), added as they first appear. A column's type widens
   when later values need it (BOOLEAN → BIGINT → DOUBLE → VARCHAR).
+- ``flows``: one row per flow of every stored run (issue 16: runs of thousands of flows),
+  keyed by the run's key and ``flow`` (its index in the summary's ``flows`` list), with
+  the flow's summary fields (``name``, ``group``, ``src``, ``dst``, ``tcp_variant``,
+  ``throughput_bps``, ``tcp_timeouts``, ...) as columns, added and widened like the runs'
+  metrics. A run stored again replaces its flows.
 - ``campaigns``: per campaign, its axes (every axis it has ever had, JSON), its latest
   sweep (canonical JSON) and sweep file, and when it was created and last updated.
 
@@ -34,7 +39,15 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["FIXED_COLUMNS", "Store", "StoreError", "quote", "store_errors"]
+__all__ = [
+    "FIXED_COLUMNS",
+    "FLOWS_COLUMN",
+    "RUN_KEY",
+    "Store",
+    "StoreError",
+    "quote",
+    "store_errors",
+]
 
 #: The columns every ``runs`` row has, in display order.
 FIXED_COLUMNS = (
@@ -66,6 +79,14 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at TIMESTAMPTZ DEFAULT current_timestamp,
     PRIMARY KEY (campaign, point_key, seed, code_version)
 );
+CREATE TABLE IF NOT EXISTS flows (
+    campaign VARCHAR NOT NULL,
+    point_key VARCHAR NOT NULL,
+    seed BIGINT NOT NULL,
+    code_version VARCHAR NOT NULL,
+    flow BIGINT NOT NULL,
+    PRIMARY KEY (campaign, point_key, seed, code_version, flow)
+);
 CREATE TABLE IF NOT EXISTS campaigns (
     campaign VARCHAR PRIMARY KEY,
     axes VARCHAR NOT NULL,
@@ -75,6 +96,11 @@ CREATE TABLE IF NOT EXISTS campaigns (
     updated_at TIMESTAMPTZ DEFAULT current_timestamp
 );
 """
+
+#: A run's key: the primary key of ``runs``, and of ``flows`` with ``flow``.
+RUN_KEY = ("campaign", "point_key", "seed", "code_version")
+#: The batch column holding each run's flows (a list of structs, one per flow).
+FLOWS_COLUMN = "flows"
 
 #: Column types in widening order.
 _WIDTH = {"BOOLEAN": 0, "BIGINT": 1, "DOUBLE": 2, "VARCHAR": 3}
@@ -145,6 +171,7 @@ class Store:
             if not read_only:
                 self.con.execute(_SCHEMA)
             self._types = self._column_types()
+            self._flow_types = self._column_types("flows")
 
     def close(self) -> None:
         """Close the file (a checkpoint folds the write-ahead log into it)."""
@@ -156,10 +183,11 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _column_types(self) -> dict[str, str]:
+    def _column_types(self, table: str = "runs") -> dict[str, str]:
         rows = self.con.execute(
             "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_name = 'runs' ORDER BY ordinal_position"
+            "WHERE table_name = ? ORDER BY ordinal_position",
+            [table],
         ).fetchall()
         return {str(name): str(kind) for name, kind in rows}
 
@@ -232,47 +260,84 @@ class Store:
     def insert(self, batch: pa.Table) -> None:
         """Insert (or replace) `batch`'s rows and commit, adding or widening columns.
 
+        A ``flows`` column (each run's flows as a list of structs, see `runner`) goes to
+        the ``flows`` table, one row per flow, in the same transaction.
+
         A sweep only runs what the store lacks, so a plain INSERT is tried first (DuckDB's
         INSERT OR REPLACE costs several times more); a key that is already stored (a
         retried failure) makes the batch go in again with INSERT OR REPLACE.
         """
         import duckdb
 
+        flows = None
+        if FLOWS_COLUMN in batch.column_names:
+            flows = batch.select([*RUN_KEY, FLOWS_COLUMN])
+            batch = batch.drop_columns([FLOWS_COLUMN])
         # A column that is all null in this batch and new to the table waits for a value.
         keep = [f.name for f in batch.schema if f.name in self._types or _duck_type(f.type)]
         batch = batch.select(keep)
         self.con.register("_batch", batch)
+        if flows is not None:
+            self.con.register("_flow_batch", flows)
         try:
             try:
-                self._insert("INSERT", batch.schema)
+                self._insert("INSERT", batch.schema, flows)
             except duckdb.ConstraintException:
-                self._insert("INSERT OR REPLACE", batch.schema)
+                self._insert("INSERT OR REPLACE", batch.schema, flows)
         finally:
             self.con.unregister("_batch")
+            if flows is not None:
+                self.con.unregister("_flow_batch")
 
-    def _insert(self, verb: str, schema: pa.Schema) -> None:
+    def _insert(self, verb: str, schema: pa.Schema, flows: pa.Table | None) -> None:
         self.con.execute("BEGIN TRANSACTION")
         try:
-            self._fit_columns(schema)
+            self._types = self._fit_columns("runs", self._types, schema)
             self.con.execute(f"{verb} INTO runs BY NAME SELECT * FROM _batch")
+            if flows is not None:
+                self._insert_flows(flows, replace=verb != "INSERT")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             self._types = self._column_types()
+            self._flow_types = self._column_types("flows")
             raise
 
-    def _fit_columns(self, schema: pa.Schema) -> None:
+    def _insert_flows(self, flows: pa.Table, *, replace: bool) -> None:
+        """One ``flows`` row per flow of `flows`' runs (unnested in DuckDB)."""
+        import pyarrow as pa
+
+        kind = flows.schema.field(FLOWS_COLUMN).type
+        if not (pa.types.is_list(kind) and pa.types.is_struct(kind.value_type)):
+            return  # no run of this batch has flows (every run failed)
+        key = ", ".join(RUN_KEY)
+        if replace:
+            self.con.execute(
+                f"DELETE FROM flows WHERE ({key}) IN (SELECT ({key}) FROM _flow_batch)"
+            )
+        fields = pa.schema([f for f in kind.value_type if _duck_type(f.type)])
+        self._flow_types = self._fit_columns("flows", self._flow_types, fields)
+        columns = ", ".join(f"f.{quote(f.name)} AS {quote(f.name)}" for f in fields)
+        self.con.execute(
+            f"INSERT INTO flows BY NAME SELECT {key}, {columns} FROM "
+            f"(SELECT {key}, unnest({FLOWS_COLUMN}) AS f FROM _flow_batch)"
+        )
+
+    def _fit_columns(self, table: str, types: dict[str, str], schema: pa.Schema) -> dict[str, str]:
+        """`types` (the columns of `table`) after adding or widening those `schema` needs."""
+        types = dict(types)
         for field in schema:
             wanted = _duck_type(field.type)
-            have = self._types.get(field.name)
+            have = types.get(field.name)
             if wanted is None or have == wanted:
                 continue
             if have is None:
-                self.con.execute(f"ALTER TABLE runs ADD COLUMN {quote(field.name)} {wanted}")
-                self._types[field.name] = wanted
+                self.con.execute(f"ALTER TABLE {table} ADD COLUMN {quote(field.name)} {wanted}")
+                types[field.name] = wanted
             elif have in _WIDTH and _WIDTH[wanted] > _WIDTH[have]:
-                self.con.execute(f"ALTER TABLE runs ALTER {quote(field.name)} TYPE {wanted}")
-                self._types[field.name] = wanted
+                self.con.execute(f"ALTER TABLE {table} ALTER {quote(field.name)} TYPE {wanted}")
+                types[field.name] = wanted
+        return types
 
     def runs(
         self,
@@ -304,6 +369,30 @@ class Store:
         finally:
             if point_keys is not None:
                 self.con.unregister("_keys")
+
+    def flows(
+        self, campaigns: Sequence[str] | None = None, *, code_version: str | None = None
+    ) -> pd.DataFrame:
+        """Stored flows as a DataFrame: campaign, variant, axes, seed, ``flow``, the flow's
+        columns, then ``code_version`` and ``point_key``; runs in `runs` order."""
+        names = list(campaigns) if campaigns is not None else self.campaigns()
+        axes = self.campaign_axes(names)
+        key = set(RUN_KEY) | {"flow"}
+        own = [c for c in self._flow_types if c not in key]
+        columns = [
+            *(f"r.{quote(c)}" for c in ("campaign", "variant", *axes, "seed")),
+            "f.flow",
+            *(f"f.{quote(c)}" for c in own),
+            "r.code_version",
+            "r.point_key",
+        ]
+        order = ", ".join(f"r.{quote(c)}" for c in ("campaign", "variant", *axes, "seed"))
+        query = (
+            f"SELECT {', '.join(columns)} FROM flows f JOIN runs r USING ({', '.join(RUN_KEY)}) "
+            "WHERE list_contains(?, r.campaign) AND (? IS NULL OR r.code_version = ?) "
+            f"ORDER BY {order}, r.code_version, f.flow"
+        )
+        return self.frame(query, [names, code_version, code_version])
 
     def frame(self, query: str, params: Sequence[Any] = ()) -> pd.DataFrame:
         """The result of `query` as a pandas DataFrame (through Arrow)."""

@@ -7,9 +7,10 @@
 //!   station, listening with the mobile's address and port, accepts it transparently, and
 //!   a second one, with the fixed host's address and port, opens a connection to the
 //!   mobile. Both use `tcp` (default Tahoe with a 10 ms clock, WTCP §4).
-//! * Bytes delivered in order by the first are written to the second. The relay buffer is
-//!   what the second has not had acknowledged by the mobile; the first advertises what is
-//!   free of `buffer` as its window (zero when full, reopened — with a window update —
+//! * Bytes delivered in order by the first are written to the second, and the mobile's
+//!   bytes delivered by the second (a request/response client's requests) to the first.
+//!   The relay buffer is what the second has not had acknowledged by the mobile; the first
+//!   advertises what is free of `buffer` as its window (zero when full, reopened — with a window update —
 //!   only once a full segment fits: WTCP §4, after Stevens), so a fast fixed host is held
 //!   by a zero window and probes with its persist timer.
 //! * Every packet of a split connection is consumed; the packets the two connections emit
@@ -26,7 +27,8 @@
 //! `handoff_latency` after the mobile joins it; meanwhile neither base station answers for
 //! them. An I-TCP on the gateway (WTCP §6) never sees a mobile leave.
 //!
-//! Left out: the mobile as sender.
+//! Left out: a window or buffer limit on the mobile's bytes towards the fixed host
+//! (requests are small).
 
 mod spec;
 #[cfg(test)]
@@ -351,6 +353,14 @@ impl Split {
                 self.wireless.app_write(now, u64::from(d.len), &mut more);
             }
             self.apply(cx, now, Side::Wireless, &more);
+        }
+        if side == Side::Wireless && !tcp_out.delivered.is_empty() {
+            // The mobile's bytes (a request) go on to the fixed host.
+            let mut more = TcpOutbox::default();
+            for d in &tcp_out.delivered {
+                self.wired.app_write(now, u64::from(d.len), &mut more);
+            }
+            self.apply(cx, now, Side::Wired, &more);
         }
     }
 

@@ -15,6 +15,10 @@
 //!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
 //! * `mtcp` — M-TCP (Brown & Singh 1997) at the supervisor host: end-to-end ACKs with the
 //!   last byte held back, a zero window while the mobile is handed off.
+//! * `wap` — a WAP gateway (survey §2.3): WTP class 2 transactions with the mobile, TCP
+//!   with the origin server.
+//! * `wtcp_sinha` — the proxy of WTCP of Sinha et al. (survey §2.5.1): TCP with the fixed
+//!   host, WTCP-Sinha with the mobile.
 //! * `ebsn` — Explicit Bad State Notification (Bakshi et al.) at the base station.
 //! * `eln` — Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4).
 //! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
@@ -46,7 +50,9 @@ pub mod itcp;
 pub mod lle;
 pub mod mtcp;
 pub mod snoop;
+pub mod wap;
 pub mod wtcp;
+pub mod wtcp_sinha;
 
 #[cfg(test)]
 mod testkit;
@@ -68,7 +74,9 @@ pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
 pub use mtcp::{MtcpAgent, MtcpSpec};
 pub use snoop::{SnoopAgent, SnoopSpec};
+pub use wap::{WapAgent, WapSpec};
 pub use wtcp::{WtcpAgent, WtcpSpec, WtcpTimestamps};
+pub use wtcp_sinha::{WtcpSinhaAgent, WtcpSinhaProxySpec};
 
 /// Which side of the base station a packet came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -410,6 +418,13 @@ agents! {
     /// acknowledged with a zero window (the sender persists), and the window reopens when
     /// the gateway's route to the mobile is updated.
     Mtcp(MtcpSpec),
+    /// A WAP gateway (survey §2.3): WTP class 2 transactions over UDP with the mobile, TCP
+    /// with the origin server; its flows have `transport = "wap"`.
+    Wap(WapSpec),
+    /// The WTCP-Sinha proxy (Sinha et al., MobiCom 1999; survey §2.5.1): TCP with the fixed
+    /// host, WTCP-Sinha with the mobile; its flows have `transport = "wtcp_sinha"`. Not the
+    /// base-station WTCP of Ratnam & Matta (`wtcp`).
+    WtcpSinha(WtcpSinhaProxySpec),
     /// Delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): holds the third and
     /// later duplicate ACKs of a hole for `d` while the link layer (`link = "dda"`)
     /// retransmits; on the mobile (`node = "mh"`, the paper's placement) or the base

@@ -6,6 +6,8 @@
 //! * `poisson` — fixed-size writes at exponential intervals (TULIP §5's Poisson source).
 //! * `udp_saturate` — keeps its interface queue non-empty with UDP datagrams for a while
 //!   (the saturation throughput of Bianchi 2000, for MAC tests).
+//! * `request_response` — a web-like client at the destination fetching objects from a
+//!   server at the source, with think times (issue 15; over TCP, I-TCP, WAP, WTCP-Sinha).
 //!
 //! An application asks for actions (`AppAction`): open its connection, write, close, send
 //! a datagram, or finish; the world applies them to the flow's TCP endpoint or routes the
@@ -20,6 +22,7 @@
 
 mod bulk;
 mod poisson;
+pub mod request_response;
 mod udp_saturate;
 
 use schemars::JsonSchema;
@@ -31,6 +34,7 @@ use crate::units::{ByteSize, Duration, Rate, DURATION_MAX};
 
 pub use bulk::Bulk;
 pub use poisson::Poisson;
+pub use request_response::{ObjectRecord, RequestResponse, RequestResponseSpec};
 pub use udp_saturate::{UdpSaturate, UDP_PAYLOAD_MAX};
 
 /// The application at the flow's source.
@@ -63,6 +67,10 @@ pub enum AppSpec {
         /// How long the source sends.
         duration: Duration,
     },
+    /// A web-like client at `dst` fetching `objects` objects of `object` bytes from a server
+    /// at `src`, each after a request of `request` bytes and `think_time` after the
+    /// previous object; each object's completion time is reported.
+    RequestResponse(RequestResponseSpec),
 }
 
 fn default_udp_packet() -> ByteSize {
@@ -90,6 +98,7 @@ impl AppSpec {
         match self {
             AppSpec::Bulk { bytes } | AppSpec::Poisson { bytes, .. } => bytes.0,
             AppSpec::UdpSaturate { .. } => 0,
+            AppSpec::RequestResponse(rr) => rr.total_bytes(),
         }
     }
 
@@ -125,6 +134,9 @@ impl AppSpec {
                 packet_size.bytes().min(UDP_PAYLOAD_MAX) as u32,
                 duration.sim(),
             )),
+            AppSpec::RequestResponse(rr) => {
+                AnyApp::RequestResponse(Box::new(RequestResponse::new(start, rr.clone())))
+            }
         }
     }
 
@@ -166,6 +178,18 @@ impl AppSpec {
                     acked: false,
                 }
             }
+            AppSpec::RequestResponse(rr) => {
+                let n = f64::from(rr.objects);
+                let object = rr.object.bytes() as f64;
+                let request = rr.request.bytes() as f64;
+                OfferedLoad {
+                    frames: n * ((object / mss_bytes).ceil() + (request / mss_bytes).ceil()),
+                    needs_s: n
+                        * ((object + request) * 8.0 / bottleneck_bps
+                            + rr.think_time.sim().as_secs_f64()),
+                    acked: true,
+                }
+            }
         }
     }
 
@@ -196,6 +220,7 @@ impl AppSpec {
                 ScenarioError::bad_value("bytes", "\"0B\"".into(), "a size greater than zero"),
             ),
             AppSpec::Bulk { .. } => Ok(()),
+            AppSpec::RequestResponse(rr) => rr.check(),
             AppSpec::Poisson {
                 rate, packet_size, ..
             } => check_poisson(*rate, *packet_size),
@@ -240,6 +265,18 @@ pub enum AppInput {
     Timer,
     /// One of the application's datagrams left its interface queue for the link layer.
     DatagramLeft,
+    /// `bytes` more were delivered in order at one end of the flow (to applications that
+    /// want it, `AnyApp::wants_deliveries`).
+    Delivered { at: AppEnd, bytes: u64 },
+}
+
+/// One end of a flow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AppEnd {
+    /// The flow's `src` (the server of a request/response application).
+    Source,
+    /// The flow's `dst` (its client).
+    Sink,
 }
 
 /// What an application asks the world to do, in order.
@@ -253,6 +290,9 @@ pub enum AppAction {
     Close,
     /// Send one UDP datagram of this many payload bytes to the flow's destination.
     Datagram { payload_bytes: u32 },
+    /// The flow's destination (a client) sends a request of `bytes` asking for an object
+    /// of `reply_bytes` (over WAP, a WTP transaction).
+    Request { bytes: u64, reply_bytes: u64 },
     /// The application is done (an application without TCP ends its flow itself).
     Finish,
 }
@@ -269,6 +309,7 @@ pub enum AnyApp {
     Bulk(Bulk),
     Poisson(Box<Poisson>),
     UdpSaturate(UdpSaturate),
+    RequestResponse(Box<RequestResponse>),
 }
 
 impl AnyApp {
@@ -277,6 +318,7 @@ impl AnyApp {
             AnyApp::Bulk(a) => a.handle(now, input, out),
             AnyApp::Poisson(a) => a.handle(now, input, out),
             AnyApp::UdpSaturate(a) => a.handle(now, input, out),
+            AnyApp::RequestResponse(a) => a.handle(now, input, out),
         }
     }
 
@@ -286,6 +328,20 @@ impl AnyApp {
             AnyApp::Bulk(a) => a.poll_timeout(),
             AnyApp::Poisson(a) => a.poll_timeout(),
             AnyApp::UdpSaturate(a) => a.poll_timeout(),
+            AnyApp::RequestResponse(a) => a.poll_timeout(),
+        }
+    }
+
+    /// True if the application is told of deliveries at both ends (`AppInput::Delivered`).
+    pub fn wants_deliveries(&self) -> bool {
+        matches!(self, AnyApp::RequestResponse(_))
+    }
+
+    /// The objects of a request/response application, with their times.
+    pub fn objects(&self) -> Option<&[ObjectRecord]> {
+        match self {
+            AnyApp::RequestResponse(a) => Some(a.objects()),
+            _ => None,
         }
     }
 

@@ -8,7 +8,7 @@ pub mod time;
 pub mod timer;
 
 pub use fxhash::FxHashMap;
-pub use queue::{EventQueue, PastEvent};
+pub use queue::{EventQueue, Lane, PastEvent};
 pub use rng::RngStream;
 pub use time::{SimDuration, SimTime};
 pub use timer::{TimerAction, TimerFire, TimerId, TimerSlot, TimerTable};

@@ -185,7 +185,10 @@ fn check_encodable(packet: &Packet) -> Result<(), String> {
             }
             (PROTO_TCP, s.header.header_len() + s.payload_len)
         }
-        Transport::Udp(u) => (PROTO_UDP, UDP_HEADER_LEN + u.payload_len),
+        other => {
+            let u = other.as_udp().expect("not TCP");
+            (PROTO_UDP, UDP_HEADER_LEN + u.payload_len)
+        }
     };
     if packet.ip.protocol != protocol {
         return Err(format!(
@@ -219,7 +222,11 @@ pub fn encode_ipv4_with_window_shift(packet: &Packet, window_shift: u8) -> Vec<u
     let (src, dst) = (packet.ip.src.octets(), packet.ip.dst.octets());
     let transport = match &packet.transport {
         Transport::Tcp(segment) => encode_tcp(segment, window_shift, src, dst),
-        Transport::Udp(datagram) => encode_udp(datagram, src, dst),
+        other => {
+            // WTP and WTCP-Sinha as the UDP datagrams they travel in (headers as zeros).
+            let datagram = other.as_udp().expect("not TCP");
+            encode_udp(&datagram, src, dst)
+        }
     };
     let mut out = Vec::with_capacity(IPV4_HEADER_LEN as usize + transport.len());
     // Version 4, IHL 5; DSCP 0 and the ECN field (RFC 3168 §5) in the low two bits.

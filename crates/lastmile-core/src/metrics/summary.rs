@@ -3,7 +3,10 @@
 //! except `throughput_bps`, which since issue 10 divides by the measurement window (the
 //! flow's start, or `measure_from`, to its completion or the end of the run) rather than by
 //! the transfer time, so that a flow that stops delivering is not reported as fast; and the
-//! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`).
+//! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`); and the
+//! radios' energy (`energy`, `wireless::energy`).
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -11,6 +14,10 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowSummary {
     pub name: String,
+    /// The flow's group (`[[flow]]`'s `group`, default its entry's name); absent in a run
+    /// of one flow, whose summary has no `groups` either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     pub src: String,
     pub dst: String,
     /// The loss recovery ("tahoe", "reno", "newreno").
@@ -60,9 +67,40 @@ pub struct FlowSummary {
     /// All bytes the source sent beyond the application payload: headers of every segment
     /// and the whole of every retransmission.
     pub overhead_bytes: u64,
+    /// Request/response flows only: the objects the client received whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects_completed: Option<u64>,
+    /// Request/response flows only: each object's completion time (its request written at
+    /// the client to its last byte delivered there), mean over the objects completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_mean_s: Option<f64>,
+    /// The median of those times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_median_s: Option<f64>,
+    /// The longest of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_time_max_s: Option<f64>,
     /// Window reductions the source made in answer to ECN-Echo (RFC 3168 §6.1.2); 0 without
     /// ECN.
     pub tcp_ecn_reductions: u64,
+}
+
+/// An application's objects' completion times (request/response flows): count, mean,
+/// median and maximum in seconds; `None` without objects.
+pub fn object_times(times_s: &[f64]) -> (u64, Option<f64>, Option<f64>, Option<f64>) {
+    if times_s.is_empty() {
+        return (0, None, None, None);
+    }
+    let mut sorted = times_s.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    (n as u64, Some(mean), Some(median), sorted.last().copied())
 }
 
 /// Per-link, per-direction counters.
@@ -167,7 +205,8 @@ pub struct EngineSummary {
     pub sim_time_s: f64,
     /// Wall-clock time of the run (the only figure that is not deterministic).
     pub wall_s: f64,
-    /// "completed" when every flow finished, "stop_time" otherwise.
+    /// "completed" when every flow finished (background traffic aside), "stop_time" when
+    /// the run reached its `stop_time`, "interrupted" when it was stopped (Ctrl-C).
     pub stop_reason: String,
 }
 
@@ -177,6 +216,13 @@ pub struct RunSummary {
     pub name: String,
     pub seed: u64,
     pub flows: Vec<FlowSummary>,
+    /// Per group of flows, by name in order of first appearance: its aggregates and
+    /// fairness (absent in a run of one flow).
+    #[serde(skip_serializing_if = "Groups::is_empty")]
+    pub groups: Groups,
+    /// Fairness over every flow of the run (absent in a run of one flow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FlowSetSummary>,
     /// The chain's (or the first wireless-marked link's) lossy hop, else the first cell's
     /// head-to-others direction (bs → mh, ap → mobiles, n1 → n2); absent without one.
     pub wireless: Option<WirelessSummary>,
@@ -192,6 +238,10 @@ pub struct RunSummary {
     /// one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mobiles: Vec<MobileSummary>,
+    /// The radios' time and energy per state (wireless links and cells); absent without a
+    /// radio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<EnergySummary>,
     pub engine: EngineSummary,
 }
 
@@ -213,6 +263,159 @@ pub struct MobileSummary {
     pub handoff_drops: u64,
     /// Of those, packets carrying data.
     pub handoff_data_drops: u64,
+}
+
+/// The radios' energy over the run (the survey's §3.1; model and sources in
+/// `wireless::energy`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnergySummary {
+    /// The power profile named in `[energy]` ("ns3" or "ns2"); the powers below are the
+    /// ones used, overrides included.
+    pub profile: String,
+    pub transmit_w: f64,
+    pub receive_w: f64,
+    pub idle_w: f64,
+    pub sleep_w: f64,
+    /// Every node with a radio, by name: the end of a wireless link, a cell member.
+    pub nodes: BTreeMap<String, NodeEnergy>,
+    /// All radios' joules.
+    pub total_j: f64,
+    /// `total_j` per megabyte (10^6 bytes) delivered to the flows' receiving applications;
+    /// absent when nothing was delivered.
+    pub joules_per_mb: Option<f64>,
+}
+
+/// One node's radios: time and joules in each state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NodeEnergy {
+    pub transmit_s: f64,
+    pub receive_s: f64,
+    pub idle_s: f64,
+    pub sleep_s: f64,
+    pub transmit_j: f64,
+    pub receive_j: f64,
+    pub idle_j: f64,
+    pub sleep_j: f64,
+    pub total_j: f64,
+    /// This node's joules per megabyte delivered to the flows' receiving applications (all
+    /// flows); absent when nothing was delivered.
+    pub joules_per_mb: Option<f64>,
+}
+
+/// Aggregates and fairness over a set of flows (a group, or every flow of the run).
+///
+/// Jain's fairness index over the flows' throughputs x₁..xₙ (Jain, Chiu & Hawe, DEC-TR-301,
+/// 1984): (Σx)² / (n·Σx²), 1 when every flow gets the same, 1/n when one gets everything.
+/// A flow's share is its fraction of the set's total throughput, so the mean share is 1/n
+/// (the fair share) and `share_min` / `share_max` say how far the worst and best flows
+/// stand from it. Index and shares are absent when no flow of the set delivered anything.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowSetSummary {
+    /// Flows in the set.
+    pub flows: u64,
+    /// Of those, flows that delivered every byte.
+    pub completed: u64,
+    /// Of those, flows that `stalled` (see `FlowSummary::stalled`).
+    pub stalled: u64,
+    pub bytes_delivered: u64,
+    /// The flows' `throughput_bps`: their sum, mean, least and greatest.
+    pub throughput_bps_sum: f64,
+    pub throughput_bps_mean: f64,
+    pub throughput_bps_min: f64,
+    pub throughput_bps_max: f64,
+    /// Jain's fairness index over the flows' throughputs.
+    pub jain_index: Option<f64>,
+    /// The least, greatest and mean fraction of the set's total throughput a flow got.
+    pub share_min: Option<f64>,
+    pub share_max: Option<f64>,
+    pub share_mean: Option<f64>,
+    /// Retransmission timer expiries and retransmitted segments, summed over the flows.
+    pub tcp_timeouts: u64,
+    pub tcp_retransmits: u64,
+}
+
+impl FlowSetSummary {
+    /// The aggregates of `flows`.
+    pub fn of<'a>(flows: impl IntoIterator<Item = &'a FlowSummary>) -> Self {
+        let mut s = FlowSetSummary {
+            throughput_bps_min: f64::INFINITY,
+            ..Default::default()
+        };
+        let mut squares = 0.0;
+        for f in flows {
+            let x = f.throughput_bps;
+            s.flows += 1;
+            s.completed += u64::from(f.completed);
+            s.stalled += u64::from(f.stalled);
+            s.bytes_delivered += f.bytes_delivered;
+            s.throughput_bps_sum += x;
+            s.throughput_bps_min = s.throughput_bps_min.min(x);
+            s.throughput_bps_max = s.throughput_bps_max.max(x);
+            squares += x * x;
+            s.tcp_timeouts += f.tcp_timeouts;
+            s.tcp_retransmits += f.tcp_retransmits;
+        }
+        if s.flows == 0 {
+            s.throughput_bps_min = 0.0;
+            return s;
+        }
+        let n = s.flows as f64;
+        let sum = s.throughput_bps_sum;
+        s.throughput_bps_mean = sum / n;
+        if sum > 0.0 {
+            s.jain_index = Some(sum * sum / (n * squares));
+            s.share_min = Some(s.throughput_bps_min / sum);
+            s.share_max = Some(s.throughput_bps_max / sum);
+            s.share_mean = Some(1.0 / n);
+        }
+        s
+    }
+}
+
+/// One group of flows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSummary {
+    pub name: String,
+    /// The group is background traffic (`[[flow]]`'s `background`).
+    pub background: bool,
+    pub stats: FlowSetSummary,
+}
+
+/// The groups of a run, serialized as a table keyed by group name, in order of first
+/// appearance: `{"background": {"background": true, "flows": 20, "jain_index": ...}}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Groups(pub Vec<GroupSummary>);
+
+impl Groups {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The group called `name`.
+    pub fn get(&self, name: &str) -> Option<&GroupSummary> {
+        self.0.iter().find(|g| g.name == name)
+    }
+}
+
+impl Serialize for Groups {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            background: bool,
+            #[serde(flatten)]
+            stats: &'a FlowSetSummary,
+        }
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for g in &self.0 {
+            let entry = Entry {
+                background: g.background,
+                stats: &g.stats,
+            };
+            map.serialize_entry(&g.name, &entry)?;
+        }
+        map.end()
+    }
 }
 
 /// The base-station agent's metrics (absent when `base_station.agent = "none"`).
@@ -296,5 +499,91 @@ impl LleSummary {
         self.acks_passed += o.acks_passed;
         self.ack_flags_cleared += o.ack_flags_cleared;
         self.tcp_ack_frames_on_air += o.tcp_ack_frames_on_air;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flows(throughputs: &[f64]) -> Vec<FlowSummary> {
+        throughputs
+            .iter()
+            .map(|&x| FlowSummary {
+                name: String::new(),
+                group: None,
+                src: String::new(),
+                dst: String::new(),
+                variant: String::new(),
+                cc: String::new(),
+                bytes_total: 0,
+                bytes_delivered: 0,
+                completed: false,
+                throughput_bps: x,
+                completion_s: 0.0,
+                last_delivery_s: None,
+                longest_stall_s: 0.0,
+                stalled: false,
+                stall_threshold_s: 0.0,
+                tcp_timeouts: 1,
+                tcp_fast_retransmits: 0,
+                tcp_retransmits: 2,
+                tcp_segments_sent: 0,
+                delay_mean_s: 0.0,
+                delay_std_s: 0.0,
+                overhead_bytes: 0,
+                tcp_ecn_reductions: 0,
+                objects_completed: None,
+                object_time_mean_s: None,
+                object_time_median_s: None,
+                object_time_max_s: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_when_one_flow_takes_all() {
+        let equal = FlowSetSummary::of(&flows(&[5.0, 5.0, 5.0, 5.0]));
+        assert_eq!(equal.jain_index, Some(1.0));
+        assert_eq!((equal.share_min, equal.share_max), (Some(0.25), Some(0.25)));
+        let hog = FlowSetSummary::of(&flows(&[0.0, 0.0, 0.0, 8.0]));
+        assert_eq!(hog.jain_index, Some(0.25));
+        assert_eq!((hog.share_min, hog.share_max), (Some(0.0), Some(1.0)));
+        assert_eq!(hog.share_mean, Some(0.25), "the fair share, 1/n");
+    }
+
+    #[test]
+    fn jain_index_of_one_two_three_is_thirty_six_over_forty_two() {
+        // (1 + 2 + 3)² / (3 · (1 + 4 + 9)) = 36 / 42 (Jain, Chiu & Hawe 1984, eq. 1).
+        let s = FlowSetSummary::of(&flows(&[1.0, 2.0, 3.0]));
+        assert!((s.jain_index.unwrap() - 36.0 / 42.0).abs() < 1e-15);
+        assert_eq!(s.throughput_bps_sum, 6.0);
+        assert_eq!(s.throughput_bps_mean, 2.0);
+        assert_eq!((s.throughput_bps_min, s.throughput_bps_max), (1.0, 3.0));
+        assert_eq!((s.tcp_timeouts, s.tcp_retransmits), (3, 6));
+    }
+
+    #[test]
+    fn nothing_delivered_leaves_index_and_shares_absent() {
+        let s = FlowSetSummary::of(&flows(&[0.0, 0.0]));
+        assert_eq!((s.flows, s.jain_index, s.share_min), (2, None, None));
+        let empty = FlowSetSummary::of(&flows(&[]));
+        assert_eq!((empty.flows, empty.throughput_bps_min), (0, 0.0));
+    }
+
+    #[test]
+    fn groups_serialize_as_a_table_keyed_by_name_in_order() {
+        let g = |name: &str, background| GroupSummary {
+            name: name.into(),
+            background,
+            stats: FlowSetSummary::of(&flows(&[1.0])),
+        };
+        let json =
+            serde_json::to_string(&Groups(vec![g("zeta", true), g("alpha", false)])).unwrap();
+        assert!(
+            json.starts_with(r#"{"zeta":{"background":true,"flows":1,"#),
+            "{json}"
+        );
+        assert!(json.find("zeta") < json.find("alpha"), "{json}");
     }
 }

@@ -1,6 +1,7 @@
 //! Packets as plain header structs (RFC 791 IPv4 with the RFC 3168 ECN field, RFC 9293 TCP
-//! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP); payload bytes are never stored,
-//! only their length. Each packet carries an id for tracing, the time
+//! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP, and the WTP and WTCP-Sinha headers
+//! of `transport`, each carried in a UDP datagram); payload bytes are never stored, only
+//! their length. Each packet carries an id for tracing, the time
 //! its data was first sent (for per-packet delay) and simulation metadata (the flow it
 //! belongs to, the link-layer service it needs) that protocols must not read.
 
@@ -10,6 +11,8 @@ pub use seq::SeqNumber;
 
 use crate::engine::SimTime;
 use crate::ids::FlowId;
+pub use crate::transport::wtcp_sinha::wire::WtcpSegment;
+pub use crate::transport::wtp::WtpPdu;
 
 /// An IPv4 address.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -250,6 +253,41 @@ pub struct UdpDatagram {
 pub enum Transport {
     Tcp(TcpSegment),
     Udp(UdpDatagram),
+    /// A WTP PDU in a UDP datagram (WAP over IP bearers, survey §2.3).
+    Wtp(WtpPdu),
+    /// A WTCP-Sinha packet in a UDP datagram.
+    WtcpSinha(WtcpSegment),
+}
+
+impl Transport {
+    /// The UDP datagram a WTP or WTCP-Sinha packet travels in (its headers counted as
+    /// payload), or the UDP datagram itself; `None` for TCP.
+    pub fn as_udp(&self) -> Option<UdpDatagram> {
+        match self {
+            Transport::Tcp(_) => None,
+            Transport::Udp(u) => Some(*u),
+            Transport::Wtp(p) => Some(UdpDatagram {
+                src_port: p.src_port,
+                dst_port: p.dst_port,
+                payload_len: p.datagram_len() - UDP_HEADER_LEN,
+            }),
+            Transport::WtcpSinha(s) => Some(UdpDatagram {
+                src_port: s.src_port,
+                dst_port: s.dst_port,
+                payload_len: s.datagram_len() - UDP_HEADER_LEN,
+            }),
+        }
+    }
+
+    /// (source port, destination port).
+    pub fn ports(&self) -> (u16, u16) {
+        match self {
+            Transport::Tcp(s) => (s.header.src_port, s.header.dst_port),
+            Transport::Udp(u) => (u.src_port, u.dst_port),
+            Transport::Wtp(p) => (p.src_port, p.dst_port),
+            Transport::WtcpSinha(s) => (s.src_port, s.dst_port),
+        }
+    }
 }
 
 /// The link-layer service a packet needs (TULIP §3: the network layer marks it; the link
@@ -288,20 +326,23 @@ impl Packet {
     pub fn tcp(&self) -> Option<&TcpSegment> {
         match &self.transport {
             Transport::Tcp(s) => Some(s),
-            Transport::Udp(_) => None,
+            _ => None,
         }
     }
     pub fn tcp_mut(&mut self) -> Option<&mut TcpSegment> {
         match &mut self.transport {
             Transport::Tcp(s) => Some(s),
-            Transport::Udp(_) => None,
+            _ => None,
         }
     }
-    /// Payload bytes of the transport (TCP data or UDP payload).
+    /// Payload bytes of the transport (TCP data, UDP payload, WTP user data, WTCP-Sinha
+    /// data).
     pub fn payload_len(&self) -> u32 {
         match &self.transport {
             Transport::Tcp(s) => s.payload_len,
             Transport::Udp(u) => u.payload_len,
+            Transport::Wtp(p) => p.payload_len(),
+            Transport::WtcpSinha(s) => s.payload_len(),
         }
     }
     /// True for a packet carrying transport payload.
@@ -314,6 +355,8 @@ impl Packet {
             + match &self.transport {
                 Transport::Tcp(s) => s.header.header_len() + s.payload_len,
                 Transport::Udp(u) => UDP_HEADER_LEN + u.payload_len,
+                Transport::Wtp(p) => p.datagram_len(),
+                Transport::WtcpSinha(s) => s.datagram_len(),
             };
     }
 }
@@ -321,6 +364,13 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wide_area_transports_do_not_make_a_packet_larger() {
+        // Packets are copied by value through the arena and the agents' outboxes.
+        assert!(std::mem::size_of::<WtpPdu>() <= std::mem::size_of::<TcpSegment>());
+        assert!(std::mem::size_of::<WtcpSegment>() <= std::mem::size_of::<TcpSegment>());
+    }
 
     #[test]
     fn option_lengths_pad_to_four_bytes() {

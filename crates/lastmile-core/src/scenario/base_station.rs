@@ -342,14 +342,10 @@ pub(crate) fn site<'a>(
             name: &c.name,
             mac: written_name(&c.spec.mac),
             mac_acknowledges: c.spec.mac == MacKind::Dcf,
-            receivers: s
-                .flows
-                .iter()
-                .filter(|f| {
-                    topo.node_index(&f.dst)
-                        .is_some_and(|d| d != node && c.members.contains(&d))
-                })
-                .map(|f| f.dst.as_str())
+            receivers: super::flows::destinations(s, topo)
+                .into_iter()
+                .filter(|&d| d != node && c.members.contains(&d))
+                .map(|d| topo.nodes[d].as_str())
                 .collect(),
         });
     Site { node: name, cell }

@@ -5,12 +5,13 @@
 //! field-path tracking, and run the semantic checks of `validate`. Every failure is a
 //! `ScenarioError` naming the file, the field path, the bad value and what was expected.
 //! `json_schema` exports the same structure for editors; `resolve_topology` expands it into
-//! nodes and links for the builder.
+//! nodes and links for the builder, `expand_flows` the `[[flow]]` entries into flows.
 
 mod base_station;
 mod deserialize;
 mod document;
 mod error;
+mod flows;
 mod load;
 pub mod mobility;
 pub mod model;
@@ -26,6 +27,7 @@ mod tests;
 
 pub(crate) use base_station::site;
 pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
+pub use flows::{expand_flows, matches_pattern, ExpandedFlows, FlowGroup, FlowInstance, FLOWS_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;
 pub use schema::json_schema;

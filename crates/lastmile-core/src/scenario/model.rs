@@ -15,6 +15,7 @@ use crate::error_model::{ErrorModelSpec, FecSpec};
 pub use crate::net::red::{AqmSpec, RedSpec};
 pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
+pub use crate::wireless::energy::{EnergyProfileKind, EnergySpec};
 pub use crate::wireless::link::dda::DdaLinkSpec;
 
 /// A whole simulation: a topology, the base stations' agents and the flows.
@@ -45,6 +46,11 @@ pub struct Scenario {
     /// does about handoffs). Default: none (nothing moves).
     #[serde(default, rename = "mobile", skip_serializing_if = "Vec::is_empty")]
     pub mobiles: Vec<MobileSpec>,
+    /// The radios' power per state for the summary's `energy` section (wireless links and
+    /// cell members): `profile = "ns3"` (default) or `"ns2"`, and any of `transmit_w`,
+    /// `receive_w`, `idle_w`, `sleep_w` in watts instead of the profile's.
+    #[serde(default)]
+    pub energy: EnergySpec,
 }
 
 fn default_seed() -> u64 {
@@ -443,23 +449,58 @@ pub struct FamaSpec {
     pub cts_bytes: Option<u32>,
 }
 
+fn is_zero(d: &Duration) -> bool {
+    d.sim().is_zero()
+}
+
 fn default_queue() -> QueueLimit {
     QueueLimit::Packets(100)
 }
 
-/// One application over one TCP connection from `src` to `dst`.
+/// One application over one TCP connection from `src` to `dst` — or, with `count` or
+/// several nodes named in `src` / `dst`, several such flows alike (`scenario::flows` says
+/// how an entry expands).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// A name for reports. Default "<src>-<dst>-<index>".
+    /// A name for reports. Default "<src>-<dst>-<index>" (the flow's index in the run) for
+    /// an entry of one flow, "flow<entry>" (the entry's index among the `[[flow]]`
+    /// entries) for an entry of several. The flows of an entry of several are named
+    /// "<name>.1" to "<name>.N".
     pub name: Option<String>,
-    /// The node the application sends from (a node of the topology, e.g. "fh").
-    pub src: String,
-    /// The node that receives (e.g. "mh").
-    pub dst: String,
+    /// The group the entry's flows report in (the summary's `groups`, each with its own
+    /// aggregates and Jain's index); entries may share one. Default: the entry's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// How many flows the entry makes, alike but for their ports, random streams and
+    /// `stagger`ed starts (1 to 16384). Default: one per node named in `src` / `dst`
+    /// (the longer list), so 1 for a single source and destination.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// The node the application sends from (e.g. "fh"); or several: a list of node names
+    /// (`["mh1", "mh2"]`) or a pattern where `*` stands for any characters (`"mh*"`: every
+    /// mobile of a `wlan` cell, in order). Flow k of the entry uses the (k mod n)-th node.
+    pub src: Nodes,
+    /// The node that receives (e.g. "mh"), or several, as for `src`.
+    pub dst: Nodes,
     /// When the application opens the connection. Default "0s".
     #[serde(default)]
     pub start: Duration,
+    /// The gap between the starts of the entry's flows: flow k (from 0) starts at `start`
+    /// + k × `stagger`. Default "0s" (all at once).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stagger: Duration,
+    /// A random delay added to each flow's start, uniform in [0, `start_jitter`), drawn
+    /// from the flow's own stream (`flow/<index>/start`). Default "0s".
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_jitter: Duration,
+    /// Background traffic (WTCP §5: long-lived connections sharing the path): the run
+    /// does not wait for these flows — it ends when every other flow is done (or at
+    /// `stop_time`; a run of background flows only ends when they are all done). When
+    /// exactly one flow of a run is not background, the results store keeps its metrics
+    /// unprefixed (`throughput_bps`, ...), as for a run of one flow. Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
     /// When the throughput measurement window opens, from the beginning of the run like
     /// `start` (e.g. "2s" to leave out a warm-up). `throughput_bps` counts the bytes
     /// delivered from then until the flow completes or the run ends. Default: the flow's
@@ -469,7 +510,70 @@ pub struct FlowSpec {
     /// TCP at both ends of the connection. Default: each key's default.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// What `dst` (the mobile) speaks: "tcp" (default), "wap" (WTP to a WAP gateway on the
+    /// path) or "wtcp_sinha" (WTCP of Sinha et al. to its proxy on the path); `src` always
+    /// speaks TCP, to the gateway. Default "tcp".
+    #[serde(default)]
+    pub transport: crate::transport::TransportKind,
     /// The application at `src`: a bulk transfer, a Poisson source or a saturating UDP
-    /// source.
+    /// source; or a request/response client at `dst` with its server at `src`.
     pub app: AppSpec,
+}
+
+/// The nodes at one end of a `[[flow]]` entry: one node by name, a pattern with `*`
+/// (`"mh*"`), or a list of node names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Nodes {
+    /// A node name, or a pattern where `*` stands for any characters.
+    One(String),
+    /// Node names, used in turn.
+    List(Vec<String>),
+}
+
+impl Nodes {
+    /// The single node `name`.
+    pub fn one(name: impl Into<String>) -> Self {
+        Nodes::One(name.into())
+    }
+
+    /// The node's name when this is one node (not a pattern, not a list).
+    pub fn single(&self) -> Option<&str> {
+        match self {
+            Nodes::One(n) if !n.contains('*') => Some(n),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Nodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Nodes::One(n) => write!(f, "\"{n}\""),
+            Nodes::List(list) => {
+                let quoted: Vec<String> = list.iter().map(|n| format!("\"{n}\"")).collect();
+                write!(f, "[{}]", quoted.join(", "))
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Nodes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NodesVisitor;
+        impl<'de> serde::de::Visitor<'de> for NodesVisitor {
+            type Value = Nodes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node name, a pattern such as \"mh*\", or a list of node names")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Nodes, E> {
+                Ok(Nodes::One(name.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Nodes, A::Error> {
+                Vec::<String>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Nodes::List)
+            }
+        }
+        deserializer.deserialize_any(NodesVisitor)
+    }
 }

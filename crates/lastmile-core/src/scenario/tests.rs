@@ -1,7 +1,7 @@
 //! The semantic checks one by one: each bad setting is refused at its own path, and the
 //! value just inside the limit is accepted (so the check is where the spec puts it).
 
-use super::validate::FLOWS_MAX;
+use super::FLOWS_MAX;
 use super::*;
 
 const CHAIN: &str = r#"

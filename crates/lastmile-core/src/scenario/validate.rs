@@ -1,13 +1,12 @@
 //! Semantic checks of a deserialized scenario: what the types alone cannot say. The
-//! topology resolves; flows join existing, distinct, connected nodes; TCP settings respect
-//! RFC 6298's ordering of timers and fit in an IPv4 datagram; links and error models make
+//! topology resolves; flows join existing, distinct, connected nodes (`flows.rs` expands
+//! and checks the entries); TCP settings respect RFC 6298's ordering of timers and fit in
+//! an IPv4 datagram; links and error models make
 //! sense; names are identifiers (they become file and directory names); the numbers that
 //! multiply a time or count ports stay where the engine's arithmetic cannot overflow (the
 //! units' own ranges are in `units.rs`). Each failure names the field path. Everything the
 //! world builder (`sim::build`) would refuse at the start of a run is refused here first,
 //! so `lastmile validate` and `lastmile run` agree.
-
-use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -20,17 +19,11 @@ use super::model::{
     AckPolicy, AqmSpec, FlowSpec, InitialWindow, LinkLayerKind, LinkSpec, MacKind, RecoveryKind,
     Scenario, TcpSpec,
 };
-use super::topology::{
-    check_identifier, link_paths, resolve_topology, unknown_node, ResolvedTopology,
-};
+use super::topology::{check_identifier, link_paths, resolve_topology};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
 /// (RFC 791, RFC 9293).
 const MSS_MAX: u64 = 65_495;
-
-/// The most flows: each source takes its own port from the dynamic range 49152–65535
-/// (RFC 6335 §6), so 16,384 of them.
-pub const FLOWS_MAX: usize = 16_384;
 
 /// The largest factor that multiplies a time estimate into a timeout (Snoop's and WTCP's
 /// `timeout_factor`): with times at most `DURATION_MAX`, a timeout stays far below the end
@@ -62,6 +55,13 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "a time greater than zero",
         ));
     }
+    if let Some((key, watts)) = s.energy.invalid_power() {
+        return Err(ScenarioError::bad_value(
+            format!("energy.{key}"),
+            watts.to_string(),
+            "a power in watts, at least 0",
+        ));
+    }
     let paths = link_paths(s, topo.links.len());
     for (link, path) in topo.links.iter().zip(paths) {
         check_link(&path, &link.spec)?;
@@ -87,32 +87,13 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "at least one `[[flow]]`",
         ));
     }
-    if s.flows.len() > FLOWS_MAX {
-        return Err(ScenarioError::bad_value(
-            "flow",
-            format!("{} flows", s.flows.len()),
-            format!(
-                "at most {FLOWS_MAX} flows (each source takes a port of the dynamic range \
-                 49152-65535)"
-            ),
-        ));
-    }
-    let components = topo.components();
-    let mut names: HashMap<&str, usize> = HashMap::new();
+    // The entries' nodes, counts, names, groups and starts; then each entry's settings,
+    // once for all its flows.
+    super::flows::expand_flows(s, &topo)?;
     for (i, flow) in s.flows.iter().enumerate() {
-        check_flow(&format!("flow[{i}]"), flow, &topo, &components)?;
-        if let Some(name) = &flow.name {
-            check_identifier(&format!("flow[{i}].name"), name, "flow name")?;
-            if let Some(first) = names.insert(name, i) {
-                return Err(ScenarioError::bad_value(
-                    format!("flow[{i}].name"),
-                    format!("\"{name}\""),
-                    format!("a unique flow name (flow[{first}] is also \"{name}\")"),
-                ));
-            }
-        }
+        check_flow(&format!("flow[{i}]"), flow)?;
     }
-    Ok(())
+    crate::transport::check::check_transports(s, &topo)
 }
 
 fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
@@ -308,35 +289,7 @@ fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioEr
     })
 }
 
-fn check_flow(
-    path: &str,
-    f: &FlowSpec,
-    topo: &ResolvedTopology,
-    components: &[usize],
-) -> Result<(), ScenarioError> {
-    let src = topo
-        .node_index(&f.src)
-        .ok_or_else(|| unknown_node(format!("{path}.src"), &f.src, &topo.nodes))?;
-    let dst = topo
-        .node_index(&f.dst)
-        .ok_or_else(|| unknown_node(format!("{path}.dst"), &f.dst, &topo.nodes))?;
-    if src == dst {
-        return Err(ScenarioError::bad_value(
-            format!("{path}.dst"),
-            format!("\"{}\"", f.dst),
-            format!("a node other than the source (\"{}\")", f.src),
-        ));
-    }
-    if components[src] != components[dst] {
-        return Err(ScenarioError::bad_value(
-            format!("{path}.dst"),
-            format!("\"{}\"", f.dst),
-            format!(
-                "a node reachable from \"{}\" over the links (no path joins them)",
-                f.src
-            ),
-        ));
-    }
+fn check_flow(path: &str, f: &FlowSpec) -> Result<(), ScenarioError> {
     check_tcp(&format!("{path}.tcp"), &f.tcp)?;
     f.app.check().map_err(|e| e.under(&format!("{path}.app")))
 }

@@ -2,13 +2,15 @@
 //! `poll_timeout` (the first time at the flow's start) and when one of its datagrams leaves
 //! its interface queue, and applies what it asks for — opening the connection, writes and
 //! the close on the flow's source endpoint, datagrams routed from the source node, the end
-//! of a flow without TCP — then re-arms its timer. The sink side counts datagrams.
+//! of a flow without TCP, a request written at the flow's destination (a request/response
+//! client) — then re-arms its timer. The sink side counts datagrams. Bytes delivered at
+//! either end reach the applications that want them from `World::with_endpoint`.
 //!
 //! Consecutive writes and a close go to the endpoint in one call, so a bulk transfer hands
 //! TCP everything and its FIN at once, as an application writing and closing would.
 
 use crate::apps::{AppAction, AppInput};
-use crate::engine::SimTime;
+use crate::engine::{Lane, SimTime};
 use crate::ids::FlowId;
 use crate::packet::{Ipv4Header, Packet, PacketId, Service, Transport, UdpDatagram, DEFAULT_TTL};
 
@@ -35,7 +37,7 @@ impl World {
         self.app_outbox = out;
         result?;
         let f = &self.flows[flow.index()];
-        self.arm(now, f.app_timer, f.app.poll_timeout())
+        self.arm_in(Lane::Timers, now, f.app_timer, f.app.poll_timeout())
     }
 
     fn apply_app_actions(
@@ -77,6 +79,13 @@ impl World {
                     self.send_datagram(now, flow, payload_bytes)?;
                     rest = tail;
                 }
+                AppAction::Request { bytes, reply_bytes } => {
+                    let sink = self.flows[flow.index()].sink;
+                    self.with_endpoint(now, sink, |c, now, out| {
+                        c.request(now, bytes, reply_bytes, out)
+                    })?;
+                    rest = tail;
+                }
                 AppAction::Finish => {
                     self.finish_flow(flow);
                     rest = tail;
@@ -92,7 +101,7 @@ impl World {
         if !f.done {
             f.done = true;
             f.total_bytes = f.written;
-            self.flows_done += 1;
+            self.flows_done += usize::from(f.ends_run);
         }
     }
 

@@ -1,16 +1,21 @@
 //! From a `Scenario` to a ready `World`: nodes with addresses 10.0.0.1.., links with their
 //! channels and error models (each with its own named random stream), routes, and for each
-//! flow a listening sink, a source and the application's start event.
+//! flow (`scenario::expand_flows`: an entry with `count` or several nodes is several) a
+//! listening sink, a source and the application's start event.
 
 use crate::engine::FxHashMap;
 
+use crate::agents::AgentSpec;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
-use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
 use crate::net::{Channel, Queue, RoutingTable};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, FlowSpec, ResolvedTopology, Scenario};
+use crate::scenario::{resolve_topology, FlowInstance, ResolvedTopology, Scenario};
 use crate::tcp::{TcpConfig, TcpConnection};
+use crate::transport::wtcp_sinha::{WtcpSinhaConfig, WtcpSinhaConnection};
+use crate::transport::wtp::{WtpConfig, WtpInitiator};
+use crate::transport::{AnyEndpoint, TransportKind};
 
 use super::cell::Cell;
 use super::flow::Flow;
@@ -40,8 +45,19 @@ pub fn build(
             demux: FxHashMap::default(),
         });
     }
-    let flow_count = scenario.flows.len();
+    world.energy = super::energy::EnergySettings {
+        profile: scenario.energy.profile.name().to_string(),
+        powers: scenario.energy.powers(),
+    };
+    let flows = crate::scenario::expand_flows(scenario, &topology)
+        .map_err(|e| SimError::Invalid(e.to_string()))?;
+    let flow_count = flows.flows.len();
+    // Only the first wireless-marked link's data-bound direction is reported (the
+    // summary's `wireless`): the others keep no per-flow accounting, which would cost a
+    // cache miss per flow and packet on every hop and memory per flow and link.
+    let mut reported_done = false;
     for l in &topology.links {
+        let reported = l.wireless && !reported_done;
         let s = &l.spec;
         let channel =
             |from: usize, to: usize, errors: &crate::error_model::ErrorModelSpec, dir: &str| {
@@ -71,12 +87,13 @@ pub fn build(
                 channel(l.from, l.to, &s.errors, "fwd"),
                 channel(l.to, l.from, &s.reverse_errors, "rev"),
             ],
-            accounting: [
-                DataAccounting::new(flow_count),
-                DataAccounting::new(flow_count),
-            ],
+            accounting: DataAccounting::new(if reported { flow_count } else { 0 }),
+            accounted: reported,
+            propagating: Default::default(),
+            radios: l.wireless.then(super::energy::LinkRadios::new),
             up: true,
         });
+        reported_done |= reported;
     }
     let mut cell_members = Vec::with_capacity(topology.cells.len());
     for c in &topology.cells {
@@ -100,26 +117,37 @@ pub fn build(
         .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
         .collect();
     world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
-    let node_index = |name: &str| {
-        topology
-            .node_index(name)
-            .map(|i| NodeId(i as u32))
-            .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
-    };
     add_agents(&mut world, scenario, &topology, options, seed)?;
-    for (i, f) in scenario.flows.iter().enumerate() {
-        let src = node_index(&f.src)?;
-        let dst = node_index(&f.dst)?;
+    world.groups = flows.groups.clone();
+    world.flows.reserve_exact(flow_count);
+    world.endpoints.reserve_exact(2 * flow_count);
+    for (i, f) in flows.flows.iter().enumerate() {
+        let gateway = match f.spec.transport {
+            TransportKind::Tcp => None,
+            _ => crate::transport::check::gateway_between(
+                scenario,
+                &topology,
+                &world.routes,
+                f.src,
+                f.dst,
+            )
+            .map(|g| g.agent),
+        };
         add_flow(
             &mut world,
             FlowId(i as u32),
-            f,
-            src,
-            dst,
+            (f, gateway.as_ref()),
             seed,
             !options.traces.is_empty(),
         )?;
     }
+    // The run waits for every flow but background traffic; for every flow if all are.
+    let all_background = world.flows.iter().all(|f| f.background);
+    for f in &mut world.flows {
+        f.ends_run = !f.background || all_background;
+    }
+    world.flows_to_finish = world.flows.iter().filter(|f| f.ends_run).count();
+    drop(flows);
     let trace_handoffs = options.traces.iter().any(|t| t == "handoff");
     super::mobility::add_mobiles(&mut world, scenario, &topology, seed, trace_handoffs)?;
     Ok((world, topology))
@@ -189,20 +217,59 @@ fn place_agent(world: &mut World, node: NodeId, agent: AnyAgent) {
     world.agents.place(node, agent, timer);
 }
 
+/// The endpoint at a flow's destination: TCP listening, a WTP initiator, or WTCP-Sinha
+/// listening with the knobs of the proxy on the path.
+fn sink_endpoint(
+    f: &crate::scenario::FlowSpec,
+    gateway: Option<&AgentSpec>,
+    conn: TcpConnection,
+    src_port: u16,
+) -> AnyEndpoint {
+    match f.transport {
+        TransportKind::Tcp => {
+            let mut conn = conn;
+            conn.listen();
+            AnyEndpoint::Tcp(conn)
+        }
+        TransportKind::Wap => AnyEndpoint::Wtp(Box::new(WtpInitiator::new(
+            WtpConfig::default(),
+            SINK_PORT,
+            src_port,
+        ))),
+        TransportKind::WtcpSinha => {
+            let cfg = match gateway {
+                Some(AgentSpec::WtcpSinha(p)) => {
+                    p.wtcp.config(f.tcp.mss.bytes(), f.tcp.rwnd.bytes())
+                }
+                _ => WtcpSinhaConfig::new(
+                    f.tcp.mss.bytes().min(u64::from(u32::MAX)) as u32,
+                    f.tcp.rwnd.bytes().min(u64::from(u32::MAX)) as u32,
+                ),
+            };
+            let mut conn = WtcpSinhaConnection::new(cfg, SINK_PORT, src_port);
+            conn.listen();
+            AnyEndpoint::WtcpSinha(Box::new(conn))
+        }
+    }
+}
+
+/// Flow `id` (the `id`-th of the run): its source and listening sink, its application and
+/// the application's first wake-up at the flow's start (`start_jitter` drawn from the
+/// flow's own stream).
 fn add_flow(
     world: &mut World,
     id: FlowId,
-    f: &FlowSpec,
-    src: NodeId,
-    dst: NodeId,
+    (flow, gateway): (&FlowInstance, Option<&AgentSpec>),
     seed: u64,
     trace: bool,
 ) -> Result<(), SimError> {
-    let i = id.index();
+    let (f, i) = (flow.spec, id.index());
+    let (src, dst) = (NodeId(flow.src as u32), NodeId(flow.dst as u32));
     let src_addr = world.nodes[src.index()].addr;
     let dst_addr = world.nodes[dst.index()].addr;
-    let src_port = SOURCE_PORT_BASE
-        .checked_add(u16::try_from(i).unwrap_or(u16::MAX))
+    let src_port = u16::try_from(i)
+        .ok()
+        .and_then(|i| SOURCE_PORT_BASE.checked_add(i))
         .ok_or_else(|| SimError::Invalid("too many flows for the port space".into()))?;
     let mut isn_rng = RngStream::derive(seed, &format!("flow/{i}/isn"));
     let source_isn = f.tcp.isn.unwrap_or_else(|| isn_rng.next_u64() as u32);
@@ -217,16 +284,20 @@ fn add_flow(
         source_isn,
         trace,
     ));
-    let mut sink_conn = TcpConnection::new(TcpConfig::from_spec(
-        &f.tcp,
-        (dst_addr, SINK_PORT),
-        (src_addr, src_port),
-        sink_isn,
-        false,
-    ));
-    sink_conn.listen();
+    let sink_conn = sink_endpoint(
+        f,
+        gateway,
+        TcpConnection::new(TcpConfig::from_spec(
+            &f.tcp,
+            (dst_addr, SINK_PORT),
+            (src_addr, src_port),
+            sink_isn,
+            false,
+        )),
+        src_port,
+    );
     for (conn, node, remote, is_source) in [
-        (source_conn, src, dst_addr, true),
+        (AnyEndpoint::Tcp(source_conn), src, dst_addr, true),
         (sink_conn, dst, src_addr, false),
     ] {
         let endpoint = EndpointId(world.endpoints.len() as u32);
@@ -236,6 +307,7 @@ fn add_flow(
             remote,
             flow: id,
             is_source,
+            sent_data: false,
             timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
@@ -246,17 +318,28 @@ fn add_flow(
         .demux
         .insert((SINK_PORT, src_addr, src_port), sink);
 
-    let start = SimTime::ZERO + f.start.sim();
-    let app = f.app.build(start, seed, i);
+    let jitter = f.start_jitter.sim();
+    let jitter = if jitter.is_zero() {
+        SimDuration::ZERO
+    } else {
+        let mut rng = RngStream::derive(seed, &format!("flow/{i}/start"));
+        SimDuration::from_nanos(rng.below(jitter.as_nanos()))
+    };
+    let start = flow.start + jitter;
+    let app = f.app.build(SimTime::ZERO + start, seed, i);
     let app_timer = world.timers.add(TimerOwner::App(id));
+    let measure_from = f.measure_from.map_or(SimDuration::ZERO, |m| m.sim());
     world.flows.push(Flow {
-        name: f
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{}-{}-{i}", f.src, f.dst)),
-        src: f.src.clone(),
-        dst: f.dst.clone(),
-        variant: f.tcp.recovery_kind().name(),
+        name: flow.name.clone(),
+        group: flow.group as u32,
+        background: f.background,
+        ends_run: true,
+        src: world.nodes[src.index()].name.clone(),
+        dst: world.nodes[dst.index()].name.clone(),
+        variant: match f.transport {
+            TransportKind::Tcp => f.tcp.recovery_kind().name(),
+            other => other.name(),
+        },
         app,
         app_timer,
         source,
@@ -266,10 +349,7 @@ fn add_flow(
         delivered: 0,
         first_data_sent: None,
         last_delivery: None,
-        window_start: SimTime::ZERO
-            + f.start
-                .sim()
-                .max(f.measure_from.map_or(SimDuration::ZERO, |m| m.sim())),
+        window_start: SimTime::ZERO + start.max(measure_from),
         delivered_before_window: 0,
         stall_since: None,
         longest_stall: SimDuration::ZERO,
@@ -277,5 +357,5 @@ fn add_flow(
         done: false,
     });
     let deadline = world.flows[i].app.poll_timeout();
-    world.arm(SimTime::ZERO, app_timer, deadline)
+    world.arm_in(Lane::Timers, SimTime::ZERO, app_timer, deadline)
 }

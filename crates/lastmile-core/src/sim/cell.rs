@@ -201,7 +201,7 @@ impl Cell {
         };
         cell.medium.set_code(cell.code);
         for &node in members {
-            cell.add_station(node, members.len(), timers);
+            cell.add_station(SimTime::ZERO, node, members.len(), timers);
         }
         if let Some(head) = cell.stations.first() {
             cell.tulip = tulip_config(spec, &head.mac);
@@ -218,6 +218,7 @@ impl Cell {
     /// head, the hop's errors for the others), its MAC, its interface queue.
     fn add_station(
         &mut self,
+        now: SimTime,
         node: NodeId,
         initial_size: usize,
         timers: &mut crate::engine::TimerTable<TimerOwner>,
@@ -236,7 +237,7 @@ impl Cell {
         } else {
             &spec.errors
         };
-        self.medium.join(node);
+        self.medium.join(now, node);
         let rng = RngStream::derive(seed, &stream("errors"));
         self.medium
             .set_error_model(node, errors.build(phy.data_rate_bps, rng));
@@ -286,6 +287,7 @@ impl Cell {
     /// the other members towards it start afresh, as a link to a newly arrived peer does.
     pub fn join(
         &mut self,
+        now: SimTime,
         node: NodeId,
         timers: &mut crate::engine::TimerTable<TimerOwner>,
     ) -> Result<StationId, SimError> {
@@ -300,7 +302,7 @@ impl Cell {
                 timers.set(link.timer, None);
             }
         }
-        Ok(self.add_station(node, 0, timers))
+        Ok(self.add_station(now, node, 0, timers))
     }
 
     /// `node` leaves the cell: it is off the medium at once (what was arriving at it is
@@ -308,11 +310,16 @@ impl Cell {
     /// Events still pending for it find it gone and do nothing. The packets the others had
     /// queued for it are discarded (so they block no one), and so is anything sent to it
     /// later; frames already with a MAC or a link layer run their course.
-    pub fn leave(&mut self, node: NodeId, timers: &mut crate::engine::TimerTable<TimerOwner>) {
+    pub fn leave(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        timers: &mut crate::engine::TimerTable<TimerOwner>,
+    ) {
         let Some(id) = self.members.remove(&node) else {
             return;
         };
-        self.medium.leave(node);
+        self.medium.leave(now, node);
         for st in self.stations.iter_mut().filter(|st| st.present) {
             self.stats.to_absent_drops += st.ifq.retain(|(_, to)| *to != node) as u64;
         }
@@ -383,12 +390,14 @@ impl Cell {
 impl World {
     /// `node` leaves cell `cell` (see `Cell::leave`).
     pub fn cell_leave(&mut self, cell: CellId, node: NodeId) {
-        self.cells[cell.index()].leave(node, &mut self.timers);
+        let now = self.queue.now();
+        self.cells[cell.index()].leave(now, node, &mut self.timers);
     }
 
     /// `node` joins cell `cell` (see `Cell::join`).
     pub fn cell_join(&mut self, cell: CellId, node: NodeId) -> Result<StationId, SimError> {
-        self.cells[cell.index()].join(node, &mut self.timers)
+        let now = self.queue.now();
+        self.cells[cell.index()].join(now, node, &mut self.timers)
     }
 }
 

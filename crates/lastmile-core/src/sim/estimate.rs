@@ -100,15 +100,14 @@ fn fragments(spec: &crate::scenario::LinkSpec) -> f64 {
 pub fn estimate(scenario: &Scenario, topo: &ResolvedTopology, routes: &RoutingTable) -> Estimate {
     let stop_s = scenario.stop_time.sim().as_secs_f64();
     let (mut events, mut end_s) = (0.0f64, 0.0f64);
-    for f in &scenario.flows {
-        let (Some(src), Some(dst)) = (topo.node_index(&f.src), topo.node_index(&f.dst)) else {
-            continue;
-        };
+    let flows = crate::scenario::expand_flows(scenario, topo).unwrap_or_default();
+    for flow in &flows.flows {
+        let (f, src, dst) = (flow.spec, flow.src, flow.dst);
         let Some(route) = path(topo, routes, src, dst) else {
             continue;
         };
         let (per_frame, bottleneck_bps) = (route.events_per_frame, route.slowest_bps);
-        let start_s = f.start.sim().as_secs_f64();
+        let start_s = flow.start.as_secs_f64();
         let max_rto_s = f.tcp.max_rto.sim().as_secs_f64().max(1e-9);
         if !route.arrives {
             let lasts_s = (stop_s - start_s).max(0.0);

@@ -58,6 +58,12 @@ pub fn stall_threshold(largest_rto: SimDuration, window: SimDuration) -> SimDura
 #[derive(Clone, Debug)]
 pub struct Flow {
     pub name: String,
+    /// Its group (an index into `World::groups`).
+    pub group: u32,
+    /// Background traffic (`FlowSpec::background`).
+    pub background: bool,
+    /// The run waits for this flow to be done (every flow but background traffic).
+    pub ends_run: bool,
     pub src: String,
     pub dst: String,
     pub variant: &'static str,

@@ -33,6 +33,7 @@ use crate::net::{CellId, Hop};
 use crate::packet::{Ipv4Addr, Packet};
 use crate::scenario::mobility::{resolve_mobiles, AttachHop, ResolvedMobile};
 use crate::scenario::{HandoffTcp, Residence, ResolvedTopology, Scenario};
+use crate::transport::AnyEndpoint;
 
 use super::world::{TimerOwner, World};
 use super::SimError;
@@ -517,14 +518,26 @@ impl World {
             match (&tcp, joined) {
                 (HandoffTcp::FastRetransmit { dupacks }, true) => {
                     let n = *dupacks;
-                    self.with_endpoint(now, ep, |c, now, out| c.send_acks(now, n, out))?;
+                    self.with_endpoint(now, ep, |c, now, out| {
+                        if let AnyEndpoint::Tcp(c) = c {
+                            c.send_acks(now, n, &mut out.tcp);
+                        }
+                    })?;
                 }
                 (HandoffTcp::Freeze { copies, .. }, true) => {
                     let n = *copies;
-                    self.with_endpoint(now, ep, |c, now, out| c.unfreeze(now, n, out))?;
+                    self.with_endpoint(now, ep, |c, now, out| {
+                        if let AnyEndpoint::Tcp(c) = c {
+                            c.unfreeze(now, n, &mut out.tcp);
+                        }
+                    })?;
                 }
                 (HandoffTcp::Freeze { .. }, false) => {
-                    self.with_endpoint(now, ep, |c, now, out| c.freeze(now, out))?;
+                    self.with_endpoint(now, ep, |c, now, out| {
+                        if let AnyEndpoint::Tcp(c) = c {
+                            c.freeze(now, &mut out.tcp);
+                        }
+                    })?;
                 }
                 _ => {}
             }

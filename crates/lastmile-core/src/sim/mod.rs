@@ -19,6 +19,7 @@ mod app_hook;
 mod build;
 mod capture;
 mod cell;
+mod energy;
 mod estimate;
 mod flow;
 mod mobility;

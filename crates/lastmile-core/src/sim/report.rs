@@ -1,8 +1,11 @@
-//! Turning the world's counters into the run summary (`metrics::RunSummary`).
+//! Turning the world's counters into the run summary (`metrics::RunSummary`): per flow,
+//! per group of flows and over all of them (fairness), per link, cell and agent.
 
 use crate::engine::SimTime;
+use crate::metrics::summary::object_times;
 use crate::metrics::{
-    CellSummary, EngineSummary, FlowSummary, LinkSummary, RunSummary, WirelessSummary,
+    CellSummary, EngineSummary, FlowSetSummary, FlowSummary, GroupSummary, Groups, LinkSummary,
+    RunSummary, WirelessSummary,
 };
 
 use super::cell::Cell;
@@ -25,17 +28,35 @@ pub fn summarize(
     reason: StopReason,
     wall_s: f64,
 ) -> RunSummary {
-    let flows = world
+    let several = world.flows.len() > 1;
+    let flows: Vec<FlowSummary> = world
         .flows
         .iter()
         .map(|f| {
-            let source = &world.endpoints[f.source.index()].conn;
+            let source = world.endpoints[f.source.index()]
+                .conn
+                .tcp()
+                .expect("a flow's source speaks TCP");
             let stats = source.stats();
             let transfer = f.transfer_time(end).as_secs_f64();
             let longest_stall = f.longest_stall(end);
             let threshold = stall_threshold(source.largest_base_rto(), f.measurement_window(end));
+            let (objects_completed, object_time_mean_s, object_time_median_s, object_time_max_s) =
+                match f.app.objects() {
+                    Some(objects) => {
+                        let times: Vec<f64> = objects
+                            .iter()
+                            .filter_map(|o| o.completed.map(|c| c.saturating_since(o.requested)))
+                            .map(|d| d.as_secs_f64())
+                            .collect();
+                        let (n, mean, median, max) = object_times(&times);
+                        (Some(n), mean, median, max)
+                    }
+                    None => (None, None, None, None),
+                };
             FlowSummary {
                 name: f.name.clone(),
+                group: several.then(|| world.groups[f.group as usize].name.clone()),
                 src: f.src.clone(),
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
@@ -58,6 +79,10 @@ pub fn summarize(
                 overhead_bytes: (stats.payload_bytes_sent + stats.header_bytes_sent)
                     .saturating_sub(f.delivered),
                 tcp_ecn_reductions: stats.ecn_reductions,
+                objects_completed,
+                object_time_mean_s,
+                object_time_median_s,
+                object_time_max_s,
             }
         })
         .collect();
@@ -77,10 +102,17 @@ pub fn summarize(
             });
         }
     }
+    let (groups, fairness) = if several {
+        (groups(world, &flows), Some(FlowSetSummary::of(&flows)))
+    } else {
+        (Groups::default(), None)
+    };
     RunSummary {
         name: name.to_string(),
         seed,
         flows,
+        groups,
+        fairness,
         wireless: world
             .links
             .iter()
@@ -97,6 +129,7 @@ pub fn summarize(
             a
         }),
         mobiles: world.mobility.summaries(),
+        energy: super::energy::energy_summary(world, end),
         engine: EngineSummary {
             events: world.queue.events_processed(),
             sim_time_s: end.as_secs_f64(),
@@ -111,9 +144,29 @@ pub fn summarize(
     }
 }
 
+/// Each group's aggregates, from the flows' summaries (one pass over the flows).
+fn groups(world: &World, flows: &[FlowSummary]) -> Groups {
+    let mut members: Vec<Vec<&FlowSummary>> = vec![Vec::new(); world.groups.len()];
+    for (f, summary) in world.flows.iter().zip(flows) {
+        members[f.group as usize].push(summary);
+    }
+    Groups(
+        world
+            .groups
+            .iter()
+            .zip(members)
+            .map(|(g, members)| GroupSummary {
+                name: g.name.clone(),
+                background: g.background,
+                stats: FlowSetSummary::of(members),
+            })
+            .collect(),
+    )
+}
+
 fn wireless_summary(l: &Link) -> WirelessSummary {
     let fwd = &l.dirs[0];
-    let acc = &l.accounting[0];
+    let acc = &l.accounting;
     WirelessSummary {
         link: l.name.clone(),
         frames_sent: fwd.stats.frames_sent,

@@ -3,15 +3,18 @@
 //! which delivers them to a TCP endpoint or forwards them. Protocols are driven only
 //! through their public state-machine interface; the world applies their outboxes.
 
+use std::collections::VecDeque;
+
 use crate::engine::FxHashMap;
 
-use crate::engine::{EventQueue, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
+use crate::engine::{EventQueue, Lane, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
 use crate::ids::{AgentId, Direction, EndpointId, FlowId, LinkId, NodeId, StationId};
 use crate::net::{CellId, Channel, Hop, Offer, RoutingTable};
 use crate::packet::{
     Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
 };
-use crate::tcp::{TcpConnection, TcpOutbox};
+use crate::tcp::TcpOutbox;
+use crate::transport::{AnyEndpoint, EndpointOutbox, OutPacket};
 use crate::wireless::medium::TxId;
 
 use super::agent_hook::AgentHooks;
@@ -66,6 +69,9 @@ pub enum Event {
     TxDone { link: LinkId, dir: Direction },
     /// A packet reached a node.
     Arrive { node: NodeId, slot: PacketSlot },
+    /// The first packet propagating on a link direction reached its far end
+    /// (`Link::propagating`; the next is queued in the place it took when it was sent).
+    Propagated { link: LinkId, dir: Direction },
     /// A timer of `World::timers` (generation-checked): every endpoint's, application's,
     /// agent's, MAC's and link layer's.
     Timer { timer: TimerId, generation: u32 },
@@ -102,6 +108,21 @@ pub enum TimerOwner {
     Mobile(u32),
 }
 
+impl TimerOwner {
+    /// The queue's heap its events wait in: connections' and applications' timers — one
+    /// or two per flow, mostly moved on before they fire — apart from the hot events
+    /// (`engine::queue` module notes).
+    pub fn lane(self) -> Lane {
+        match self {
+            TimerOwner::Endpoint(_) | TimerOwner::App(_) => Lane::Timers,
+            TimerOwner::Agent(_)
+            | TimerOwner::Mac { .. }
+            | TimerOwner::Link { .. }
+            | TimerOwner::Mobile(_) => Lane::Main,
+        }
+    }
+}
+
 /// A host or router.
 #[derive(Debug)]
 pub struct Node {
@@ -111,26 +132,38 @@ pub struct Node {
     pub demux: FxHashMap<(u16, Ipv4Addr, u16), EndpointId>,
 }
 
-/// A full-duplex link: two channels and their data accounting.
+/// A full-duplex link: two channels and the data accounting of the first (`from` → `to`).
 #[derive(Debug)]
 pub struct Link {
     pub name: String,
     pub wireless: bool,
     pub dirs: [Channel<PacketSlot>; 2],
-    pub accounting: [DataAccounting; 2],
+    /// The `from` → `to` direction's data accounting, kept only when `accounted` (the link
+    /// the summary's `wireless` reports).
+    pub accounting: DataAccounting,
+    pub accounted: bool,
+    /// Per direction, the packets propagating (arrival time, place in the event order,
+    /// packet) in order: only the first has an event pending (`EventQueue` module notes),
+    /// so a long fat pipe costs the queue one entry, not one per packet in flight.
+    pub propagating: [VecDeque<(SimTime, u64, PacketSlot)>; 2],
+    /// The radios at its two ends, for a wireless link (`sim::energy`).
+    pub radios: Option<super::energy::LinkRadios>,
     /// False while the mobile it attaches is out of its reach (`sim::mobility`): what is
     /// offered to it is lost to the handoff.
     pub up: bool,
 }
 
-/// One side of a TCP connection, placed on a node.
+/// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
+/// node.
 #[derive(Debug)]
 pub struct Endpoint {
-    pub conn: TcpConnection,
+    pub conn: AnyEndpoint,
     pub node: NodeId,
     pub remote: Ipv4Addr,
     pub flow: FlowId,
     pub is_source: bool,
+    /// The endpoint has sent a data segment.
+    pub sent_data: bool,
     pub timer: TimerId,
 }
 
@@ -156,20 +189,26 @@ pub struct World {
     pub routes: RoutingTable,
     pub endpoints: Vec<Endpoint>,
     pub flows: Vec<Flow>,
+    /// The flows' groups, in order of first appearance (`scenario::expand_flows`).
+    pub groups: Vec<crate::scenario::FlowGroup>,
     pub traces: Traces,
     pub stop_time: SimTime,
     pub no_route_drops: u64,
     pub ttl_drops: u64,
-    outbox: TcpOutbox,
+    outbox: EndpointOutbox,
     pub(super) app_outbox: crate::apps::AppOutbox,
     pub(super) next_packet_id: u64,
+    /// Flows done among those the run waits for (`Flow::ends_run`), and their number.
     pub(super) flows_done: usize,
+    pub(super) flows_to_finish: usize,
     /// Opt-in pcap capture of chosen links.
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
     pub agents: AgentHooks,
     /// Mobile hosts and their handoffs (see `mobility.rs`).
     pub mobility: Mobility,
+    /// The power profile the summary's `energy` section uses.
+    pub energy: super::energy::EnergySettings,
 }
 
 impl World {
@@ -184,22 +223,26 @@ impl World {
             routes: RoutingTable::default(),
             endpoints: Vec::new(),
             flows: Vec::new(),
+            groups: Vec::new(),
             traces,
             stop_time,
             no_route_drops: 0,
             ttl_drops: 0,
-            outbox: TcpOutbox::default(),
+            outbox: EndpointOutbox::default(),
             app_outbox: Default::default(),
             next_packet_id: 0,
             flows_done: 0,
+            flows_to_finish: 0,
             captures: None,
             agents: AgentHooks::default(),
             mobility: Mobility::default(),
+            energy: Default::default(),
         }
     }
 
-    /// Runs until every flow is done or the next event lies beyond `stop_time`, telling
-    /// `observer` where the run stands every `PROGRESS_EVERY` events; it may stop the run.
+    /// Runs until every flow but background traffic is done or the next event lies beyond
+    /// `stop_time`, telling `observer` where the run stands every `PROGRESS_EVERY` events;
+    /// it may stop the run.
     pub fn run(&mut self, observer: &mut dyn RunObserver) -> Result<StopReason, SimError> {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
@@ -229,7 +272,7 @@ impl World {
             }
             let (now, event) = self.queue.pop().expect("peeked");
             self.dispatch(now, event)?;
-            if self.flows_done == self.flows.len() {
+            if self.flows_done == self.flows_to_finish {
                 return Ok(Some(StopReason::Completed));
             }
             if self.queue.events_processed() == limit {
@@ -243,6 +286,7 @@ impl World {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
             Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
+            Event::Propagated { link, dir } => self.on_propagated(now, link, dir),
             Event::Timer { timer, generation } => self.on_timer(now, timer, generation),
             Event::CellRxStart { cell, station } => self.on_cell_rx_start(now, cell, station),
             Event::CellRxEnd { cell, station, tx } => self.on_cell_rx_end(now, cell, station, tx),
@@ -264,14 +308,27 @@ impl World {
         id: TimerId,
         deadline: Option<SimTime>,
     ) -> Result<(), SimError> {
+        self.arm_in(Lane::Main, now, id, deadline)
+    }
+
+    /// `arm` for a timer whose events wait in `lane` (`TimerOwner::lane`).
+    #[inline]
+    pub(super) fn arm_in(
+        &mut self,
+        lane: Lane,
+        now: SimTime,
+        id: TimerId,
+        deadline: Option<SimTime>,
+    ) -> Result<(), SimError> {
         match self.timers.set(id, deadline) {
-            TimerAction::Schedule { at, generation } => self.schedule(
+            TimerAction::Schedule { at, generation } => Ok(self.queue.schedule_in(
+                lane,
                 at.max(now),
                 Event::Timer {
                     timer: id,
                     generation,
                 },
-            ),
+            )?),
             TimerAction::None => Ok(()),
         }
     }
@@ -281,13 +338,14 @@ impl World {
     fn on_timer(&mut self, now: SimTime, id: TimerId, generation: u32) -> Result<(), SimError> {
         match self.timers.fire(id, now, generation) {
             (TimerFire::Ignore, _) | (TimerFire::Expired, None) => Ok(()),
-            (TimerFire::Rearm { at, generation }, _) => self.schedule(
+            (TimerFire::Rearm { at, generation }, owner) => Ok(self.queue.schedule_in(
+                owner.map_or(Lane::Main, TimerOwner::lane),
                 at,
                 Event::Timer {
                     timer: id,
                     generation,
                 },
-            ),
+            )?),
             (TimerFire::Expired, Some(owner)) => self.on_timer_expired(now, owner),
         }
     }
@@ -364,6 +422,7 @@ impl World {
                 if ce {
                     self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
                 }
+                self.links[link.index()].on_radio_tx(dir, now, tx_end);
                 self.capture_frame(link, dir, now, slot)?;
                 self.schedule(tx_end, Event::TxDone { link, dir })
             }
@@ -412,7 +471,9 @@ impl World {
         }
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
-        l.accounting[dir.index()].on_transmitted(packet, frame_bytes, lost);
+        if l.accounted && dir.index() == 0 {
+            l.accounting.on_transmitted(packet, frame_bytes, lost);
+        }
         if let Some(captures) = self.captures.as_mut() {
             let from = l.dirs[1 - dir.index()].to;
             captures.link_finished(link, dir, from, to, lost)?;
@@ -423,15 +484,42 @@ impl World {
         if lost {
             self.packets.remove(slot);
         } else {
-            self.schedule(now + delay, Event::Arrive { node: to, slot })?;
+            let (at, seq) = (now + delay, self.queue.reserve_seq());
+            let fifo = &mut l.propagating[dir.index()];
+            fifo.push_back((at, seq, slot));
+            if fifo.len() == 1 {
+                self.queue
+                    .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
+            }
         }
-        let channel = &mut self.links[link.index()].dirs[dir.index()];
-        if let Some(tx_end) = channel.start_next(now) {
+        let l = &mut self.links[link.index()];
+        if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
+            l.on_radio_tx(dir, now, tx_end);
+            let channel = &l.dirs[dir.index()];
             let next = channel.on_wire().expect("just started");
             self.capture_frame(link, dir, now, next)?;
             self.schedule(tx_end, Event::TxDone { link, dir })?;
         }
         Ok(())
+    }
+
+    /// The first packet propagating on `link`'s direction `dir` arrives; the next one's
+    /// event goes into the queue in its reserved place.
+    fn on_propagated(
+        &mut self,
+        now: SimTime,
+        link: LinkId,
+        dir: Direction,
+    ) -> Result<(), SimError> {
+        let l = &mut self.links[link.index()];
+        let fifo = &mut l.propagating[dir.index()];
+        let (_, _, slot) = fifo.pop_front().expect("Propagated without a packet");
+        if let Some(&(at, seq, _)) = fifo.front() {
+            self.queue
+                .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
+        }
+        let to = l.dirs[dir.index()].to;
+        self.on_arrive(now, to, slot)
     }
 
     fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
@@ -459,7 +547,7 @@ impl World {
         self.deliver_local(now, node, packet)
     }
 
-    /// Hands a packet addressed to `node` to its TCP endpoint (or UDP sink).
+    /// Hands a packet addressed to `node` to its endpoint (or UDP sink).
     pub(super) fn deliver_local(
         &mut self,
         now: SimTime,
@@ -467,42 +555,121 @@ impl World {
         packet: Packet,
     ) -> Result<(), SimError> {
         let n = &self.nodes[node.index()];
-        let Transport::Tcp(segment) = packet.transport else {
+        if let Transport::Udp(_) = packet.transport {
             self.on_udp_datagram(now, &packet);
             return Ok(());
-        };
-        let key = (
-            segment.header.dst_port,
-            packet.ip.src,
-            segment.header.src_port,
-        );
+        }
+        let (src_port, dst_port) = packet.transport.ports();
+        let key = (dst_port, packet.ip.src, src_port);
         let Some(&endpoint) = n.demux.get(&key) else {
             return Ok(()); // No listener: a real host would answer RST; nothing here needs it.
         };
-        let ce = packet.ip.ecn == Ecn::Ce;
         self.with_endpoint(now, endpoint, |conn, now, out| {
-            conn.on_segment_marked(now, &segment, ce, packet.origin_time, out)
+            conn.on_packet(now, &packet, out)
         })
     }
 
     // ----- endpoints ---------------------------------------------------------------------
 
-    /// Calls into an endpoint's state machine, then applies what it asked for.
+    /// Calls into an endpoint's state machine, then applies what it asked for; tells an
+    /// application that wants them of the bytes delivered (`AppInput::Delivered`).
     pub(super) fn with_endpoint(
         &mut self,
         now: SimTime,
         ep: EndpointId,
-        call: impl FnOnce(&mut TcpConnection, SimTime, &mut TcpOutbox),
+        call: impl FnOnce(&mut AnyEndpoint, SimTime, &mut EndpointOutbox),
     ) -> Result<(), SimError> {
         let mut out = std::mem::take(&mut self.outbox);
         out.clear();
         call(&mut self.endpoints[ep.index()].conn, now, &mut out);
-        let result = self.apply_outbox(now, ep, &out);
+        let mut result = self.apply_outbox(now, ep, &out.tcp);
+        if result.is_ok() && !out.other.packets.is_empty() {
+            result = self.send_transport_packets(now, ep, &out.other.packets);
+        }
+        if result.is_ok() && !out.other.delivered.is_empty() {
+            result = self.on_other_deliveries(now, ep, &out.other.delivered);
+        }
+        let flow = self.endpoints[ep.index()].flow;
+        let any = !out.tcp.delivered.is_empty() || !out.other.delivered.is_empty();
+        let delivered: u64 = if any && self.flows[flow.index()].app.wants_deliveries() {
+            let tcp = out
+                .tcp
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>();
+            tcp + out
+                .other
+                .delivered
+                .iter()
+                .map(|d| u64::from(d.len))
+                .sum::<u64>()
+        } else {
+            0
+        };
         self.outbox = out;
         result?;
         let endpoint = &self.endpoints[ep.index()];
-        self.arm(now, endpoint.timer, endpoint.conn.poll_timeout())?;
-        self.check_flow_done(self.endpoints[ep.index()].flow);
+        self.arm_in(
+            Lane::Timers,
+            now,
+            endpoint.timer,
+            endpoint.conn.poll_timeout(),
+        )?;
+        self.check_flow_done(ep);
+        if delivered > 0 {
+            let at = if self.endpoints[ep.index()].is_source {
+                crate::apps::AppEnd::Source
+            } else {
+                crate::apps::AppEnd::Sink
+            };
+            let input = crate::apps::AppInput::Delivered {
+                at,
+                bytes: delivered,
+            };
+            self.app_call(now, flow, input)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes a WTP or WTCP-Sinha endpoint delivered: the sink's count for the flow.
+    fn on_other_deliveries(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        delivered: &[crate::tcp::Delivery],
+    ) -> Result<(), SimError> {
+        let e = &self.endpoints[ep.index()];
+        if e.is_source {
+            return Ok(());
+        }
+        let flow = e.flow;
+        for d in delivered {
+            self.flows[flow.index()].on_delivery(now, d)?;
+        }
+        Ok(())
+    }
+
+    /// Routes the packets a WTP or WTCP-Sinha endpoint sent.
+    fn send_transport_packets(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        packets: &[OutPacket],
+    ) -> Result<(), SimError> {
+        let (node, remote, flow) = {
+            let e = &self.endpoints[ep.index()];
+            (e.node, e.remote, e.flow)
+        };
+        let src = self.nodes[node.index()].addr;
+        for p in packets {
+            let mut packet = crate::transport::split::build_packet(src, remote, *p, flow);
+            packet.id = PacketId(self.next_packet_id);
+            packet.ip.ident = self.next_packet_id as u16;
+            self.next_packet_id += 1;
+            let slot = self.packets.insert(packet);
+            self.route_from(now, node, slot)?;
+        }
         Ok(())
     }
 
@@ -527,7 +694,9 @@ impl World {
             }
         }
         for s in &out.segments {
-            if is_source && s.segment.payload_len > 0 {
+            // The flow's first data segment (`sent_data` spares the flow's record after it).
+            if is_source && s.segment.payload_len > 0 && !self.endpoints[ep.index()].sent_data {
+                self.endpoints[ep.index()].sent_data = true;
                 self.flows[flow.index()].on_data_sent(now);
             }
             let mut packet = Packet {
@@ -563,15 +732,24 @@ impl World {
         Ok(())
     }
 
-    fn check_flow_done(&mut self, flow: FlowId) {
+    /// The flow of endpoint `ep`, just called, is done once every byte is delivered and
+    /// both ends are finished. Only the call that finishes an end can make it so: the
+    /// endpoint's own state (hot) is looked at first, the flow's and the other end's only
+    /// then, so that an ordinary segment touches no more per-flow state than it used.
+    fn check_flow_done(&mut self, ep: EndpointId) {
+        let endpoint = &self.endpoints[ep.index()];
+        if !endpoint.conn.is_finished() {
+            return;
+        }
+        let flow = endpoint.flow;
         let f = &self.flows[flow.index()];
         if f.done || !f.all_delivered() {
             return;
         }
         let finished = |e: EndpointId| self.endpoints[e.index()].conn.is_finished();
         if finished(f.source) && finished(f.sink) {
+            self.flows_done += usize::from(f.ends_run);
             self.flows[flow.index()].done = true;
-            self.flows_done += 1;
         }
     }
 }

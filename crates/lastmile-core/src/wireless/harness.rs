@@ -83,7 +83,7 @@ pub fn run_saturated(cfg: SaturationConfig) -> SaturationReport {
     let macs = (0..=n)
         .map(|i| {
             let node = NodeId(i as u32);
-            medium.join(node);
+            medium.join(SimTime::ZERO, node);
             let rng = RngStream::derive(cfg.seed, &format!("wireless/dcf/{i}"));
             Dcf::new(node, cfg.dcf.clone(), rng)
         })

@@ -22,15 +22,19 @@
 //! A full-duplex medium (`Medium::full_duplex`, under `mac = "duplex"`) gives every member
 //! a channel of its own: its frames neither collide with others' nor are missed while it
 //! transmits, and no member senses another's carrier; only the error model can lose them.
+//! Each member's radio time per state (transmit, receive, idle; asleep after it leaves) is
+//! kept by a `RadioMeter` (`wireless::energy`): its own transmissions, and every arrival at
+//! it, whatever its fate. A member that leaves keeps its meter for when it joins again.
 //!
 //! Left out: hidden terminals and ranges (every member hears every other), capture, per-pair
-//! propagation delays, radio energy states.
+//! propagation delays.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{SimDuration, SimTime};
 use crate::error_model::{AnyErrorModel, BlockCode, FrameInfo};
 use crate::ids::NodeId;
+use crate::wireless::energy::{RadioMeter, StateTimes};
 
 /// A transmission on the medium, unique among those on the air (numbered from 0, wrapping
 /// after 2^32: no frame is on the air that long).
@@ -86,6 +90,7 @@ struct Member {
     tx_from: SimTime,
     arrivals: Vec<Pending>,
     errors: AnyErrorModel,
+    radio: RadioMeter,
 }
 
 /// One cell's shared channel.
@@ -95,6 +100,8 @@ pub struct Medium {
     members: Vec<Member>,
     index: BTreeMap<NodeId, usize>,
     next_tx: u32,
+    /// The radios of members that left, asleep until they join again.
+    departed: BTreeMap<NodeId, RadioMeter>,
     /// Every member on its own channel (no collisions, no half-duplex misses, no carrier).
     full_duplex: bool,
     /// Link FEC of the hop: frames are judged block by block (`error_model/fec.rs`).
@@ -108,6 +115,7 @@ impl Medium {
             members: Vec::new(),
             index: BTreeMap::new(),
             next_tx: 0,
+            departed: BTreeMap::new(),
             full_duplex: false,
             code: None,
         }
@@ -131,11 +139,18 @@ impl Medium {
         self.propagation
     }
 
-    /// Adds `node` to the cell (no-op if it is already a member).
-    pub fn join(&mut self, node: NodeId) {
+    /// Adds `node` to the cell at `now` (no-op if it is already a member); its radio wakes.
+    pub fn join(&mut self, now: SimTime, node: NodeId) {
         if self.index.contains_key(&node) {
             return;
         }
+        let radio = match self.departed.remove(&node) {
+            Some(mut radio) => {
+                radio.attach(now);
+                radio
+            }
+            None => RadioMeter::attached_at(now),
+        };
         self.index.insert(node, self.members.len());
         self.members.push(Member {
             node,
@@ -143,17 +158,20 @@ impl Medium {
             tx_from: SimTime::ZERO,
             arrivals: Vec::new(),
             errors: AnyErrorModel::None,
+            radio,
         });
     }
 
-    /// Removes `node` from the cell (no-op if it is not a member): it neither hears nor is
-    /// heard from now on, and the arrivals pending at it are forgotten. The others keep
-    /// their order.
-    pub fn leave(&mut self, node: NodeId) {
+    /// Removes `node` from the cell at `now` (no-op if it is not a member): it neither hears
+    /// nor is heard from now on, the arrivals pending at it are forgotten, and its radio
+    /// sleeps. The others keep their order.
+    pub fn leave(&mut self, now: SimTime, node: NodeId) {
         let Some(i) = self.index.remove(&node) else {
             return;
         };
-        self.members.remove(i);
+        let mut gone = self.members.remove(i);
+        gone.radio.detach(now);
+        self.departed.insert(node, gone.radio);
         for m in &self.members[i..] {
             if let Some(at) = self.index.get_mut(&m.node) {
                 *at -= 1;
@@ -194,6 +212,7 @@ impl Medium {
             let me = &mut self.members[sender];
             me.tx_from = now;
             me.tx_until = end;
+            me.radio.transmit(now, now, end);
             // Half duplex: whatever this node was (or was about to be) receiving is lost.
             for a in me.arrivals.iter_mut().filter(|a| a.end > now) {
                 a.missed = true;
@@ -222,6 +241,7 @@ impl Medium {
                 }
             }
             m.arrivals.push(p);
+            m.radio.receive(now, start, stop);
             arrivals.push(Arrival {
                 tx,
                 receiver: m.node,
@@ -230,6 +250,19 @@ impl Medium {
             });
         }
         (tx, arrivals)
+    }
+
+    /// Every radio that has been a member (present or departed) with its time per state up
+    /// to `end`, in node order.
+    pub fn radio_times(&self, end: SimTime) -> Vec<(NodeId, StateTimes)> {
+        let mut out: Vec<(NodeId, StateTimes)> = self
+            .members
+            .iter()
+            .map(|m| (m.node, m.radio.times(end)))
+            .chain(self.departed.iter().map(|(&n, r)| (n, r.times(end))))
+            .collect();
+        out.sort_by_key(|(n, _)| *n);
+        out
     }
 
     /// `start_tx` on a full-duplex medium: an arrival at every other member, never marked.
@@ -243,10 +276,12 @@ impl Medium {
     ) -> Vec<Arrival> {
         let (start, stop) = (now + self.propagation, end + self.propagation);
         let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
+        self.members[sender].radio.transmit(now, now, end);
         for (i, m) in self.members.iter_mut().enumerate() {
             if i == sender {
                 continue;
             }
+            m.radio.receive(now, start, stop);
             m.arrivals.push(Pending {
                 tx,
                 start,
@@ -335,7 +370,7 @@ mod tests {
     fn cell(n: u32) -> Medium {
         let mut m = Medium::new(d(1));
         for i in 0..n {
-            m.join(NodeId(i));
+            m.join(t(0), NodeId(i));
         }
         m
     }
@@ -386,7 +421,7 @@ mod tests {
         let mut m = cell(3);
         let (a, arr) = m.start_tx(t(0), NodeId(0), d(100), META);
         assert_eq!(arr.len(), 2);
-        m.leave(NodeId(1));
+        m.leave(t(50), NodeId(1));
         // The pending arrival's end comes after the member left: harmless, and lost to it.
         assert_eq!(m.finish_rx(a, NodeId(1)), RxOutcome::Missed);
         assert!(!m.is_busy(NodeId(1), t(50)));
@@ -400,9 +435,9 @@ mod tests {
         );
         let (_, arr) = m.start_tx(t(400), NodeId(1), d(100), META);
         assert!(arr.is_empty());
-        m.leave(NodeId(1)); // Twice: a no-op.
-                            // Joining again: it hears the next frame.
-        m.join(NodeId(1));
+        m.leave(t(500), NodeId(1)); // Twice: a no-op.
+                                    // Joining again: it hears the next frame.
+        m.join(t(550), NodeId(1));
         let (b, arr) = m.start_tx(t(600), NodeId(2), d(100), META);
         assert_eq!(arr.len(), 2);
         assert_eq!(m.finish_rx(b, NodeId(1)), RxOutcome::Intact);
@@ -412,9 +447,56 @@ mod tests {
     fn a_member_that_left_while_sending_still_reaches_the_others() {
         let mut m = cell(3);
         let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
-        m.leave(NodeId(0));
+        m.leave(t(50), NodeId(0));
         assert!(m.is_busy(NodeId(2), t(50)));
         assert_eq!(m.finish_rx(a, NodeId(2)), RxOutcome::Intact);
+    }
+
+    #[test]
+    fn radios_transmit_their_own_frames_and_receive_every_arrival_collided_or_not() {
+        let mut m = cell(3);
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        let (b, _) = m.start_tx(t(50), NodeId(1), d(100), META);
+        for (tx, rx) in [(a, 1), (a, 2), (b, 0), (b, 2)] {
+            m.finish_rx(tx, NodeId(rx));
+        }
+        let times = m.radio_times(t(1000));
+        let of = |n: u32| times.iter().find(|(id, _)| *id == NodeId(n)).unwrap().1;
+        // Node 0 sends 0-100 us; b arrives 51-151 us, of which 100-151 is receive only.
+        assert_eq!((of(0).transmit, of(0).receive), (d(100), d(51)));
+        // Node 1 sends 50-150 us; a arrived 1-101 us, receive only until 50.
+        assert_eq!((of(1).transmit, of(1).receive), (d(100), d(49)));
+        // Node 2 hears both, collided: one stretch 1-151 us.
+        assert_eq!((of(2).transmit, of(2).receive), (d(0), d(150)));
+        assert_eq!(of(2).idle, d(850));
+        // A member that leaves sleeps from then on, and keeps its meter when it returns.
+        m.leave(t(1000), NodeId(2));
+        let times = m.radio_times(t(3000));
+        let two = times.iter().find(|(id, _)| *id == NodeId(2)).unwrap().1;
+        assert_eq!((two.idle, two.sleep), (d(850), d(2000)));
+        m.join(t(2000), NodeId(2));
+        let times = m.radio_times(t(3000));
+        let two = times.iter().find(|(id, _)| *id == NodeId(2)).unwrap().1;
+        assert_eq!((two.idle, two.sleep), (d(1850), d(1000)));
+    }
+
+    #[test]
+    fn full_duplex_radios_transmit_their_frames_and_receive_the_others_outside_them() {
+        let mut m = Medium::full_duplex(d(1));
+        for i in 0..2 {
+            m.join(t(0), NodeId(i));
+        }
+        let (a, _) = m.start_tx(t(0), NodeId(0), d(100), META);
+        let (b, _) = m.start_tx(t(50), NodeId(1), d(100), META);
+        m.finish_rx(a, NodeId(1));
+        m.finish_rx(b, NodeId(0));
+        let times = m.radio_times(t(1000));
+        let of = |n: u32| times.iter().find(|(id, _)| *id == NodeId(n)).unwrap().1;
+        // Node 0 sends 0-100 us and hears b 51-151 us: receive only after its own frame.
+        assert_eq!((of(0).transmit, of(0).receive), (d(100), d(51)));
+        // Node 1 hears a 1-101 us and sends 50-150 us: receive only before its own frame.
+        assert_eq!((of(1).transmit, of(1).receive), (d(100), d(49)));
+        assert_eq!(of(0).idle, d(849));
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! - `signals`: the MAC ⇄ link-layer signals of TULIP §3.2–3.3 and LLE-TCP;
 //! - `link`: the link layers behind [`link::AnyLinkLayer`] (none, stop-and-wait, TULIP);
 //! - `cell_config`: a cell's PHY, MAC and link-layer configuration from its scenario spec;
+//! - `energy`: radio time and energy per state (transmit, receive, idle, sleep);
 //! - `bianchi` and `harness`: Bianchi's (2000) saturation model and a saturation harness
 //!   that checks the DCF against it.
 
 pub mod bianchi;
 pub mod cell_config;
+pub mod energy;
 pub mod harness;
 pub mod link;
 pub mod mac;

@@ -6,15 +6,18 @@
 //! - `base_stations`: the two forms of base stations in a scenario, several of them.
 //! - `chain`: whole runs over the TULIP chain: timing, PER arithmetic, determinism.
 //! - `congestion_control`: the `tcp.cc` algorithms on the chain against their documents.
+//! - `energy`: the radios' time and energy per state over whole runs.
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
+//! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
+//! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
 //! - `wireless`: the cell's MACs and link layers against hand-worked numbers.
 //! - `wwan`: the network presets, RLP, link FEC and AIRMAIL end to end.
 
@@ -22,13 +25,16 @@ mod agents;
 mod base_stations;
 mod chain;
 mod congestion_control;
+mod energy;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
 mod lle;
+mod many_flows;
 mod mobility;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;
+mod wide_area;
 mod wireless;
 mod wwan;

@@ -71,7 +71,7 @@ fn tulip_example_loads_with_its_values() {
     );
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
-    assert_eq!((f.src.as_str(), f.dst.as_str()), ("fh", "mh"));
+    assert_eq!((f.src.single(), f.dst.single()), (Some("fh"), Some("mh")));
     assert_eq!(f.tcp.variant, Some(TcpVariant::Reno));
     assert_eq!(f.tcp.mss.bytes(), 1400);
     assert_eq!(f.tcp.rwnd.bytes(), 42_000);
@@ -239,7 +239,10 @@ fn unknown_tag_values_list_the_variants() {
 
     let e = tulip_err("kind = \"bulk\"", "kind = \"blk\"");
     assert_eq!(e.path, "flow[0].app.kind");
-    assert_eq!(e.expected, "one of bulk, poisson, udp_saturate");
+    assert_eq!(
+        e.expected,
+        "one of bulk, poisson, udp_saturate, request_response"
+    );
 
     let e = tulip_err("variant = \"reno\"", "variant = \"renoo\"");
     assert_eq!(e.path, "flow[0].tcp.variant");
@@ -397,7 +400,7 @@ fn wrong_type_says_what_was_expected() {
     assert_eq!(e.path, "flow[0].app");
     assert_eq!(
         e.expected,
-        "a table with `kind` set to one of bulk, poisson, udp_saturate"
+        "a table with `kind` set to one of bulk, poisson, udp_saturate, request_response"
     );
 
     let e = tulip_err("ber = 15e-6", "ber = \"low\"");

@@ -18,7 +18,7 @@ const SERVER: u32 = 1; // 10.0.0.2
 fn packet(src: u32, dst: u32, transport: Transport) -> Packet {
     let protocol = match transport {
         Transport::Tcp(_) => PROTO_TCP,
-        Transport::Udp(_) => PROTO_UDP,
+        _ => PROTO_UDP,
     };
     let mut p = Packet {
         id: PacketId(7),

@@ -161,7 +161,7 @@ impl Cell {
         let macs = (0..n)
             .map(|i| {
                 let node = NodeId(i as u32);
-                medium.join(node);
+                medium.join(SimTime::ZERO, node);
                 Fama::new(
                     node,
                     cfg.clone(),

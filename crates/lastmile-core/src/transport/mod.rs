@@ -1,0 +1,73 @@
+//! Transports beside TCP for the wide-area wireless hop (issue 15), as pure state machines
+//! like `tcp/` (`handle`-style calls filling an outbox, `poll_timeout()`), and what lets a
+//! flow's endpoint be one of them.
+//!
+//! * `wtp` — WTP class 2 transactions over UDP (WAP 1.x, survey §2.3): the mobile's
+//!   initiator and the WAP gateway's responder.
+//! * `wtcp_sinha` — WTCP of Sinha, Venkitaraman, Sivakumar and Bharghavan (MobiCom 1999;
+//!   survey §2.5.1): rate-based, receiver-controlled transmission, loss-cause prediction,
+//!   cumulative ACKs with SACK information and probes instead of a retransmission timer.
+//!   Not the base-station WTCP of Ratnam & Matta (`agents::wtcp`).
+//! * `split` — the TCP half a split-connection gateway keeps towards the fixed host (the
+//!   WAP gateway and the WTCP-Sinha proxy, `agents::wap`, `agents::wtcp_sinha`).
+//! * `endpoint` — `AnyEndpoint`: a flow endpoint speaking TCP, WTP or WTCP-Sinha, and the
+//!   flow's `transport` setting (`TransportKind`).
+//! * `check` — the scenario rules that tie a flow's transport to a gateway on its path.
+//!
+//! A flow whose `transport` is `wap` or `wtcp_sinha` has a TCP endpoint at its source (the
+//! fixed host, which opens the connection as for any flow) and, at its destination (the
+//! mobile), an endpoint speaking the wide-area protocol; the gateway agent on a base
+//! station between them terminates the TCP connection and speaks the mobile's protocol on
+//! the wireless side, as I-TCP splits a connection (`agents::itcp`).
+
+pub mod check;
+pub mod endpoint;
+pub mod split;
+pub mod wtcp_sinha;
+pub mod wtp;
+
+pub use endpoint::{AnyEndpoint, EndpointOutbox, TransportKind};
+
+use crate::engine::SimTime;
+use crate::packet::{Service, Transport};
+use crate::tcp::Delivery;
+
+/// A packet a transport wants sent: its transport header, the origin time of the data it
+/// carries (for per-packet delay) and the link-layer service it needs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OutPacket {
+    pub transport: Transport,
+    pub origin_time: SimTime,
+    pub service: Service,
+}
+
+impl OutPacket {
+    /// `transport` carrying data first sent at `origin_time`: data packets ask for the
+    /// reliable link-layer service, as TCP data does (TULIP §3), the rest for best effort.
+    pub fn new(transport: Transport, origin_time: SimTime, carries_data: bool) -> Self {
+        OutPacket {
+            transport,
+            origin_time,
+            service: if carries_data {
+                Service::Reliable
+            } else {
+                Service::Unreliable
+            },
+        }
+    }
+}
+
+/// The effects of one call into a WTP or WTCP-Sinha state machine: packets to send and
+/// bytes delivered in order to the application.
+#[derive(Clone, Debug, Default)]
+pub struct TransportOutbox {
+    pub packets: Vec<OutPacket>,
+    pub delivered: Vec<Delivery>,
+}
+
+impl TransportOutbox {
+    pub fn clear(&mut self) {
+        self.packets.clear();
+        self.delivered.clear();
+    }
+}

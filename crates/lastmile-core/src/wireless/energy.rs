@@ -1,0 +1,347 @@
+//! Radio energy by state (the survey's §3.1, "The energy-throughput tradeoff"): how long each
+//! radio spends transmitting, receiving, idle and asleep, and the joules that costs at a
+//! profile's power per state, E = Σ P_state · t_state.
+//!
+//! What is accounted, per radio (a member of a cell's medium, or one end of a point-to-point
+//! wireless link):
+//! - **transmit** while the radio sends a frame (from its first to its last bit);
+//! - **receive** while a frame arrives at it and it is not transmitting: every arrival counts,
+//!   also one addressed to another station or destroyed by a collision or an error (the radio
+//!   demodulates it all the same; Feeney & Nilsson, INFOCOM 2001, measure such "discard"
+//!   costs too). On a full-duplex link a radio that transmits while a frame arrives is counted
+//!   as transmitting;
+//! - **idle** for the rest of the time it is attached (on a link: the whole run; in a cell:
+//!   while it is a member);
+//! - **sleep** from the time it leaves a cell until it joins again, or the end of the run.
+//!   No MAC in lastmile dozes (802.11 power save is not modelled), so only a station that
+//!   left its cell sleeps; a real card between cells would scan, at about receive power.
+//!
+//! The window is the run: from the radio's first attachment (time zero for every radio the
+//! scenario builds) to the run's end, which for a run whose flows all finish is the last
+//! delivery. Intervals are recorded when they become known (a transmission at its start, an
+//! arrival when its sender starts), so every new interval starts at or after `now`; the
+//! unions keep only the intervals that may still overlap a later one.
+//!
+//! Power profiles (W), checked at their sources:
+//! - `ns3` (the default): ns-3's `WifiRadioEnergyModel` default currents — TX 0.380 A, RX
+//!   0.313 A, idle 0.273 A, sleep 0.033 A (`src/wifi/model/wifi-radio-energy-model.cc`) — at
+//!   its `BasicEnergySource` default supply of 3.0 V (`src/energy/model/basic-energy-source.cc`):
+//!   1.14, 0.939, 0.819 and 0.099 W. The design notes attribute the currents to Halperin et
+//!   al.'s 802.11n card measurements (HotPower 2010); ns-3's source does not say.
+//! - `ns2`: ns-2's `WirelessPhy` defaults, which its comment says assume "AT&T's Wavelan
+//!   PCMCIA card" (`mac/wireless-phy.cc`): TX 0.660 W, RX 0.395 W, idle 0 (its 0.035 W line is
+//!   commented out), sleep 0. With idle at zero, energy follows airtime alone: the survey's
+//!   reading of overhead as the cost of energy.
+//!
+//! Left out: per-packet fixed costs (Feeney & Nilsson's linear E = m·size + b; their
+//! coefficients could not be checked at the source), state-transition time and power,
+//! transmit power control, the CPU.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{SimDuration, SimTime};
+
+/// A radio's power in each state, in watts.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+pub struct PowerProfile {
+    pub transmit_w: f64,
+    pub receive_w: f64,
+    pub idle_w: f64,
+    pub sleep_w: f64,
+}
+
+impl PowerProfile {
+    /// ns-3's `WifiRadioEnergyModel` currents (0.380, 0.313, 0.273, 0.033 A) at its
+    /// `BasicEnergySource`'s 3.0 V.
+    pub const NS3: PowerProfile = PowerProfile {
+        transmit_w: 1.14,
+        receive_w: 0.939,
+        idle_w: 0.819,
+        sleep_w: 0.099,
+    };
+    /// ns-2's `WirelessPhy` (`Pt_consume_`, `Pr_consume_`, `P_idle_`, `P_sleep_`), "AT&T's
+    /// Wavelan PCMCIA card".
+    pub const NS2: PowerProfile = PowerProfile {
+        transmit_w: 0.660,
+        receive_w: 0.395,
+        idle_w: 0.0,
+        sleep_w: 0.0,
+    };
+}
+
+/// The named power profiles of `[energy]`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnergyProfileKind {
+    /// ns-3's `WifiRadioEnergyModel` defaults at 3.0 V: transmit 1.14 W, receive 0.939 W,
+    /// idle 0.819 W, sleep 0.099 W.
+    #[default]
+    Ns3,
+    /// ns-2's `WirelessPhy` defaults ("AT&T's Wavelan PCMCIA card"): transmit 0.660 W,
+    /// receive 0.395 W, idle 0, sleep 0.
+    Ns2,
+}
+
+impl EnergyProfileKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EnergyProfileKind::Ns3 => "ns3",
+            EnergyProfileKind::Ns2 => "ns2",
+        }
+    }
+
+    pub fn powers(self) -> PowerProfile {
+        match self {
+            EnergyProfileKind::Ns3 => PowerProfile::NS3,
+            EnergyProfileKind::Ns2 => PowerProfile::NS2,
+        }
+    }
+}
+
+/// The radios' power per state (`[energy]`): a named profile, any state's power replaced.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnergySpec {
+    /// The power profile: "ns3" (ns-3's WifiRadioEnergyModel defaults: 1.14 / 0.939 /
+    /// 0.819 / 0.099 W) or "ns2" (ns-2's WirelessPhy, a WaveLAN card: 0.660 / 0.395 / 0 /
+    /// 0 W). Default "ns3".
+    #[serde(default)]
+    pub profile: EnergyProfileKind,
+    /// Transmit power in watts, replacing the profile's. Default: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transmit_w: Option<f64>,
+    /// Receive power in watts. Default: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_w: Option<f64>,
+    /// Idle (attached, neither sending nor receiving) power in watts. Default: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_w: Option<f64>,
+    /// Sleep power in watts. Default: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sleep_w: Option<f64>,
+}
+
+impl EnergySpec {
+    /// The powers in use: the profile's, with the ones given here instead.
+    pub fn powers(&self) -> PowerProfile {
+        let p = self.profile.powers();
+        PowerProfile {
+            transmit_w: self.transmit_w.unwrap_or(p.transmit_w),
+            receive_w: self.receive_w.unwrap_or(p.receive_w),
+            idle_w: self.idle_w.unwrap_or(p.idle_w),
+            sleep_w: self.sleep_w.unwrap_or(p.sleep_w),
+        }
+    }
+
+    /// The first power that is not a finite number of watts ≥ 0, as (key, value).
+    pub fn invalid_power(&self) -> Option<(&'static str, f64)> {
+        [
+            ("transmit_w", self.transmit_w),
+            ("receive_w", self.receive_w),
+            ("idle_w", self.idle_w),
+            ("sleep_w", self.sleep_w),
+        ]
+        .into_iter()
+        .find_map(|(key, w)| {
+            w.filter(|w| !(w.is_finite() && *w >= 0.0))
+                .map(|w| (key, w))
+        })
+    }
+}
+
+/// Time spent in each radio state.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateTimes {
+    pub transmit: SimDuration,
+    pub receive: SimDuration,
+    pub idle: SimDuration,
+    pub sleep: SimDuration,
+}
+
+impl StateTimes {
+    /// Adds another radio's times (a node with several radios).
+    pub fn add(&mut self, o: &StateTimes) {
+        self.transmit += o.transmit;
+        self.receive += o.receive;
+        self.idle += o.idle;
+        self.sleep += o.sleep;
+    }
+
+    /// Joules per state at `p`.
+    pub fn energy(&self, p: &PowerProfile) -> StateEnergy {
+        StateEnergy {
+            transmit_j: p.transmit_w * self.transmit.as_secs_f64(),
+            receive_j: p.receive_w * self.receive.as_secs_f64(),
+            idle_j: p.idle_w * self.idle.as_secs_f64(),
+            sleep_j: p.sleep_w * self.sleep.as_secs_f64(),
+        }
+    }
+}
+
+/// Joules spent in each radio state.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct StateEnergy {
+    pub transmit_j: f64,
+    pub receive_j: f64,
+    pub idle_j: f64,
+    pub sleep_j: f64,
+}
+
+impl StateEnergy {
+    pub fn total_j(&self) -> f64 {
+        self.transmit_j + self.receive_j + self.idle_j + self.sleep_j
+    }
+}
+
+/// The length of a union of intervals added with starts at or after the latest `now`.
+#[derive(Clone, Debug, Default)]
+struct IntervalUnion {
+    /// Length of the intervals that ended by the latest `now` (no later one can overlap them).
+    settled: SimDuration,
+    /// Disjoint intervals, sorted, that may still overlap a later one.
+    open: Vec<(SimTime, SimTime)>,
+}
+
+impl IntervalUnion {
+    #[inline]
+    fn add(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        if end <= start {
+            return;
+        }
+        if self.open.first().is_some_and(|&(_, b)| b <= now) {
+            self.settle(now);
+        }
+        // The open intervals are disjoint and sorted, so their ends are sorted too: the
+        // common cases (back-to-back frames) only append or extend the last one.
+        match self.open.last_mut() {
+            Some(last) if start > last.1 => self.open.push((start, end)),
+            Some(last) if start >= last.0 => last.1 = last.1.max(end),
+            Some(_) => self.merge(start, end),
+            None => self.open.push((start, end)),
+        }
+    }
+
+    /// Adds an interval that starts before the last open one.
+    #[inline(never)]
+    fn merge(&mut self, start: SimTime, end: SimTime) {
+        let (mut s, mut e) = (start, end);
+        // The ones the new interval overlaps or touches are consecutive, and merging them
+        // cannot reach any other.
+        self.open.retain(|&(a, b)| {
+            let merge = a <= e && s <= b;
+            if merge {
+                s = s.min(a);
+                e = e.max(b);
+            }
+            !merge
+        });
+        let at = self.open.partition_point(|&(a, _)| a < s);
+        self.open.insert(at, (s, e));
+    }
+
+    /// Moves the intervals that ended by `now` into `settled`.
+    #[inline(never)]
+    fn settle(&mut self, now: SimTime) {
+        let done = self.open.partition_point(|&(_, b)| b <= now);
+        for (a, b) in self.open.drain(..done) {
+            self.settled += b.saturating_since(a);
+        }
+    }
+
+    /// Cuts every interval at `at` and settles them all (the radio is detached at `at`).
+    fn cut(&mut self, at: SimTime) {
+        for (a, b) in self.open.drain(..) {
+            self.settled += b.min(at).saturating_since(a);
+        }
+    }
+
+    /// The union's length up to `end`.
+    fn length_until(&self, end: SimTime) -> SimDuration {
+        self.open.iter().fold(self.settled, |acc, &(a, b)| {
+            acc + b.min(end).saturating_since(a)
+        })
+    }
+}
+
+/// One radio's time in each state, as transmissions and arrivals are reported to it.
+#[derive(Clone, Debug)]
+pub struct RadioMeter {
+    transmit: IntervalUnion,
+    /// Transmitting or receiving.
+    busy: IntervalUnion,
+    /// Attached time before `attached_since` (closed attachments).
+    attached: SimDuration,
+    attached_since: Option<SimTime>,
+    first_attached: SimTime,
+}
+
+impl RadioMeter {
+    /// A radio attached (awake) from `now`.
+    pub fn attached_at(now: SimTime) -> Self {
+        RadioMeter {
+            transmit: IntervalUnion::default(),
+            busy: IntervalUnion::default(),
+            attached: SimDuration::ZERO,
+            attached_since: Some(now),
+            first_attached: now,
+        }
+    }
+
+    pub fn is_attached(&self) -> bool {
+        self.attached_since.is_some()
+    }
+
+    /// The radio sends from `start` to `end` (known at `now` ≤ `start`).
+    pub fn transmit(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        if self.is_attached() {
+            self.transmit.add(now, start, end);
+            self.busy.add(now, start, end);
+        }
+    }
+
+    /// A frame arrives from `start` to `end` (known at `now` ≤ `start`).
+    pub fn receive(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        if self.is_attached() {
+            self.busy.add(now, start, end);
+        }
+    }
+
+    /// The radio leaves its medium at `now`: what it was sending or receiving stops there,
+    /// and it sleeps until `attach`.
+    pub fn detach(&mut self, now: SimTime) {
+        if let Some(since) = self.attached_since.take() {
+            self.attached += now.saturating_since(since);
+            self.transmit.cut(now);
+            self.busy.cut(now);
+        }
+    }
+
+    /// The radio is attached (awake) again from `now`.
+    pub fn attach(&mut self, now: SimTime) {
+        if self.attached_since.is_none() {
+            self.attached_since = Some(now);
+        }
+    }
+
+    /// Time in each state from the first attachment to `end`.
+    pub fn times(&self, end: SimTime) -> StateTimes {
+        let attached = self.attached
+            + self
+                .attached_since
+                .map_or(SimDuration::ZERO, |since| end.saturating_since(since));
+        let transmit = self.transmit.length_until(end);
+        let busy = self.busy.length_until(end);
+        StateTimes {
+            transmit,
+            receive: busy.saturating_sub(transmit),
+            idle: attached.saturating_sub(busy),
+            sleep: end
+                .saturating_since(self.first_attached)
+                .saturating_sub(attached),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
