@@ -148,12 +148,12 @@ def _bad(quick: bool) -> list[str]:
 
 
 def _derive(runs: pd.DataFrame) -> Mapping[str, pd.Series]:
-    """The measured flow's (flow 0's) figures and the first wired link's drop rate."""
-    prefix = "flow0_" if "flow0_throughput_bps" in runs.columns else ""
+    """The measured flow's figures (the store keeps the one flow that is not background
+    unprefixed) and the first wired link's drop rate."""
     out = {
-        "throughput_bps": runs[f"{prefix}throughput_bps"],
-        "tcp_timeouts": runs[f"{prefix}tcp_timeouts"],
-        "retransmitted": runs[f"{prefix}tcp_retransmits"] / runs[f"{prefix}tcp_segments_sent"],
+        "throughput_bps": runs["throughput_bps"],
+        "tcp_timeouts": runs["tcp_timeouts"],
+        "retransmitted": runs["tcp_retransmits"] / runs["tcp_segments_sent"],
         "wired_drop_rate": runs["link0_queue_drops"] / runs["link0_frames_sent"],
     }
     if "mobile0_handoffs" in runs.columns:
