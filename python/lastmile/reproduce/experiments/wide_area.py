@@ -101,7 +101,7 @@ ITCP_HIPERLAN_STALL = (
     "Running this experiment found a MAC bug, since fixed: I-TCP on HIPERLAN/2, bulk, seed "
     "3 stalled for the whole run because, after a lost SYN-ACK, the base station's SYN "
     "retransmission and the mobile's SYN-ACK retransmission started at the same instant at "
-    "every backed-off timeout and were both lost, 29 times. The preset's `mac = \"ideal\"` "
+    'every backed-off timeout and were both lost, 29 times. The preset\'s `mac = "ideal"` '
     "let two frames queued at the same instant on a long-idle medium both start at once; it "
     "now gives each station its own slot of a round after the medium falls idle "
     "(`wireless/mac/ideal.rs`), and the run completes."
