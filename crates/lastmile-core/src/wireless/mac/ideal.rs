@@ -4,12 +4,18 @@
 //! layer above hears `Trans` when it starts and `TxSuccess` when its last bit leaves.
 //!
 //! "No contention" on a shared half-duplex medium needs a rule for who goes next when the
-//! medium falls idle. We use deterministic priority with a guard time `g = 2δ + 1 µs` (δ the
-//! propagation delay): a station that heard the medium fall idle may start `rank·g` later;
-//! the station that just transmitted waits `δ + n·g` after its own frame (n = cell size), so
-//! it yields to anyone else with a frame. Every station hears an earlier starter before its
-//! own turn comes, so frames never overlap: the medium's collision bookkeeping stays idle.
-//! The cost is a few microseconds of idle time per frame, far below a frame's airtime.
+//! medium falls idle. We use deterministic slots with a guard time `g = 2δ + 1 µs` (δ the
+//! propagation delay): after the medium falls idle, time runs in rounds of `n·g` (n = cell
+//! size) and a station of rank `r` may start only at `r·g` into a round — the first such
+//! instant not before its frame is ready. The station that just transmitted counts its
+//! rounds from `δ` after its own frame (when the others hear the medium fall idle) and skips
+//! the first, so it yields to anyone else with a frame. Two stations' instants are at least
+//! `g` apart, so the later one always hears the earlier start first (δ < g): frames never
+//! overlap, whether they were queued while the medium was busy or arrived, even at the same
+//! instant, on a medium idle for long (starting "at once" there let two frames queued
+//! together collide, a SYN and a SYN-ACK 29 times in a row on a long-delay hop). The cost is
+//! at most one round of idle time before a frame (microseconds per station), far below a
+//! frame's airtime.
 //!
 //! Left out: fairness among more than two backlogged stations (lower ranks win), and any
 //! retransmission (a frame lost to the channel is simply lost: that is the link layer's job).
@@ -63,6 +69,8 @@ pub struct IdealMac<P> {
     own_end: SimTime,
     phy_busy: bool,
     idle_since: SimTime,
+    /// The time of the last input: a frame is not sent before it is ready.
+    now: SimTime,
     counters: MacCounters,
 }
 
@@ -76,6 +84,7 @@ impl<P: Clone> IdealMac<P> {
             own_end: SimTime::ZERO,
             phy_busy: false,
             idle_since: SimTime::ZERO,
+            now: SimTime::ZERO,
             counters: MacCounters::default(),
         }
     }
@@ -95,16 +104,20 @@ impl<P: Clone> IdealMac<P> {
             return None;
         }
         let g = self.cfg.guard();
-        let after_idle = self.idle_since + g * u64::from(self.cfg.rank);
-        let after_own =
-            self.own_end + self.cfg.propagation + g * u64::from(self.cfg.cell_size.max(1));
-        Some(
-            if self.own_end > SimTime::ZERO && self.own_end >= self.idle_since {
-                after_own
-            } else {
-                after_idle
-            },
-        )
+        let round = g * u64::from(self.cfg.cell_size.max(1));
+        let own_last = self.own_end > SimTime::ZERO && self.own_end >= self.idle_since;
+        // The first instant of this station's slot: rounds counted from when the others heard
+        // the medium fall idle; after its own frame, the next round's.
+        let first = if own_last {
+            self.own_end + self.cfg.propagation + round + g * u64::from(self.cfg.rank)
+        } else {
+            self.idle_since + g * u64::from(self.cfg.rank)
+        };
+        if self.now <= first {
+            return Some(first);
+        }
+        let rounds = (self.now.saturating_since(first).as_nanos()).div_ceil(round.as_nanos());
+        Some(first + round * rounds)
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
@@ -112,6 +125,7 @@ impl<P: Clone> IdealMac<P> {
     }
 
     pub fn handle(&mut self, now: SimTime, input: MacInput<P>, out: &mut Vec<MacOutput<P>>) {
+        self.now = now;
         match input {
             MacInput::Enqueue {
                 dst,
@@ -227,6 +241,39 @@ mod tests {
         m.handle(end, MacInput::Timeout, &mut out);
         assert_eq!(out, vec![MacOutput::Signal(MacSignal::TxSuccess)]);
         assert_eq!(m.poll_timeout(), None);
+    }
+
+    /// Two frames queued at the same instant on a medium idle for long: each station waits
+    /// for its own slot of the round, so the second hears the first and defers.
+    #[test]
+    fn frames_queued_together_on_a_long_idle_medium_take_separate_slots() {
+        let (mut a, mut b) = (mac(0), mac(1));
+        let mut out = Vec::new();
+        let t = SimTime::from_nanos(1_000_000_007);
+        enqueue(&mut a, t, &mut out);
+        enqueue(&mut b, t, &mut out);
+        let (ta, tb) = (a.poll_timeout().unwrap(), b.poll_timeout().unwrap());
+        let g = a.config().guard();
+        assert!(ta >= t && tb >= t, "not before the frames are ready");
+        assert!(
+            tb.saturating_since(ta) >= g || ta.saturating_since(tb) >= g,
+            "{ta:?} {tb:?}: slots at least a guard apart"
+        );
+        // The earlier one starts; the later hears it δ later, before its slot, and defers.
+        let (first, second, at) = if ta < tb {
+            (&mut a, &mut b, ta)
+        } else {
+            (&mut b, &mut a, tb)
+        };
+        out.clear();
+        first.handle(at, MacInput::Timeout, &mut out);
+        assert!(matches!(out[1], MacOutput::StartTx { .. }), "{out:?}");
+        second.handle(
+            at + first.config().propagation,
+            MacInput::MediumBusy,
+            &mut out,
+        );
+        assert_eq!(second.poll_timeout(), None);
     }
 
     #[test]
