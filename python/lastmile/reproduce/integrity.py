@@ -16,8 +16,10 @@ stall (`Campaign.paper_stalls`); a failed run fails it too. Stalls of a baseline
 alone) are listed, not fatal: the papers show TCP alone stalling. Runs that are not
 measurements (`Campaign.not_measured`, e.g. a 2 s warm-up) are left out.
 
-When the store has no ``stalled`` column (a core without the liveness check) the counts of
-stalls are None and shown as "n/a"; nothing is guessed.
+In a run of several flows (background load) the checks read the measured flow, flow 0
+(``flow0_stalled``, ``flow0_completed``): the background flows are TCP alone. When the
+store has no ``stalled`` column (a core without the liveness check) the counts of stalls
+are None and shown as "n/a"; nothing is guessed.
 """
 
 from __future__ import annotations
@@ -86,11 +88,14 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     ok = (runs["status"] == "ok").to_numpy()
     failed = runs[~ok]
     good = runs[ok]
-    has_stall = "stalled" in good.columns
-    stalled = good[good["stalled"].fillna(False).astype(bool).to_numpy()] if has_stall else None
+    flow = "" if "stalled" in good.columns or "flow0_stalled" not in good.columns else "flow0_"
+    has_stall = f"{flow}stalled" in good.columns
+    stalled = (
+        good[good[f"{flow}stalled"].fillna(False).astype(bool).to_numpy()] if has_stall else None
+    )
     incomplete = good.iloc[0:0]
-    if campaign.finite and "completed" in good.columns:
-        incomplete = good[~good["completed"].fillna(False).astype(bool).to_numpy()]
+    if campaign.finite and f"{flow}completed" in good.columns:
+        incomplete = good[~good[f"{flow}completed"].fillna(False).astype(bool).to_numpy()]
     problems = [
         (stalled if stalled is not None else good.iloc[0:0], "stalled"),
         (incomplete, "incomplete"),
@@ -99,7 +104,7 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     named: list[str] = []
     for table, what in problems:  # a handful of problem runs, never every run
         for _, r in table.head(_MAX_NAMED - len(named)).iterrows():
-            named.append(f"{_point(data, r)}: {what}{_what_more(what, r)}")
+            named.append(f"{_point(data, r)}: {what}{_what_more(what, r, flow)}")
     total = sum(len(table) for table, _ in problems)
     where = "; ".join(named)
     if total > len(named):
@@ -128,12 +133,12 @@ def _point(data: Data, row: pd.Series) -> str:
     return " ".join([*axes, f"seed {int(row['seed'])}"])
 
 
-def _what_more(what: str, row: pd.Series) -> str:
+def _what_more(what: str, row: pd.Series, flow: str = "") -> str:
     """The longest stall of a stalled run, the error of a failed one."""
     if what == "failed":
         return f" ({' '.join(str(row.get('error', '')).split())[:80]})"
     if what == "stalled":
-        value = row.get("longest_stall_s")
+        value = row.get(f"{flow}longest_stall_s")
         try:
             return f" {float(value):.0f} s"
         except (TypeError, ValueError):
