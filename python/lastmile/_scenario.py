@@ -10,6 +10,7 @@ refused here with `lastmile.ArgumentError` naming the argument and the value.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -174,8 +175,22 @@ class Scenario:
 
     @property
     def flow_count(self) -> int:
-        """The number of flows."""
-        return len(self._data.get("flow", []))
+        """The number of flows: each ``[[flow]]`` entry's ``count``, or one per node of its
+        longer end (a list of names, or a pattern where ``*`` stands for any characters)."""
+        return sum(self._entry_flows(entry) for entry in self._data.get("flow", []))
+
+    def _entry_flows(self, entry: dict[str, Any]) -> int:
+        if entry.get("count") is not None:
+            return int(entry["count"])
+
+        def ends(nodes: Any) -> int:
+            if isinstance(nodes, list):
+                return len(nodes)
+            if isinstance(nodes, str) and "*" in nodes:
+                return sum(1 for n in self.nodes if fnmatch.fnmatchcase(n, nodes))
+            return 1
+
+        return max(ends(entry.get("src")), ends(entry.get("dst")), 1)
 
     def to_dict(self) -> dict[str, Any]:
         """The normalised scenario as plain Python data (a fresh copy)."""
