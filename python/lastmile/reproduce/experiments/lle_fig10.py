@@ -293,9 +293,10 @@ def _why_share(ctx: Context, campaign: str) -> str:
         f"plain group: {groups}. TCP retransmissions over the ten flows, Scenario 1 / 2: "
         f"{_retransmits(ctx, campaign)}. Mean delay of the data packets (first sending to "
         f"in-order delivery, s) in Scenario 2, LLE-TCP / plain flows: {delays}. With the "
-        "FIFO overflowing, the two groups' gains part. The paper puts its 'less than 1%' down to 'the reduced RTT for LLE-TCP flows' (their "
-        "ACKs need not cross the air); whether the larger share here comes from that or "
-        "from where the FIFO's drops fall is not established by these runs."
+        "FIFO overflowing, the two groups' gains part. The paper puts its 'less than 1%' "
+        "down to 'the reduced RTT for LLE-TCP flows' (their ACKs need not cross the air); "
+        "whether the parting here comes from that or from where the FIFO's drops fall is not "
+        "established by these runs."
     )
 
 
