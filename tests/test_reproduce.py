@@ -182,6 +182,21 @@ def test_integrity_fails_on_an_unexplained_mechanism_stall_or_a_failed_run() -> 
     assert integrity_ok(rows) and rows[1].incomplete == 1
 
 
+def test_integrity_counts_a_run_of_several_flows_stalled_when_any_flow_stalled() -> None:
+    # A run of several measured flows has no unprefixed columns, only per flow and over all.
+    campaign = Campaign("c", "x.toml", 2, variants={"agent": {}}, mechanisms=("agent",), metrics=())
+    flows = {"status": "ok", "error": None, "variant": "agent", "fairness_completed": 0}
+    runs = pd.DataFrame(
+        [
+            {**flows, "seed": 1, "fairness_stalled": 0, "flow0_longest_stall_s": 0.0},
+            {**flows, "seed": 2, "fairness_stalled": 1, "flow0_longest_stall_s": 41.0},
+        ]
+    )
+    rows = check(Data(campaign, runs))
+    assert rows[0].stalled == 1 and not integrity_ok(rows)
+    assert "seed 2: stalled 41 s" in rows[0].where
+
+
 def test_survey_error_free_transfer_takes_forty_seconds(outcomes: dict[str, Outcome]) -> None:
     data = outcomes["survey-table1"].context["table1"]
     for variant in ("tahoe", "reno", "newreno"):

@@ -5,7 +5,7 @@ transfer that never finished, a run that raised. Every experiment therefore list
 series (one campaign's variant), how many runs it made and how many of them
 - **stalled**: the run's summary says ``stalled`` (the core's liveness check: the flow had
   data outstanding and no new in-order delivery for longer than its threshold; its longest
-  such interval is ``longest_stall_s``);
+  such interval is ``longest_stall_s``); in a run of several measured flows, any of them;
 - were **incomplete**: the transfer was meant to finish within the run (`Campaign.finite`)
   and did not;
 - **failed**: the run raised (its summary is missing).
@@ -86,8 +86,8 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     ok = (runs["status"] == "ok").to_numpy()
     failed = runs[~ok]
     good = runs[ok]
-    has_stall = "stalled" in good.columns
-    stalled = good[good["stalled"].fillna(False).astype(bool).to_numpy()] if has_stall else None
+    stalls = _stalls(good)
+    stalled = None if stalls is None else good[stalls.to_numpy()]
     incomplete = good.iloc[0:0]
     if campaign.finite and "completed" in good.columns:
         incomplete = good[~good["completed"].fillna(False).astype(bool).to_numpy()]
@@ -119,6 +119,16 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     )
 
 
+def _stalls(runs: pd.DataFrame) -> pd.Series | None:
+    """Per run, whether it stalled: its flow's ``stalled``, or in a run of several measured
+    flows (no unprefixed columns) whether any of them did (``fairness_stalled`` > 0)."""
+    if "stalled" in runs.columns:
+        return runs["stalled"].fillna(False).astype(bool)
+    if "fairness_stalled" in runs.columns:
+        return runs["fairness_stalled"].fillna(0).astype(float) > 0
+    return None
+
+
 def _point(data: Data, row: pd.Series) -> str:
     """A run named by its axes and seed (only problem runs are named: a handful)."""
     axes = [
@@ -134,6 +144,9 @@ def _what_more(what: str, row: pd.Series) -> str:
         return f" ({' '.join(str(row.get('error', '')).split())[:80]})"
     if what == "stalled":
         value = row.get("longest_stall_s")
+        if value is None:  # several flows: the longest of any of them
+            flows = [v for k, v in row.items() if str(k).endswith("_longest_stall_s")]
+            value = max((float(v) for v in flows if v == v), default=None)
         try:
             return f" {float(value):.0f} s"
         except (TypeError, ValueError):
