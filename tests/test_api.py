@@ -70,6 +70,13 @@ TRACE_COLUMNS = {
         "rtt_s": "float64",
         "timeout_s": "float64",
     },
+    "handoff": {
+        "time_s": "float64",
+        "mobile": "uint32",
+        "from": "uint32",
+        "to": "uint32",
+        "outage_s": "float64",
+    },
 }
 
 
@@ -78,6 +85,15 @@ def traced() -> lastmile.RunResult:
     # With Snoop at the base station, so that the agent's own rtt trace has rows too.
     overrides = {**SMALL, "base_station.agent": "snoop"}
     return lastmile.run(example("tulip-basic"), overrides=overrides, traces=lastmile.trace_names())
+
+
+@pytest.fixture(scope="module")
+def moving() -> lastmile.RunResult:
+    """The survey's handoff case (``experiments/survey_handoff.toml``): one 1 s handoff."""
+    from lastmile.reproduce.framework import EXPERIMENTS_DIR
+
+    path = EXPERIMENTS_DIR / "survey_handoff.toml"
+    return lastmile.run(path, overrides={"stop_time": "8s"}, traces=lastmile.trace_names())
 
 
 def test_load_gives_a_typed_normalised_scenario() -> None:
@@ -211,16 +227,31 @@ def test_every_trace_is_documented() -> None:
 
 @pytest.mark.parametrize("name", sorted(TRACE_COLUMNS))
 def test_trace_dataframes_have_the_documented_columns(
-    traced: lastmile.RunResult, name: str
+    traced: lastmile.RunResult, moving: lastmile.RunResult, name: str
 ) -> None:
-    frame = traced.trace(name)
+    frame = (moving if name == "handoff" else traced).trace(name)
     assert isinstance(frame, pd.DataFrame)
     assert {c: str(t) for c, t in frame.dtypes.items()} == TRACE_COLUMNS[name]
     assert list(frame.columns) == list(TRACE_COLUMNS[name])
     assert len(frame) > 0
     assert frame["time_s"].is_monotonic_increasing and frame["time_s"].iloc[0] >= 0
-    table = traced.arrow(name)
+    table = (moving if name == "handoff" else traced).arrow(name)
     assert table.num_rows == len(frame) and table.column_names == list(frame.columns)
+
+
+def test_a_handoff_is_traced_and_summarised(moving: lastmile.RunResult) -> None:
+    h = moving.trace("handoff")
+    assert h[["time_s", "mobile", "from", "to", "outage_s"]].values.tolist() == [
+        [5.0, 0, 0, 1, 1.0]
+    ]
+    (m,) = moving.summary["mobiles"]
+    assert (m["node"], m["cells"], m["handoffs"], m["outage_s"]) == (
+        "mh1",
+        ["cell1", "cell2"],
+        1,
+        1.0,
+    )
+    assert m["handoff_data_drops"] > 0
 
 
 def test_cwnd_trace_values(traced: lastmile.RunResult) -> None:

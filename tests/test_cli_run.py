@@ -42,6 +42,7 @@ CASES: dict[str, tuple[tuple[str, ...], bool]] = {
     ),
     "tulip-fama": (SMALL, True),
     "lle-adhoc": (SMALL, True),
+    "cells-handoff": (("--set", "stop_time=30s"), False),
 }
 
 

@@ -296,6 +296,12 @@ def format_summary(summary: dict[str, Any]) -> str:
                 f"{lle.get('tcp_ack_frames_on_air', 0)}"
             )
         out.append(line)
+    for m in summary.get("mobiles") or []:
+        out.append(
+            f"mobile {m.get('node')!r}: {m.get('handoffs', 0)} handoffs, out of reach "
+            f"{_fmt(m.get('outage_s'), '.3f')} s, {m.get('handoff_drops', 0)} packets lost to "
+            f"handoffs ({m.get('handoff_data_drops', 0)} with data)"
+        )
     out += _energy_lines(summary.get("energy"))
     return "\n".join(out)
 

@@ -15,7 +15,8 @@
 //! - `transport`: transports beside TCP for the wide-area hop (WTP, WTCP of Sinha et al.),
 //!   and a flow endpoint speaking any of them.
 //! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP, the
-//!   WAP gateway, the WTCP-Sinha proxy).
+//!   WAP gateway, the WTCP-Sinha proxy, M-TCP).
+//! - `mobility`: a mobile host's movement between cells (residence, handoff, routing update).
 //! - `apps`: the applications at a flow's source (bulk, Poisson, saturating UDP).
 //! - `metrics`: counters and summaries, opt-in traces, pcap.
 //! - `scenario`: the file format, its loading, overrides and checks.
@@ -27,6 +28,7 @@ pub mod engine;
 pub mod error_model;
 pub mod ids;
 pub mod metrics;
+pub mod mobility;
 pub mod net;
 pub mod packet;
 pub mod ranges;

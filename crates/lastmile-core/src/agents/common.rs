@@ -91,6 +91,17 @@ impl<K: Ord + Copy, C: ConnState> Conns<K, C> {
             self.map.remove(&key);
         }
     }
+    /// Takes out the connections whose key satisfies `take`, in key order (a mobile's
+    /// connections leaving with it, `sim::mobility`).
+    pub fn take_where(&mut self, mut take: impl FnMut(&K) -> bool) -> Vec<(K, C)> {
+        let keys: Vec<K> = self.map.keys().filter(|k| take(k)).copied().collect();
+        keys.into_iter()
+            .filter_map(|k| {
+                self.forget(&k);
+                self.map.remove(&k).map(|c| (k, c))
+            })
+            .collect()
+    }
     /// The earliest deadline of any connection.
     pub fn earliest(&self) -> Option<SimTime> {
         self.deadlines.first().map(|&(t, _)| t)
@@ -170,6 +181,31 @@ impl Occupancy {
         }
         (self.integral + tail) as f64 / span as f64
     }
+}
+
+/// What a caching agent on a base station does with a mobile's connections when the
+/// mobile leaves its cell (`[[mobile]]`, docs/mobility.md).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OnHandoff {
+    /// The state is soft and lost with the cell: the new base station starts afresh from
+    /// the packets it sees.
+    #[default]
+    Drop,
+    /// The state goes to the agent of the mobile's new base station (the Snoop paper's
+    /// neighbouring base stations primed by multicast), arriving `handoff_latency` after
+    /// the mobile joins it.
+    Transfer,
 }
 
 /// Counters common to the agents.

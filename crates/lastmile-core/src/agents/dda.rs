@@ -202,7 +202,11 @@ impl Agent for DdaAgent {
                 packet,
             } => self.on_receiver_packet(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Packet { .. } | AgentInput::Local { .. } | AgentInput::Link { .. } => {}
+            AgentInput::Packet { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Link { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
     }
 

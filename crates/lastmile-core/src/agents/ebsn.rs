@@ -107,7 +107,9 @@ impl Agent for EbsnAgent {
             AgentInput::Link { .. }
             | AgentInput::Packet { .. }
             | AgentInput::Local { .. }
-            | AgentInput::Timer => {}
+            | AgentInput::Timer
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
     }
 

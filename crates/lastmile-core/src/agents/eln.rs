@@ -141,7 +141,9 @@ impl Agent for ElnAgent {
             AgentInput::Local { .. }
             | AgentInput::Packet { .. }
             | AgentInput::Link { .. }
-            | AgentInput::Timer => {}
+            | AgentInput::Timer
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
     }
 

@@ -21,8 +21,14 @@
 //! local retransmissions and timer expiries; its RTT samples feed `agent_rtt`; the relay
 //! buffer is the occupancy; ACKs advertising a zero window are counted.
 //!
-//! Left out: handoff (state migration), a window or buffer limit on the mobile's bytes
-//! towards the fixed host (requests are small).
+//! **Handoff** (Bakre & Badrinath 1995; docs/mobility.md): on a base station a mobile
+//! leaves, its split connections — both halves with their buffers, timers and sequence
+//! state — are handed to the new base station's I-TCP, where they arrive
+//! `handoff_latency` after the mobile joins it; meanwhile neither base station answers for
+//! them. An I-TCP on the gateway (WTCP §6) never sees a mobile leave.
+//!
+//! Left out: a window or buffer limit on the mobile's bytes towards the fixed host
+//! (requests are small).
 
 mod spec;
 #[cfg(test)]
@@ -31,7 +37,7 @@ mod tests;
 use std::collections::{BTreeSet, VecDeque};
 
 use super::common::{AgentTrace, ConnState, Conns, Occupancy};
-use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
@@ -59,6 +65,10 @@ struct Split {
     origins: VecDeque<(u64, SimTime)>,
     closing: bool,
 }
+
+/// A mobile's split connections on their way to its new base station.
+#[derive(Clone, Debug)]
+pub struct ItcpHandover(Vec<(ConnKey, Split)>);
 
 /// What every split's handlers share: the counters and the outbox.
 struct Cx<'a> {
@@ -192,6 +202,16 @@ impl ItcpAgent {
         }
     }
 
+    /// `mobile` left the cell: its splits go to its new base station's I-TCP.
+    fn on_left(&mut self, mobile: Ipv4Addr, out: &mut AgentOutbox) {
+        let taken = self.splits.take_where(|k| k.mh.0 == mobile);
+        self.finished.retain(|k| k.mh.0 != mobile);
+        if !taken.is_empty() {
+            let latency = self.spec.handoff_latency.sim();
+            out.handover = Some((Handover::Itcp(ItcpHandover(taken)), latency));
+        }
+    }
+
     fn on_timer(&mut self, now: SimTime, out: &mut AgentOutbox) {
         // Splits not due have nothing to send: their relay ran after their last input.
         for key in self.splits.due(now) {
@@ -208,7 +228,16 @@ impl Agent for ItcpAgent {
         match input {
             AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+            AgentInput::Mobility(MobilityNotice::Left { mobile }) => self.on_left(mobile, out),
+            AgentInput::Handover(Handover::Itcp(h)) => {
+                for (key, split) in h.0 {
+                    self.splits.insert(key, split);
+                }
+            }
+            AgentInput::Link { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
         self.occupancy.set(now, self.splits.held_bytes());
     }

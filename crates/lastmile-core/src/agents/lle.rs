@@ -274,7 +274,10 @@ impl Agent for LleAgent {
                 signal,
                 packet: Some(p),
             } => self.on_link(signal, p, out),
-            AgentInput::Link { packet: None, .. } | AgentInput::Timer => {}
+            AgentInput::Link { packet: None, .. }
+            | AgentInput::Timer
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
     }
 

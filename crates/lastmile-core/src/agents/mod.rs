@@ -13,6 +13,8 @@
 //!   semantics**: the fixed host's data is acknowledged when the base station has it.
 //! * `lle` — LLE-TCP (Kliazovich, Granelli & Gerla §3): TCP ACKs generated on the MAC's
 //!   `TxSuccess` at the wireless sender, the receiver's suppressed by an ARQ client.
+//! * `mtcp` — M-TCP (Brown & Singh 1997) at the supervisor host: end-to-end ACKs with the
+//!   last byte held back, a zero window while the mobile is handed off.
 //! * `wap` — a WAP gateway (survey §2.3): WTP class 2 transactions with the mobile, TCP
 //!   with the origin server.
 //! * `wtcp_sinha` — the proxy of WTCP of Sinha et al. (survey §2.5.1): TCP with the fixed
@@ -21,6 +23,11 @@
 //! * `eln` — Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4).
 //! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
 //!   side holds the third and later duplicate ACKs for `d`.
+//!
+//! **Mobility** (`sim::mobility`, docs/mobility.md): agents hear `MobilityNotice`s; the
+//! agent of a base station the mobile left drops its state for the mobile's connections or
+//! hands it over (`AgentOutbox::handover`), and the new base station's agent receives it
+//! (`AgentInput::Handover`) after the transfer latency.
 //!
 //! Each agent's module holds its state machine and, in `<agent>/spec.rs`, its settings
 //! (`AgentSettings`: how it is built, its checks, where it may sit). The one list of agents
@@ -41,6 +48,7 @@ pub mod ebsn;
 pub mod eln;
 pub mod itcp;
 pub mod lle;
+pub mod mtcp;
 pub mod snoop;
 pub mod wap;
 pub mod wtcp;
@@ -52,18 +60,19 @@ mod testkit;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{RngStream, SimTime};
+use crate::engine::{RngStream, SimDuration, SimTime};
 use crate::metrics::AgentSummary;
 use crate::packet::{Ipv4Addr, Packet, TcpSegment};
 use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
-pub use common::{AgentTrace, AgentTraceColumns};
+pub use common::{AgentTrace, AgentTraceColumns, OnHandoff};
 pub use dda::{DdaAgent, DdaSpec};
 pub use ebsn::{EbsnAgent, EbsnSpec};
 pub use eln::{ElnAgent, ElnSpec};
 pub use itcp::{ItcpAgent, ItcpSpec};
 pub use lle::{LleAfterGiveUp, LleAgent, LleKey, LleRole, LleSpec};
+pub use mtcp::{MtcpAgent, MtcpSpec};
 pub use snoop::{SnoopAgent, SnoopSpec};
 pub use wap::{WapAgent, WapSpec};
 pub use wtcp::{WtcpAgent, WtcpSpec, WtcpTimestamps};
@@ -111,6 +120,34 @@ pub enum AgentInput<'a> {
         dir: LocalDir,
         packet: &'a mut Packet,
     },
+    /// What a mobile's movement tells the agent (`sim::mobility`).
+    Mobility(MobilityNotice),
+    /// The state of a mobile's connections, handed over by the agent of the base station
+    /// the mobile left (`AgentOutbox::handover`).
+    Handover(Handover),
+}
+
+/// What a mobile's movement tells an agent (docs/mobility.md).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MobilityNotice {
+    /// A handoff of `mobile` began: it left its cell (every agent hears it; M-TCP's
+    /// supervisor host chokes the mobile's senders).
+    HandoffStarted { mobile: Ipv4Addr },
+    /// `mobile` left the cell of this agent's base station: the agent drops its state for
+    /// the mobile's connections or hands it over (`AgentOutbox::handover`).
+    Left { mobile: Ipv4Addr },
+    /// The gateway now routes `mobile`'s packets to its new base station (every agent hears
+    /// it; M-TCP reopens the senders' window).
+    RouteUpdated { mobile: Ipv4Addr },
+}
+
+/// The state of one mobile's connections as it moves from one base station's agent to
+/// the next (Bakre & Badrinath's I-TCP handoff; a Snoop or WTCP cache handed over).
+#[derive(Clone, Debug)]
+pub enum Handover {
+    Snoop(snoop::SnoopHandover),
+    Wtcp(wtcp::WtcpHandover),
+    Itcp(itcp::ItcpHandover),
 }
 
 /// Which way a packet of the agent's own node goes (`AgentInput::Local`).
@@ -135,6 +172,9 @@ pub struct AgentOutbox {
     /// assigns their ids and fixes their IP length.
     pub packets: Vec<Packet>,
     pub trace: Vec<AgentTrace>,
+    /// After `MobilityNotice::Left`: the mobile's connections for its new base station's
+    /// agent, and how long the transfer takes from the moment the mobile joins it.
+    pub handover: Option<(Handover, SimDuration)>,
 }
 
 impl AgentOutbox {
@@ -142,6 +182,7 @@ impl AgentOutbox {
         self.verdict = Verdict::Forward;
         self.packets.clear();
         self.trace.clear();
+        self.handover = None;
     }
 }
 
@@ -388,6 +429,11 @@ agents! {
     /// automatically on the receiving node (`dst`) of every flow that ends across the cell
     /// from it, or of those named in `mobiles` (the agent then serves only theirs).
     Lle(LleSpec),
+    /// M-TCP (Brown & Singh, CCR 1997) at the supervisor host (the gateway): ACKs relayed
+    /// from the mobile with the last byte held back; on a handoff the held byte is
+    /// acknowledged with a zero window (the sender persists), and the window reopens when
+    /// the gateway's route to the mobile is updated.
+    Mtcp(MtcpSpec),
     /// A WAP gateway (survey §2.3): WTP class 2 transactions over UDP with the mobile, TCP
     /// with the origin server; its flows have `transport = "wap"`.
     Wap(WapSpec),

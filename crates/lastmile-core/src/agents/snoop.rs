@@ -37,6 +37,11 @@
 //!
 //! * **SACK** (`sack = true`, `snoop/sack.rs`): a duplicate ACK with SACK blocks
 //!   retransmits every hole the blocks name, not just the oldest.
+//! * **Handoff** (docs/mobility.md): when a mobile leaves the base station's cell its
+//!   connections' state is dropped (`handoff = "drop"`: the cache is soft state, and the
+//!   new base station's Snoop starts from the packets it sees) or handed to the new base
+//!   station's Snoop (`"transfer"`), which goes on from it. A Snoop on the gateway never
+//!   sees a mobile leave and keeps its state.
 //!
 //! Left out: the reverse direction (mobile as sender: ELN / NACK), ns-2's `integrate_`
 //! heuristic and its process-wide dupack counter, interface-queue-length checks.
@@ -48,12 +53,12 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy};
-use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy, OnHandoff};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
-use crate::packet::{Control, Packet, SeqNumber, TcpSegment};
+use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber, TcpSegment};
 use crate::wireless::signals::MacSignal;
 
 pub use spec::SnoopSpec;
@@ -243,7 +248,27 @@ impl SnoopAgent {
             self.with_conn(&key, out, |c, cx| c.on_timer(cx, now));
         }
     }
+
+    /// `mobile` left the cell: its connections go, to the next Snoop or nowhere.
+    fn on_left(&mut self, mobile: Ipv4Addr, out: &mut AgentOutbox) {
+        let taken = self.conns.take_where(|k| k.mh.0 == mobile);
+        if self.spec.handoff == OnHandoff::Transfer && !taken.is_empty() {
+            let latency = self.spec.handoff_latency.sim();
+            out.handover = Some((Handover::Snoop(SnoopHandover(taken)), latency));
+        }
+    }
+
+    /// The previous base station's Snoop handed over a mobile's connections.
+    fn on_handover(&mut self, h: SnoopHandover) {
+        for (key, conn) in h.0 {
+            self.conns.insert(key, conn);
+        }
+    }
 }
+
+/// A mobile's connections as one Snoop hands them to the next (`handoff = "transfer"`).
+#[derive(Clone, Debug)]
+pub struct SnoopHandover(Vec<(ConnKey, SnoopConn)>);
 
 impl Agent for SnoopAgent {
     fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
@@ -261,7 +286,12 @@ impl Agent for SnoopAgent {
                 signal: MacSignal::TxSuccess | MacSignal::TxFailure,
                 packet: Some(packet),
             } => self.on_sent(now, packet),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+            AgentInput::Mobility(MobilityNotice::Left { mobile }) => self.on_left(mobile, out),
+            AgentInput::Handover(Handover::Snoop(h)) => self.on_handover(h),
+            AgentInput::Link { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
         self.occupancy.set(now, self.conns.held_bytes());
     }

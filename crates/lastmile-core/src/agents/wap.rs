@@ -319,7 +319,10 @@ impl Agent for WapAgent {
         match input {
             AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+            AgentInput::Link { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
         self.occupancy.set(now, self.gateways.held_bytes());
     }

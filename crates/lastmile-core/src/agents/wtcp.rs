@@ -53,7 +53,15 @@
 //!   on the way to the source (in the paper's ns the sink echoed the triggering segment,
 //!   so such an ACK carried no echo either).
 //!
-//! Left out: handoff (§6), the mobile as sender, SACK.
+//! * **Handoff** (docs/mobility.md): WTCP §6 runs WTCP on the gateway, which keeps its
+//!   state across handoffs. On a base station a mobile leaves, its connections are dropped
+//!   (`handoff = "drop"`) or handed to the new base station's WTCP (`"transfer"`). A
+//!   connection a WTCP first sees mid-stream (after a handoff) takes the mobile's first
+//!   ACK below its start as the ACK point, and holds any segment the mobile has not
+//!   acknowledged that it does not hold yet, so that the source's retransmissions of what
+//!   the old base station lost get through.
+//!
+//! Left out: the mobile as sender, SACK.
 
 mod spec;
 #[cfg(test)]
@@ -61,12 +69,12 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy};
-use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
+use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy, OnHandoff};
+use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
-use crate::packet::{Control, Packet, SeqNumber, TcpSegment};
+use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber, TcpSegment};
 
 pub use spec::{WtcpSpec, WtcpTimestamps};
 
@@ -107,6 +115,8 @@ struct WtcpConn {
     /// The most recent TSval from the source and when it arrived.
     recent_ts: Option<(u32, SimTime)>,
     last_local_retransmission: Option<SimTime>,
+    /// First seen mid-stream, without its SYN (after a handoff, module notes).
+    mid_stream: bool,
 }
 
 /// WTCP's counters beyond the common ones.
@@ -217,7 +227,8 @@ impl WtcpAgent {
             return; // The fixed host's pure ACKs pass.
         }
         if !self.conns.contains(&key) {
-            let conn = WtcpConn::new(&self.spec, packet.flow, seq);
+            let mut conn = WtcpConn::new(&self.spec, packet.flow, seq);
+            conn.mid_stream = true;
             self.conns.insert(key, conn);
         }
         self.with_conn(&key, out, |c, cx| c.on_data(cx, now, packet, &seg));
@@ -236,7 +247,20 @@ impl WtcpAgent {
             self.with_conn(&key, out, |c, cx| c.on_timeout(cx, now));
         }
     }
+
+    /// `mobile` left the cell: its connections go, to the next WTCP or nowhere.
+    fn on_left(&mut self, mobile: Ipv4Addr, out: &mut AgentOutbox) {
+        let taken = self.conns.take_where(|k| k.mh.0 == mobile);
+        if self.spec.handoff == OnHandoff::Transfer && !taken.is_empty() {
+            let latency = self.spec.handoff_latency.sim();
+            out.handover = Some((Handover::Wtcp(WtcpHandover(taken)), latency));
+        }
+    }
 }
+
+/// A mobile's connections as one WTCP hands them to the next (`handoff = "transfer"`).
+#[derive(Clone, Debug)]
+pub struct WtcpHandover(Vec<(ConnKey, WtcpConn)>);
 
 impl Agent for WtcpAgent {
     fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
@@ -250,7 +274,16 @@ impl Agent for WtcpAgent {
                 packet,
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+            AgentInput::Mobility(MobilityNotice::Left { mobile }) => self.on_left(mobile, out),
+            AgentInput::Handover(Handover::Wtcp(h)) => {
+                for (key, conn) in h.0 {
+                    self.conns.insert(key, conn);
+                }
+            }
+            AgentInput::Link { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
         self.occupancy.set(now, self.conns.held_bytes());
     }
@@ -334,6 +367,7 @@ impl WtcpConn {
             rtx_at: None,
             recent_ts: None,
             last_local_retransmission: None,
+            mid_stream: false,
         }
     }
 
@@ -362,7 +396,13 @@ impl WtcpConn {
             self.recent_ts = Some((tsval, now));
         }
         let end = seq + seg.seq_len();
-        if end <= self.rcv_nxt || self.held.iter().any(|h| h.seq == seq) {
+        // Mid-stream, what the mobile has not acknowledged and is not held may be a
+        // retransmission of what the old base station lost (module notes, "Handoff").
+        let expected_from = match self.mid_stream {
+            true => self.snd_una,
+            false => self.rcv_nxt,
+        };
+        if end <= expected_from || self.held.iter().any(|h| h.seq == seq) {
             cx.out.verdict = Verdict::Drop; // Old or already held: ignored (§3).
             return;
         }
@@ -429,6 +469,10 @@ impl WtcpConn {
         let Some(ack) = seg.header.ack else { return };
         if seg.payload_len > 0 || seg.header.control == Control::Syn {
             return;
+        }
+        if self.mid_stream && ack < self.snd_una && self.held.front().is_none_or(|h| ack < h.seq) {
+            // The mobile's ACK point, below where this base station came in.
+            self.snd_una = ack;
         }
         if ack > self.snd_una {
             self.on_new_ack(cx, now, ack, packet);

@@ -260,7 +260,10 @@ impl Agent for WtcpSinhaAgent {
         match input {
             AgentInput::Packet { side, packet } => self.on_packet(now, side, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
-            AgentInput::Link { .. } | AgentInput::Local { .. } => {}
+            AgentInput::Link { .. }
+            | AgentInput::Local { .. }
+            | AgentInput::Mobility(_)
+            | AgentInput::Handover(_) => {}
         }
         self.occupancy.set(now, self.splits.held_bytes());
     }

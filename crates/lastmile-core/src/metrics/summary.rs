@@ -234,11 +234,35 @@ pub struct RunSummary {
     /// The base-station agent's metrics; absent without an agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSummary>,
+    /// Every mobile host (`[[mobile]]`, and the `cells` preset's others); absent without
+    /// one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mobiles: Vec<MobileSummary>,
     /// The radios' time and energy per state (wireless links and cells); absent without a
     /// radio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy: Option<EnergySummary>,
     pub engine: EngineSummary,
+}
+
+/// One mobile host's handoffs (docs/mobility.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MobileSummary {
+    pub node: String,
+    /// The wireless hops it moves between (the `handoff` trace's `from` and `to` index
+    /// them).
+    pub cells: Vec<String>,
+    /// Handoffs begun.
+    pub handoffs: u64,
+    /// Time out of reach of every cell, summed over the handoffs.
+    pub outage_s: f64,
+    /// Packets to or from the mobile lost to its handoffs: queued for a hop that stopped
+    /// reaching it, on the air when it did, sent to the old base station before the
+    /// routing update reached the gateway, sent by the mobile out of reach, or reaching a
+    /// base station whose agent waited for the connection's state.
+    pub handoff_drops: u64,
+    /// Of those, packets carrying data.
+    pub handoff_data_drops: u64,
 }
 
 /// The radios' energy over the run (the survey's §3.1; model and sources in

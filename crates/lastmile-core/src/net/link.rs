@@ -197,6 +197,16 @@ impl<P: Copy> Channel<P> {
         self.queue.len()
     }
 
+    /// Empties the queue (the link went down: a mobile left), returning what it held.
+    pub fn clear_queue(&mut self) -> Vec<P> {
+        let mut out = Vec::with_capacity(self.queue.len());
+        self.queue.retain(|&(p, _)| {
+            out.push(p);
+            false
+        });
+        out
+    }
+
     /// The queue (its RED state, when it runs one).
     pub fn queue(&self) -> &Queue<(P, u32)> {
         &self.queue

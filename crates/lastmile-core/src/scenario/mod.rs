@@ -13,6 +13,7 @@ mod document;
 mod error;
 mod flows;
 mod load;
+pub mod mobility;
 pub mod model;
 mod overrides;
 pub(crate) mod presets;

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::base_station::{AgentChoice, BaseStationSpec, BaseStations, OneBaseStation};
+pub use super::mobility::{HandoffTcp, MobileSpec, NextCell, Residence};
 pub use super::presets::NetworkPreset;
 pub use crate::agents::AgentSpec;
 pub use crate::apps::AppSpec;
@@ -29,7 +30,7 @@ pub struct Scenario {
     /// The run ends when every flow is done or at this time. Default "3600s".
     #[serde(default = "default_stop_time")]
     pub stop_time: Duration,
-    /// The network: a preset (`chain`, `wlan`, `adhoc`) or explicit nodes and links.
+    /// The network: a preset (`chain`, `wlan`, `adhoc`, `cells`) or explicit nodes and links.
     pub topology: Topology,
     /// The base stations and their TCP-aware agents: `[[base_station]]` entries (`node`,
     /// `agent = { kind = "snoop", ... }`), or the `[base_station]` table for one (`agent =
@@ -40,6 +41,11 @@ pub struct Scenario {
     /// The flows: one application over one TCP connection each.
     #[serde(rename = "flow")]
     pub flows: Vec<FlowSpec>,
+    /// Mobile hosts that move between cells: `[[mobile]]` entries (`node`, the `cells` it
+    /// visits, its residence time, handoff delay, routing-update delay, and what its TCP
+    /// does about handoffs). Default: none (nothing moves).
+    #[serde(default, rename = "mobile", skip_serializing_if = "Vec::is_empty")]
+    pub mobiles: Vec<MobileSpec>,
     /// The radios' power per state for the summary's `energy` section (wireless links and
     /// cell members): `profile = "ns3"` (default) or `"ns2"`, and any of `transmit_w`,
     /// `receive_w`, `idle_w`, `sleep_w` in watts instead of the profile's.
@@ -66,6 +72,13 @@ pub enum Preset {
     Wlan,
     /// Two wireless nodes `n1`, `n2` in one cell (LLE-TCP's single hop); only `wireless`.
     Adhoc,
+    /// Fixed host `fh` —`wired`— gateway `gw` —`backhaul`— base stations `bs1..bsN`
+    /// (`cells`), each with its own wireless hop `cell1..cellN` (`wireless`), and mobile
+    /// hosts `mh1..mhM` (`mobiles`) that move between the cells (`[[mobile]]`; WTCP Fig. 8).
+    /// With a point-to-point `wireless` hop, each base station has a link to each mobile
+    /// (`cell<i>`, or `cell<i>-mh<j>` with several mobiles), up while the mobile is in the
+    /// cell; with a cell MAC, `cell<i>` is a cell of `bs<i>` and the mobiles in it.
+    Cells,
 }
 
 /// The network: either a `preset` with its `wired` and `wireless` links, or explicit
@@ -82,8 +95,14 @@ pub struct Topology {
     /// The chain's wireless hop (bs → mh), or the cell of `wlan` / `adhoc`. Default: none;
     /// required by every preset.
     pub wireless: Option<LinkSpec>,
-    /// `wlan`: the number of mobile hosts in the cell. Default 1.
+    /// `wlan`: the number of mobile hosts in the cell; `cells`: the number of mobile hosts.
+    /// Default 1.
     pub mobiles: Option<u32>,
+    /// `cells`: the number of base stations (and cells), 1 to 64. Default 2.
+    pub cells: Option<u32>,
+    /// `cells`: the link from the gateway to each base station (`backhaul1..N`, gw → bs<i>).
+    /// Default: none; required by `cells`.
+    pub backhaul: Option<LinkSpec>,
     /// Node names, for an explicit topology.
     #[serde(default)]
     pub nodes: Vec<String>,

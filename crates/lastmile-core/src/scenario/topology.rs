@@ -17,6 +17,8 @@
 
 use std::collections::HashMap;
 
+mod cells;
+
 use super::error::{did_you_mean, join, ScenarioError};
 use super::model::{LinkSpec, Preset, Scenario, Topology};
 
@@ -36,6 +38,8 @@ pub struct ResolvedCell {
     pub name: String,
     pub members: Vec<usize>,
     pub spec: LinkSpec,
+    /// Where the file defines it ("topology.wireless", "topology.links[3]").
+    pub path: String,
 }
 
 /// A link between two nodes (indices into `ResolvedTopology::nodes`).
@@ -118,17 +122,62 @@ pub(crate) fn link_path(s: &Scenario, i: usize) -> String {
         Some(Preset::Chain) => ["topology.wired", "topology.wireless"][i.min(1)].to_string(),
         Some(Preset::Wlan) => "topology.wired".to_string(),
         Some(Preset::Adhoc) => "topology.wireless".to_string(),
-        None => format!("topology.links[{i}]"),
+        Some(Preset::Cells) => cells::link_path(s, i),
+        None => explicit_link_path(s, i),
     }
+}
+
+/// The paths of the first `n` resolved links, in one pass (`link_path` for each).
+pub(crate) fn link_paths(s: &Scenario, n: usize) -> Vec<String> {
+    match s.topology.preset {
+        None => s
+            .topology
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.mac.is_cell())
+            .map(|(j, _)| format!("topology.links[{j}]"))
+            .take(n)
+            .collect(),
+        Some(_) => (0..n).map(|i| link_path(s, i)).collect(),
+    }
+}
+
+/// The `i`th resolved link of an explicit topology is the `i`th of its links that is not a
+/// cell.
+fn explicit_link_path(s: &Scenario, i: usize) -> String {
+    let index = s
+        .topology
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.mac.is_cell())
+        .nth(i)
+        .map_or(i, |(j, _)| j);
+    format!("topology.links[{index}]")
 }
 
 /// Expands the preset, or checks the explicit nodes and links.
 pub fn resolve_topology(s: &Scenario) -> Result<ResolvedTopology, ScenarioError> {
     let t = &s.topology;
+    if t.preset != Some(Preset::Cells) {
+        for (key, present) in [
+            ("cells", t.cells.is_some()),
+            ("backhaul", t.backhaul.is_some()),
+        ] {
+            if present {
+                return Err(ScenarioError::problem(
+                    format!("topology.{key}"),
+                    "belongs to preset = \"cells\" (gateway, base stations and mobiles)",
+                ));
+            }
+        }
+    }
     let topo = match t.preset {
         Some(Preset::Chain) => chain(t)?,
         Some(Preset::Wlan) => wlan(t)?,
         Some(Preset::Adhoc) => adhoc(t)?,
+        Some(Preset::Cells) => cells::cells(s)?,
         None => explicit(t)?,
     };
     check_unique_link_names(s, &topo)?;
@@ -191,6 +240,7 @@ fn cell(spec: &LinkSpec, members: Vec<usize>) -> ResolvedCell {
         name: spec.name.clone().unwrap_or_else(|| "wireless".into()),
         members,
         spec: spec.clone(),
+        path: "topology.wireless".into(),
     }
 }
 
@@ -321,6 +371,7 @@ fn explicit(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
         }
     }
     let mut links = Vec::with_capacity(t.links.len());
+    let mut cells = Vec::new();
     for (i, spec) in t.links.iter().enumerate() {
         let from = link_end(t, &index, i, "from", spec.from.as_deref())?;
         let to = link_end(t, &index, i, "to", spec.to.as_deref())?;
@@ -330,6 +381,19 @@ fn explicit(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
                 format!("\"{}\"", t.nodes[to]),
                 format!("a node other than `from` (\"{}\")", t.nodes[from]),
             ));
+        }
+        if spec.mac.is_cell() {
+            // A cell of two: `from` is its head (the base station).
+            cells.push(ResolvedCell {
+                name: spec
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("{}-{}", t.nodes[from], t.nodes[to])),
+                members: vec![from, to],
+                spec: spec.clone(),
+                path: format!("topology.links[{i}]"),
+            });
+            continue;
         }
         links.push(ResolvedLink {
             name: spec
@@ -345,7 +409,7 @@ fn explicit(t: &Topology) -> Result<ResolvedTopology, ScenarioError> {
     Ok(ResolvedTopology {
         nodes: t.nodes.clone(),
         links,
-        cells: Vec::new(),
+        cells,
         index,
     })
 }
@@ -421,13 +485,22 @@ fn check_unique_link_names(s: &Scenario, topo: &ResolvedTopology) -> Result<(), 
         .chain(topo.cells.iter().map(|c| c.name.clone()))
         .collect();
     let index = name_index(&names);
+    let paths = link_paths(s, topo.links.len());
+    let named: Vec<bool> = match s.topology.preset {
+        None => s
+            .topology
+            .links
+            .iter()
+            .filter(|l| !l.mac.is_cell())
+            .map(|l| l.name.is_some())
+            .collect(),
+        Some(_) => vec![true; topo.links.len()],
+    };
     for (i, link) in topo.links.iter().enumerate() {
-        let given = s.topology.preset.is_none() && s.topology.links[i].name.is_some()
-            || s.topology.preset.is_some();
-        let path = if given {
-            format!("{}.name", link_path(s, i))
+        let path = if named[i] {
+            format!("{}.name", paths[i])
         } else {
-            link_path(s, i)
+            paths[i].clone()
         };
         check_identifier(&path, &link.name, "link name")?;
         let first = index[&link.name];
@@ -437,16 +510,14 @@ fn check_unique_link_names(s: &Scenario, topo: &ResolvedTopology) -> Result<(), 
                 format!("\"{}\"", link.name),
                 format!(
                     "a unique link name ({} is also \"{}\")",
-                    link_path(s, first),
-                    link.name
+                    paths[first], link.name
                 ),
             )
             .with_hint(Some("set `name` on one of them".into())));
         }
     }
-    // Cells come from the presets' `wireless` hop: one per topology.
     for (j, c) in topo.cells.iter().enumerate() {
-        let path = "topology.wireless.name";
+        let path = &format!("{}.name", c.path);
         check_identifier(path, &c.name, "link name")?;
         let first = index[&c.name];
         if first != topo.links.len() + j {

@@ -19,7 +19,7 @@ use super::model::{
     AckPolicy, AqmSpec, FlowSpec, InitialWindow, LinkLayerKind, LinkSpec, MacKind, RecoveryKind,
     Scenario, TcpSpec,
 };
-use super::topology::{check_identifier, link_path, resolve_topology};
+use super::topology::{check_identifier, link_paths, resolve_topology};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
 /// (RFC 791, RFC 9293).
@@ -62,8 +62,8 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "a power in watts, at least 0",
         ));
     }
-    for (i, link) in topo.links.iter().enumerate() {
-        let path = link_path(s, i);
+    let paths = link_paths(s, topo.links.len());
+    for (link, path) in topo.links.iter().zip(paths) {
         check_link(&path, &link.spec)?;
         if link.spec.link != LinkLayerKind::None {
             return Err(ScenarioError::bad_value(
@@ -75,10 +75,11 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     for cell in &topo.cells {
-        check_link("topology.wireless", &cell.spec)?;
-        check_cell("topology.wireless", &cell.spec)?;
+        check_link(&cell.path, &cell.spec)?;
+        check_cell(&cell.path, &cell.spec)?;
     }
     super::base_station::check_base_stations(s, &topo)?;
+    super::mobility::resolve_mobiles(s, &topo)?;
     if s.flows.is_empty() {
         return Err(ScenarioError::bad_value(
             "flow",

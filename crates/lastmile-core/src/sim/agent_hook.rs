@@ -25,9 +25,9 @@
 //! scenarios catch a state that would stall a flow where it arises.
 
 use crate::agents::{
-    AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, LocalDir, Side, Verdict,
+    AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, Handover, LocalDir, Side, Verdict,
 };
-use crate::engine::{SimTime, TimerId};
+use crate::engine::{SimDuration, SimTime, TimerId};
 use crate::ids::{AgentId, NodeId};
 use crate::metrics::{AgentSummary, TraceTable};
 use crate::packet::{Packet, PacketId, DEFAULT_TTL};
@@ -53,6 +53,8 @@ pub struct AgentHooks {
     by_node: Vec<Option<AgentId>>,
     pub trace: AgentTraceColumns,
     outbox: AgentOutbox,
+    /// The handover the last call produced (`World::agent_input` takes it).
+    handover: Option<(Handover, SimDuration)>,
 }
 
 /// What an agent is shown: a transit packet still in the arena, or an input that carries
@@ -122,9 +124,22 @@ impl World {
             Shown::Input(input) => host.handle(now, input, &mut out),
         }
         let verdict = out.verdict;
+        self.agents.handover = out.handover.take();
         let result = then(self, verdict).and_then(|()| self.apply_agent_outbox(now, agent, &out));
         self.agents.outbox = out;
         result.map(|()| verdict)
+    }
+
+    /// Hands `input` (a mobility notice, a handover) to `agent` and applies what it asks
+    /// for; returns the handover it made, if any (`sim::mobility`).
+    pub(super) fn agent_input(
+        &mut self,
+        now: SimTime,
+        agent: AgentId,
+        input: AgentInput<'_>,
+    ) -> Result<Option<(Handover, SimDuration)>, SimError> {
+        self.call_agent(now, agent, Shown::Input(input), |_, _| Ok(()))?;
+        Ok(self.agents.handover.take())
     }
 
     /// Shows a transit packet to the agent on `node` and applies its decision.
@@ -135,6 +150,12 @@ impl World {
         node: NodeId,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
+        if let Some(i) = self.mobility.in_transfer(node, self.packets.get(slot)) {
+            // The agent here waits for the state of this mobile's connections.
+            let p = self.packets.remove(slot);
+            self.count_handoff_drop(i, &p);
+            return Ok(());
+        }
         let dst = self.packets.get(slot).ip.dst;
         let Some(side) = self.side_of(node, dst) else {
             return self.route_from(now, node, slot); // No route: counted as such.
@@ -212,23 +233,38 @@ impl World {
         Ok(())
     }
 
-    /// Wired side if the packet is heading onto a wireless hop — a wireless-marked link or a
-    /// cell (module notes).
+    /// Wired side if the packet's route from here crosses a wireless hop — a
+    /// wireless-marked link or a cell (module notes); on a gateway above the base stations
+    /// (WTCP §6) that hop is a few hops on.
     fn side_of(&self, node: NodeId, dst: crate::packet::Ipv4Addr) -> Option<Side> {
         let index = dst.0.checked_sub(crate::packet::Ipv4Addr::for_node(0).0)? as usize;
         if index >= self.nodes.len() {
             return None;
         }
-        let hop = self.routes.next_hop(node, NodeId(index as u32))?;
-        let towards_wireless = match hop {
-            crate::net::Hop::Link { link, .. } => self.links[link.index()].wireless,
-            crate::net::Hop::Cell { .. } => true,
-        };
-        Some(if towards_wireless {
-            Side::Wired
-        } else {
-            Side::Wireless
-        })
+        let dst = NodeId(index as u32);
+        let mut hop = self.routes.next_hop(node, dst)?;
+        let mut v = node;
+        for _ in 0..self.nodes.len() {
+            let (wireless, next) = match hop {
+                crate::net::Hop::Link { link, dir } => {
+                    let l = &self.links[link.index()];
+                    (l.wireless, l.dirs[dir.index()].to)
+                }
+                crate::net::Hop::Cell { to, .. } => (true, to),
+            };
+            if wireless {
+                return Some(Side::Wired);
+            }
+            if next == dst || next == v {
+                break;
+            }
+            v = next;
+            let Some(h) = self.routes.next_hop(v, dst) else {
+                break;
+            };
+            hop = h;
+        }
+        Some(Side::Wireless)
     }
 
     fn apply_agent_outbox(

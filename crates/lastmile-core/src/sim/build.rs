@@ -91,6 +91,7 @@ pub fn build(
             accounted: reported,
             propagating: Default::default(),
             radios: l.wireless.then(super::energy::LinkRadios::new),
+            up: true,
         });
         reported_done |= reported;
     }
@@ -147,6 +148,8 @@ pub fn build(
     }
     world.flows_to_finish = world.flows.iter().filter(|f| f.ends_run).count();
     drop(flows);
+    let trace_handoffs = options.traces.iter().any(|t| t == "handoff");
+    super::mobility::add_mobiles(&mut world, scenario, &topology, seed, trace_handoffs)?;
     Ok((world, topology))
 }
 

@@ -283,10 +283,8 @@ impl Cell {
         id
     }
 
-    // Mobility (issue 13) will call `join` and `leave` during a run; tests do today.
     /// `node` joins the cell (a no-op if it is a member) as a new station. Link layers of
     /// the other members towards it start afresh, as a link to a newly arrived peer does.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn join(
         &mut self,
         now: SimTime,
@@ -312,7 +310,6 @@ impl Cell {
     /// Events still pending for it find it gone and do nothing. The packets the others had
     /// queued for it are discarded (so they block no one), and so is anything sent to it
     /// later; frames already with a MAC or a link layer run their course.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn leave(
         &mut self,
         now: SimTime,
@@ -374,6 +371,16 @@ impl Cell {
         })
     }
 
+    /// One hop across the cell without contention: the propagation delay, plus a frame of
+    /// `bytes` at the data rate (for a path's RTT without queueing).
+    pub fn one_hop_time(&self, bytes: Option<u32>) -> SimDuration {
+        let rate = self.spec.rate.bps();
+        self.spec.delay.sim()
+            + bytes.map_or(SimDuration::ZERO, |b| {
+                SimDuration::transmission(8 * u64::from(b), rate)
+            })
+    }
+
     /// The head-to-others direction counts in `accounting`.
     fn is_head(&self, m: StationId) -> bool {
         m.0 == 0
@@ -382,14 +389,12 @@ impl Cell {
 
 impl World {
     /// `node` leaves cell `cell` (see `Cell::leave`).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn cell_leave(&mut self, cell: CellId, node: NodeId) {
         let now = self.queue.now();
         self.cells[cell.index()].leave(now, node, &mut self.timers);
     }
 
     /// `node` joins cell `cell` (see `Cell::join`).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn cell_join(&mut self, cell: CellId, node: NodeId) -> Result<StationId, SimError> {
         let now = self.queue.now();
         self.cells[cell.index()].join(now, node, &mut self.timers)

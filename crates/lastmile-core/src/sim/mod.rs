@@ -22,6 +22,7 @@ mod cell;
 mod energy;
 mod estimate;
 mod flow;
+mod mobility;
 mod observe;
 mod report;
 mod world;
@@ -80,8 +81,18 @@ impl RunObserver for Unobserved {}
 
 /// The traces a run can record (opt-in). `agent_rtt` is the base-station agent's
 /// wireless-hop RTT estimate: time_s, flow, rtt_s, timeout_s. `cc` is each source's
-/// congestion-control state (`tcp::cc::CcMetrics`) whenever it changes.
-pub const TRACE_NAMES: &[&str] = &["seq", "cwnd", "cc", "rtt", "wireless_tx", "agent_rtt"];
+/// congestion-control state (`tcp::cc::CcMetrics`) whenever it changes. `handoff` is one
+/// row per handoff: time_s, mobile (index in the summary's `mobiles`), from and to (indices
+/// in that mobile's `cells`), outage_s.
+pub const TRACE_NAMES: &[&str] = &[
+    "seq",
+    "cwnd",
+    "cc",
+    "rtt",
+    "wireless_tx",
+    "agent_rtt",
+    "handoff",
+];
 
 /// How to run a scenario, beyond the scenario itself.
 #[derive(Clone, Debug, Default)]
@@ -207,5 +218,6 @@ pub fn run_observed(
     let summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
     let mut traces = std::mem::take(&mut world.traces).into_tables();
     traces.extend(world.agents.take_trace_table());
+    traces.extend(world.mobility.take_trace_table());
     Ok(RunOutput { summary, traces })
 }

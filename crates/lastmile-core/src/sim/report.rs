@@ -128,6 +128,7 @@ pub fn summarize(
             }
             a
         }),
+        mobiles: world.mobility.summaries(),
         energy: super::energy::energy_summary(world, end),
         engine: EngineSummary {
             events: world.queue.events_processed(),

@@ -21,6 +21,7 @@ use super::agent_hook::AgentHooks;
 use super::capture::Captures;
 use super::cell::Cell;
 use super::flow::Flow;
+use super::mobility::Mobility;
 use super::observe::{DataAccounting, Traces};
 use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
@@ -103,6 +104,8 @@ pub enum TimerOwner {
         station: StationId,
         link: u32,
     },
+    /// A mobile's movement and its state transfers (`sim::mobility`).
+    Mobile(u32),
 }
 
 impl TimerOwner {
@@ -112,7 +115,10 @@ impl TimerOwner {
     pub fn lane(self) -> Lane {
         match self {
             TimerOwner::Endpoint(_) | TimerOwner::App(_) => Lane::Timers,
-            TimerOwner::Agent(_) | TimerOwner::Mac { .. } | TimerOwner::Link { .. } => Lane::Main,
+            TimerOwner::Agent(_)
+            | TimerOwner::Mac { .. }
+            | TimerOwner::Link { .. }
+            | TimerOwner::Mobile(_) => Lane::Main,
         }
     }
 }
@@ -142,6 +148,9 @@ pub struct Link {
     pub propagating: [VecDeque<(SimTime, u64, PacketSlot)>; 2],
     /// The radios at its two ends, for a wireless link (`sim::energy`).
     pub radios: Option<super::energy::LinkRadios>,
+    /// False while the mobile it attaches is out of its reach (`sim::mobility`): what is
+    /// offered to it is lost to the handoff.
+    pub up: bool,
 }
 
 /// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
@@ -196,6 +205,8 @@ pub struct World {
     pub captures: Option<Captures>,
     /// Base-station agents on the forwarding path (see `agent_hook.rs`).
     pub agents: AgentHooks,
+    /// Mobile hosts and their handoffs (see `mobility.rs`).
+    pub mobility: Mobility,
     /// The power profile the summary's `energy` section uses.
     pub energy: super::energy::EnergySettings,
 }
@@ -224,6 +235,7 @@ impl World {
             flows_to_finish: 0,
             captures: None,
             agents: AgentHooks::default(),
+            mobility: Mobility::default(),
             energy: Default::default(),
         }
     }
@@ -351,6 +363,7 @@ impl World {
                 station,
                 link,
             } => self.on_cell_link_timer(now, cell, station, link as usize),
+            TimerOwner::Mobile(i) => self.on_mobile_timer(now, i as usize),
         }
     }
 
@@ -394,6 +407,13 @@ impl World {
             Hop::Link { link, dir } => (link, dir),
             Hop::Cell { cell, to } => return self.cell_send(now, cell, node, to, slot),
         };
+        if !self.links[link.index()].up {
+            let p = self.packets.remove(slot);
+            if let Some(i) = self.link_mobile(link) {
+                self.count_handoff_drop(i, &p);
+            }
+            return Ok(());
+        }
         let packet = self.packets.get(slot);
         let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
@@ -441,6 +461,14 @@ impl World {
             .expect("TxDone without a frame on the wire");
         let packet = self.packets.get(slot);
         let (_, lost) = channel.finish(now, packet.payload_len());
+        if !l.up {
+            // The mobile went out of reach while the frame was on the air.
+            let p = self.packets.remove(slot);
+            if let Some(i) = self.link_mobile(link) {
+                self.count_handoff_drop(i, &p);
+            }
+            return Ok(());
+        }
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
         if l.accounted && dir.index() == 0 {

@@ -28,6 +28,8 @@ pub struct TcpConfig {
     /// Initial ssthresh in bytes; `None` = unlimited.
     pub initial_ssthresh_bytes: Option<u32>,
     pub dupack_threshold: u32,
+    /// Duplicate ACKs may start a fast retransmit after a timeout (4.4BSD).
+    pub fast_retransmit_after_timeout: bool,
     /// Offer SACK-permitted (RFC 2018) and, once negotiated, send SACK blocks.
     pub sack: bool,
     /// Report duplicates in a D-SACK block (RFC 2883).
@@ -83,6 +85,7 @@ impl TcpConfig {
             initial_window: t.initial_window,
             initial_ssthresh_bytes: t.initial_ssthresh.map(|b| clamp(b.bytes())),
             dupack_threshold: t.dupack_threshold,
+            fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
             sack: t.sack_enabled(),
             dsack: t.dsack,
             limited_transmit: t.limited_transmit,

@@ -125,7 +125,8 @@ impl TcpConnection {
             limited_transmit: cfg.limited_transmit,
             prr: cfg.prr,
         };
-        let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options);
+        let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
+            .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);
         let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
@@ -350,6 +351,42 @@ impl TcpConnection {
     /// Bytes held out of order by the receiving half.
     pub fn bytes_held_out_of_order(&self) -> u64 {
         self.receiver.held().bytes()
+    }
+
+    // ---- receiver hooks for mobility (docs/mobility.md) --------------------------------
+
+    /// Sends `copies` pure ACKs now, each with the current ACK number and window: Cáceres &
+    /// Iftode's duplicate ACKs when a handoff completes (the survey §2.4.4.5), Freeze-TCP's
+    /// copies of the last ACK on reconnection. Nothing before the connection is
+    /// established.
+    pub fn send_acks(&mut self, now: SimTime, copies: u32, out: &mut TcpOutbox) {
+        if !self.can_send() {
+            return;
+        }
+        for _ in 0..copies {
+            self.receiver.request_ack();
+            self.output(now, out);
+        }
+    }
+
+    /// Freeze-TCP (Goff et al., INFOCOM 2000): from now on advertise a zero window, and say
+    /// so at once (the zero window advertisement), so that the sender persists instead of
+    /// timing out while the mobile is out of reach.
+    pub fn freeze(&mut self, now: SimTime, out: &mut TcpOutbox) {
+        self.receiver.set_frozen(true);
+        self.send_acks(now, 1, out);
+    }
+
+    /// Freeze-TCP on reconnection: the real window again, announced by `copies` copies of
+    /// the ACK for the last segment received.
+    pub fn unfreeze(&mut self, now: SimTime, copies: u32, out: &mut TcpOutbox) {
+        self.receiver.set_frozen(false);
+        self.send_acks(now, copies, out);
+    }
+
+    /// True while advertising a zero window on purpose (`freeze`).
+    pub fn is_frozen(&self) -> bool {
+        self.receiver.is_frozen()
     }
 
     // ---- arriving segments -------------------------------------------------------------

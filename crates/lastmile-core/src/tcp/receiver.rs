@@ -26,6 +26,8 @@
 //!   window advertised is what is free; with receiver SWS avoidance (RFC 1122 §4.2.3.3,
 //!   Stevens' "at least one full segment") it is zero until a full segment fits. The right
 //!   edge still never moves left.
+//! * **Freeze** (`set_frozen`, Freeze-TCP's receiver): a zero window on purpose, for as long
+//!   as the mobile expects to be out of reach.
 //! * **FIN**: remembered where it sits in the stream and consumed once every byte before
 //!   it has arrived.
 //! * **SACK blocks** (RFC 2018 §4, once SACK-permitted was exchanged): every ACK sent while
@@ -206,6 +208,8 @@ pub struct Receiver {
     lazy_mss: Option<u64>,
     /// The window in the last ACK built.
     last_advertised: u64,
+    /// Advertising a zero window on purpose (Freeze-TCP), whatever the buffer holds.
+    frozen: bool,
     /// SACK-permitted was exchanged: ACKs carry SACK blocks (RFC 2018).
     sack: bool,
     /// Report duplicates in D-SACK blocks (RFC 2883).
@@ -237,6 +241,7 @@ impl Receiver {
             backlog: 0,
             lazy_mss: None,
             last_advertised: rwnd,
+            frozen: false,
             sack: false,
             dsack: false,
             recent_blocks: VecDeque::new(),
@@ -373,12 +378,27 @@ impl Receiver {
         self.delack_at = None;
     }
 
-    /// The window to advertise now (see the module notes); records the right edge.
+    /// The window to advertise now (see the module notes); records the right edge. Frozen,
+    /// it is zero and the right edge stays where it was: data already sent within it is
+    /// still accepted.
     pub fn advertise_window(&mut self) -> u32 {
+        if self.frozen {
+            self.last_advertised = 0;
+            return 0;
+        }
         let fresh = self.rcv_nxt + self.free_window();
         self.right_edge = self.right_edge.max(fresh);
         self.last_advertised = self.right_edge - self.rcv_nxt;
         self.last_advertised.min(u64::from(u32::MAX)) as u32
+    }
+
+    /// Freeze-TCP (Goff et al., INFOCOM 2000): while `frozen`, every ACK advertises a zero
+    /// window; unfrozen, the real window returns.
+    pub fn set_frozen(&mut self, frozen: bool) {
+        self.frozen = frozen;
+    }
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
     }
 
     /// The free buffer, zero below one segment when consuming lazily (SWS avoidance).

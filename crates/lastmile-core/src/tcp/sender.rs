@@ -684,8 +684,17 @@ impl Sender {
         Some(r.at)
     }
 
-    /// Arms or clears the persist timer after output (RFC 9293 §3.8.6.1).
+    /// Arms or clears the persist timer after output (RFC 9293 §3.8.6.1). A window that
+    /// shrank to zero after we sent into it (a receiver freezing the sender: Freeze-TCP,
+    /// M-TCP's supervisor host) is probed in the standard way (RFC 9293 §3.8.6.2.1, MUST-35)
+    /// as 4.4BSD's `tcp_output` does it: the retransmission timer is cancelled, SND.NXT
+    /// pulled back to SND.UNA, and the persist timer set, so the sender neither times out
+    /// nor cuts its window while the receiver keeps it closed.
     pub fn update_persist(&mut self, now: SimTime) {
+        if self.snd_wnd == 0 && self.written > self.snd_una && self.rtx.is_armed() {
+            self.rtx.stop();
+            self.snd_nxt = self.snd_una;
+        }
         let stalled = self.snd_wnd == 0 && !self.rtx.is_armed() && self.written > self.snd_una;
         if !stalled {
             self.persist_at = None;

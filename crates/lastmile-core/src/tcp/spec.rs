@@ -333,6 +333,13 @@ pub struct TcpSpec {
     /// FACK's trigger of DupThresh·SMSS). Default 3 (RFC 5681 §3.2).
     #[serde(default = "default_dupack_threshold")]
     pub dupack_threshold: u32,
+    /// Let duplicate ACKs for data sent before a retransmission timeout start a fast
+    /// retransmit, as 4.3BSD Reno and 4.4BSD do (`tcp_input` counts duplicates whenever the
+    /// retransmission timer runs; Cáceres & Iftode's fast retransmit after handoff relies on
+    /// it). Default false: a timeout sets `recover` to the highest sequence sent, so they
+    /// cannot (RFC 6582 §4, ns-2's `bug_fix_`).
+    #[serde(default)]
+    pub fast_retransmit_after_timeout: bool,
     /// Offer and use SACK (RFC 2018): SACK-permitted on the SYN, and SACK blocks on ACKs once
     /// both SYNs carried it. Default: true with `recovery = "sack"` or `"fack"`, else false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -476,6 +483,7 @@ impl Default for TcpSpec {
             initial_window: InitialWindow::default(),
             initial_ssthresh: None,
             dupack_threshold: default_dupack_threshold(),
+            fast_retransmit_after_timeout: false,
             sack: None,
             dsack: false,
             limited_transmit: false,

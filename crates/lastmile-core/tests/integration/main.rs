@@ -11,6 +11,8 @@
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
 //! - `lle`: LLE-TCP end to end.
+//! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
+//!   random handoffs.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
@@ -29,6 +31,7 @@ mod golden_summaries;
 mod hardening;
 mod lle;
 mod many_flows;
+mod mobility;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;

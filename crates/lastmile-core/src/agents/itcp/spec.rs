@@ -28,6 +28,17 @@ pub struct ItcpSpec {
     /// take the flow defaults.
     #[serde(default = "default_itcp_tcp")]
     pub tcp: TcpSpec,
+    /// On a base station a mobile leaves (`[[mobile]]`): the time from the mobile joining
+    /// its new cell until the split connections' state (both halves, both buffers) is at
+    /// the new base station's I-TCP (Bakre & Badrinath's handoff; WTCP §6 runs I-TCP on
+    /// the gateway, which no mobile leaves). Default "300ms" (the survey §2.2: handoffs
+    /// "may take several hundreds of milliseconds").
+    #[serde(default = "default_itcp_handoff_latency")]
+    pub handoff_latency: Duration,
+}
+
+fn default_itcp_handoff_latency() -> Duration {
+    Duration::from_millis(300)
 }
 
 fn default_itcp_buffer() -> ByteSize {
@@ -45,6 +56,7 @@ impl Default for ItcpSpec {
         ItcpSpec {
             buffer: default_itcp_buffer(),
             tcp: default_itcp_tcp(),
+            handoff_latency: default_itcp_handoff_latency(),
         }
     }
 }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::SnoopAgent;
-use crate::agents::{AgentSettings, AgentSetup};
+use crate::agents::{AgentSettings, AgentSetup, OnHandoff};
 use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
 use crate::scenario::ScenarioError;
 use crate::units::Duration;
@@ -43,6 +43,15 @@ pub struct SnoopSpec {
     /// Default 10 (ns-2 `SNOOP_MAX_RXMIT`).
     #[serde(default = "default_snoop_max_rxmit")]
     pub max_local_retransmits: u32,
+    /// On a base station a mobile leaves (`[[mobile]]`): "drop" (the cache is lost with
+    /// the cell, soft state) or "transfer" (handed to the new base station's Snoop).
+    /// Default "drop".
+    #[serde(default)]
+    pub handoff: OnHandoff,
+    /// With `handoff = "transfer"`: from the mobile joining its new cell until the cache
+    /// is there. Default "0s" (the Snoop paper primes the neighbours' caches in advance).
+    #[serde(default)]
+    pub handoff_latency: Duration,
     /// Read the mobile's SACK blocks (RFC 2018; the flow's TCP needs SACK): a duplicate ACK
     /// with blocks retransmits locally every cached segment they leave as a hole, not just
     /// the oldest (Balakrishnan et al.'s selective-acknowledgment Snoop; the Linux netfilter
@@ -84,6 +93,8 @@ impl Default for SnoopSpec {
             initial_rtt: default_snoop_initial_rtt(),
             cache_packets: default_snoop_cache(),
             max_local_retransmits: default_snoop_max_rxmit(),
+            handoff: OnHandoff::Drop,
+            handoff_latency: Duration::default(),
             sack: false,
         }
     }

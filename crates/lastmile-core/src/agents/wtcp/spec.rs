@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::WtcpAgent;
-use crate::agents::{AgentSettings, AgentSetup};
+use crate::agents::{AgentSettings, AgentSetup, OnHandoff};
 use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
 use crate::scenario::ScenarioError;
 use crate::units::{ByteSize, Duration};
@@ -56,6 +56,16 @@ pub struct WtcpSpec {
     /// paper; ns-2's Snoop `srtt_`).
     #[serde(default = "default_wtcp_initial_rtt")]
     pub initial_rtt: Duration,
+    /// On a base station a mobile leaves (`[[mobile]]`): "drop" (the buffer is lost with
+    /// the cell; the source recovers end to end) or "transfer" (handed to the new base
+    /// station's WTCP). WTCP §6 runs WTCP on the gateway, which no mobile leaves. Default
+    /// "drop".
+    #[serde(default)]
+    pub handoff: OnHandoff,
+    /// With `handoff = "transfer"`: from the mobile joining its new cell until the buffer
+    /// is there. Default "0s".
+    #[serde(default)]
+    pub handoff_latency: Duration,
 }
 
 fn default_wtcp_window() -> u32 {
@@ -87,6 +97,8 @@ impl Default for WtcpSpec {
             buffer: default_wtcp_buffer(),
             source_clock: default_wtcp_source_clock(),
             initial_rtt: default_wtcp_initial_rtt(),
+            handoff: OnHandoff::Drop,
+            handoff_latency: Duration::default(),
         }
     }
 }

@@ -26,11 +26,15 @@ impl World {
         let packet = self.packets.remove(slot);
         let c = &mut self.cells[cell.index()];
         let Some(m) = c.station_of(from) else {
-            self.no_route_drops += 1;
+            // A mobile out of its old cell, or a node that was never in it.
+            if !self.on_unreachable(from, to, &packet) {
+                self.no_route_drops += 1;
+            }
             return Ok(());
         };
         if c.station_of(to).is_none() {
             c.stats.to_absent_drops += 1; // It left the cell.
+            self.on_unreachable(from, to, &packet);
             return Ok(());
         }
         let st = &mut c.stations[m.index()];

@@ -33,7 +33,9 @@
 //! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too, RFC
 //! 6675 §5.1), and a retransmission timeout sets `recover` = the highest sequence sent (RFC
 //! 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
-//! retransmit. `recover` is stored as an exclusive stream offset (SND.MAX at entry), so
+//! retransmit (unless `fast_retransmit_after_timeout`: then a timeout sets `recover` =
+//! SND.UNA, and they can, as in 4.4BSD's `tcp_input`). `recover` is stored as an exclusive
+//! stream offset (SND.MAX at entry), so
 //! "the ACK covers more than recover" reads `ack >= recover`.
 //!
 //! **Limited transmit** (RFC 3042, `limited_transmit`): for Tahoe, Reno and NewReno, each of
@@ -164,6 +166,9 @@ pub struct DupAcks {
     pub threshold: u32,
     /// Exclusive end of the data outstanding when recovery last started.
     pub recover: u64,
+    /// A timeout does not raise `recover` (4.4BSD): duplicates of data sent before it may
+    /// start a fast retransmit.
+    pub after_timeout: bool,
     /// Bytes sent by limited transmit since the last new ACK (left out of FlightSize when
     /// ssthresh is set, RFC 5681 §3.2 step 2).
     pub limited_sent: u64,
@@ -175,6 +180,7 @@ impl DupAcks {
             count: 0,
             threshold: threshold.max(1),
             recover: 0,
+            after_timeout: false,
             limited_sent: 0,
         }
     }
@@ -242,6 +248,12 @@ impl LossRecovery {
             variant,
             limited_transmit: o.limited_transmit,
         }
+    }
+
+    /// 4.4BSD's rule after a timeout (see the module notes).
+    pub fn with_fast_retransmit_after_timeout(mut self, on: bool) -> Self {
+        self.dupacks.after_timeout = on;
+        self
     }
 
     /// The peer did not offer SACK: SACK and FACK recovery run as NewReno.
@@ -509,7 +521,11 @@ impl LossRecovery {
     pub fn on_timeout(&mut self, f: &Flight) {
         self.dupacks.count = 0;
         self.dupacks.limited_sent = 0;
-        self.dupacks.recover = f.snd_max;
+        self.dupacks.recover = if self.dupacks.after_timeout {
+            f.snd_una
+        } else {
+            f.snd_max
+        };
         self.hole = Some(f.snd_una);
         match &mut self.variant {
             AnyRecovery::Tahoe => {}

@@ -95,3 +95,34 @@ fn tahoe_third_dupack_goes_back_n_from_snd_una() {
     assert_eq!((w.cwnd, w.ssthresh), (SMSS, 4 * SMSS));
     assert_eq!(r.next_retransmission(9 * SMSS), Some(SMSS));
 }
+
+/// Ten segments sent, a timeout, then three duplicate ACKs for SND.UNA (Cáceres & Iftode's
+/// mobile announcing the end of a handoff): the fast retransmits they start.
+fn dupacks_after_timeout(after_timeout: bool) -> Vec<bool> {
+    let mut r =
+        LossRecovery::new(RecoveryKind::Reno, 3).with_fast_retransmit_after_timeout(after_timeout);
+    let mut w = CongestionWindow {
+        cwnd: 10 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    let f = flight(0, 10 * SMSS);
+    r.on_timeout(&f);
+    r.on_retransmitted(0, SMSS);
+    (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect()
+}
+
+#[test]
+fn rfc6582_duplicates_of_data_sent_before_a_timeout_start_no_fast_retransmit() {
+    assert_eq!(dupacks_after_timeout(false), [false, false, false]);
+}
+
+#[test]
+fn bsd_duplicates_after_a_timeout_start_a_fast_retransmit_at_the_third() {
+    assert_eq!(dupacks_after_timeout(true), [false, false, true]);
+}

@@ -7,6 +7,7 @@
 
 mod cc;
 mod knobs;
+mod mobility;
 mod notices;
 mod receiver;
 mod sack;
@@ -50,6 +51,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         initial_window: InitialWindow::Segments(1),
         initial_ssthresh_bytes: None,
         dupack_threshold: 3,
+        fast_retransmit_after_timeout: false,
         sack: variant.recovery().uses_sack(),
         dsack: false,
         limited_transmit: false,
@@ -329,6 +331,19 @@ impl Pair {
         let mut out = TcpOutbox::default();
         let now = self.now;
         self.endpoint(side).app_close(now, &mut out);
+        self.absorb(side, &mut out);
+    }
+
+    /// Calls into one endpoint from outside (a hook such as `send_acks`), then sends what
+    /// it emitted.
+    pub fn call(
+        &mut self,
+        side: Side,
+        f: impl FnOnce(&mut TcpConnection, SimTime, &mut TcpOutbox),
+    ) {
+        let mut out = TcpOutbox::default();
+        let now = self.now;
+        f(self.endpoint(side), now, &mut out);
         self.absorb(side, &mut out);
     }
 
