@@ -182,6 +182,28 @@ def test_integrity_fails_on_an_unexplained_mechanism_stall_or_a_failed_run() -> 
     assert integrity_ok(rows) and rows[1].incomplete == 1
 
 
+def test_integrity_counts_a_run_of_several_flows_stalled_when_any_measured_flow_stalled() -> None:
+    # Runs of several flows have no unprefixed columns, only per flow: flow 1 stalls in seed
+    # 2 (a measured flow: the run stalled), flow 2 in seed 1 (background: it does not count).
+    campaign = Campaign("c", "x.toml", 2, variants={"agent": {}}, mechanisms=("agent",), metrics=())
+    base = {"status": "ok", "error": None, "variant": "agent", "groups_bg_background": True}
+    flows = {"flow0_group": "m", "flow1_group": "m", "flow2_group": "bg"}
+    runs = pd.DataFrame(
+        [
+            {**base, **flows, "seed": 1, "flow0_stalled": False, "flow1_stalled": False},
+            {**base, **flows, "seed": 2, "flow0_stalled": False, "flow1_stalled": True},
+        ]
+    ).assign(
+        flow2_stalled=[True, False],
+        flow1_longest_stall_s=[0.0, 41.0],
+        flow2_longest_stall_s=[50.0, 0.0],
+        groups_m_background=False,
+    )
+    rows = check(Data(campaign, runs))
+    assert rows[0].stalled == 1 and not integrity_ok(rows)
+    assert "seed 2: stalled 41 s" in rows[0].where
+
+
 def test_survey_error_free_transfer_takes_forty_seconds(outcomes: dict[str, Outcome]) -> None:
     data = outcomes["survey-table1"].context["table1"]
     for variant in ("tahoe", "reno", "newreno"):

@@ -16,10 +16,12 @@ stall (`Campaign.paper_stalls`); a failed run fails it too. Stalls of a baseline
 alone) are listed, not fatal: the papers show TCP alone stalling. Runs that are not
 measurements (`Campaign.not_measured`, e.g. a 2 s warm-up) are left out.
 
-In a run of several flows (background load) the checks read the measured flow, flow 0
-(``flow0_stalled``, ``flow0_completed``): the background flows are TCP alone. When the
-store has no ``stalled`` column (a core without the liveness check) the counts of stalls
-are None and shown as "n/a"; nothing is guessed.
+In a run of several flows (background load) completion is read from flow 0
+(``flow0_completed``), and a run counts as stalled when any flow that is not background
+stalled (``flow<i>_stalled``; the background flows are TCP alone): in a run of ten measured
+flows (LLE-TCP Fig. 10) any of the ten. When the store has no ``stalled`` column (a core
+without the liveness check) the counts of stalls are None and shown as "n/a"; nothing is
+guessed.
 """
 
 from __future__ import annotations
@@ -89,10 +91,8 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     failed = runs[~ok]
     good = runs[ok]
     flow = "" if "stalled" in good.columns or "flow0_stalled" not in good.columns else "flow0_"
-    has_stall = f"{flow}stalled" in good.columns
-    stalled = (
-        good[good[f"{flow}stalled"].fillna(False).astype(bool).to_numpy()] if has_stall else None
-    )
+    stalls = _stalls(good)
+    stalled = None if stalls is None else good[stalls.to_numpy()]
     incomplete = good.iloc[0:0]
     if campaign.finite and f"{flow}completed" in good.columns:
         incomplete = good[~good[f"{flow}completed"].fillna(False).astype(bool).to_numpy()]
@@ -124,6 +124,45 @@ def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     )
 
 
+def _stalled_flows(runs: pd.DataFrame) -> list[int]:
+    """The flows with a per-flow ``stalled`` column (runs of several flows), from flow 0."""
+    flows: list[int] = []
+    while f"flow{len(flows)}_stalled" in runs.columns:
+        flows.append(len(flows))
+    return flows
+
+
+def _measured(runs: pd.DataFrame, i: int) -> pd.Series:
+    """Per run, whether flow `i` is measured: its group (``flow<i>_group``) not background."""
+    import pandas as pd
+
+    out = pd.Series(True, index=runs.index)
+    group = f"flow{i}_group"
+    if group not in runs.columns:
+        return out
+    for g in runs[group].dropna().unique():
+        background = f"groups_{g}_background"
+        if background in runs.columns:
+            out &= ~((runs[group] == g) & runs[background].fillna(False).astype(bool))
+    return out
+
+
+def _stalls(runs: pd.DataFrame) -> pd.Series | None:
+    """Per run, whether it stalled: its flow's ``stalled``, or in a run of several flows
+    (no unprefixed columns) whether any flow that is not background did."""
+    import pandas as pd
+
+    if "stalled" in runs.columns:
+        return runs["stalled"].fillna(False).astype(bool)
+    flows = _stalled_flows(runs)
+    if not flows:
+        return None
+    out = pd.Series(False, index=runs.index)
+    for i in flows:
+        out |= runs[f"flow{i}_stalled"].fillna(False).astype(bool) & _measured(runs, i)
+    return out
+
+
 def _point(data: Data, row: pd.Series) -> str:
     """A run named by its axes and seed (only problem runs are named: a handful)."""
     axes = [
@@ -139,8 +178,16 @@ def _what_more(what: str, row: pd.Series, flow: str = "") -> str:
         return f" ({' '.join(str(row.get('error', '')).split())[:80]})"
     if what == "stalled":
         value = row.get(f"{flow}longest_stall_s")
+        if flow:  # several flows: the longest stall of any of them
+            stalls = [row.get(f"flow{i}_longest_stall_s") for i in range(len(row))]
+            value = max((float(v) for v in stalls if _number(v)), default=value)
         try:
             return f" {float(value):.0f} s"
         except (TypeError, ValueError):
             return ""
     return ""
+
+
+def _number(value: object) -> bool:
+    """A stored number (not missing, not NaN)."""
+    return isinstance(value, int | float) and value == value

@@ -34,6 +34,11 @@
 //! the free part of `buffer` (§3.3) — and timestamps (TSecr = the TSval of the segment that
 //! moved `rcv_nxt`, RFC 7323 §4.3; TSval = the latest seen from the receiver).
 //!
+//! **Some mobiles only** (`mobiles`, §4.4's "LLE-TCP enabled for 5 out of 10 evaluated
+//! flows"): the ARQ agent takes only the connections to the listed receivers' addresses
+//! (`serving_only`) and only those receivers get a client; the other connections pass the
+//! base station untouched, as plain TCP.
+//!
 //! Left out: the receiver's clock between its packets, window changes it made without
 //! telling, SACK blocks, delayed-ACK pacing; generating the third handshake ACK at the
 //! receiver's side, negotiation of LLE with the base station (§3.1, "switching off ARQ
@@ -43,7 +48,7 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Agent, AgentInput, AgentOutbox, LocalDir, Side, Verdict};
 use crate::engine::SimTime;
@@ -146,6 +151,8 @@ pub struct LleAgent {
     spec: LleSpec,
     conns: BTreeMap<LleKey, LleConn>,
     counters: LleSummary,
+    /// The receivers the ARQ agent serves (`mobiles`); `None`: every one.
+    serves: Option<BTreeSet<Ipv4Addr>>,
 }
 
 impl LleAgent {
@@ -155,7 +162,15 @@ impl LleAgent {
             spec,
             conns: BTreeMap::new(),
             counters: LleSummary::default(),
+            serves: None,
         }
+    }
+
+    /// The same agent taking only connections to (ARQ agent) the receivers at `addresses`;
+    /// the others pass untouched, as through a base station without LLE-TCP.
+    pub fn serving_only(mut self, addresses: BTreeSet<Ipv4Addr>) -> Self {
+        self.serves = Some(addresses);
+        self
     }
 
     pub fn role(&self) -> LleRole {
@@ -177,9 +192,13 @@ impl LleAgent {
         self.conns.get(key).and_then(|c| c.rcv_nxt)
     }
 
-    fn takes(&self, syn_way: Way) -> bool {
+    /// Whether a connection whose SYN goes `syn_way` is this node's to serve.
+    fn takes(&self, syn_way: Way, key: &LleKey) -> bool {
         match self.role {
-            LleRole::Agent => syn_way == Way::TowardAir,
+            LleRole::Agent => {
+                syn_way == Way::TowardAir
+                    && self.serves.as_ref().is_none_or(|s| s.contains(&key.far.0))
+            }
             LleRole::Client => syn_way == Way::FromAir,
         }
     }
@@ -203,7 +222,7 @@ impl LleAgent {
         let Some((key, seg)) = LleKey::of(way, packet) else {
             return;
         };
-        if seg.header.control == Control::Syn && seg.header.ack.is_none() && self.takes(way) {
+        if seg.header.control == Control::Syn && seg.header.ack.is_none() && self.takes(way, &key) {
             self.conns.insert(
                 key,
                 LleConn {

@@ -251,7 +251,8 @@ pub trait AgentSettings {
     fn check(&self) -> Result<(), ScenarioError> {
         Ok(())
     }
-    /// Where the agent may sit; error paths are `node` or `agent`.
+    /// Where the agent may sit; error paths are `node` or `agent`, or a settings key (then
+    /// placed under the settings table, like `check`'s).
     fn check_site(&self, _site: &Site<'_>) -> Result<(), ScenarioError> {
         Ok(())
     }
@@ -259,6 +260,11 @@ pub trait AgentSettings {
     /// of the agent's cell (LLE-TCP's ARQ client), if the agent has one.
     fn receiver_client(&self) -> Option<Self::Agent> {
         None
+    }
+    /// Whether the receiver named `receiver` gets the `receiver_client` (all do unless the
+    /// settings name some).
+    fn serves_receiver(&self, _receiver: &str) -> bool {
+        true
     }
 }
 
@@ -271,6 +277,8 @@ pub struct AgentSetup<'a> {
     pub index: usize,
     /// The node's name.
     pub node: &'a str,
+    /// Every node's name, by index; node i has the address `Ipv4Addr::for_node(i)`.
+    pub nodes: &'a [String],
 }
 
 impl AgentSetup<'_> {
@@ -380,6 +388,14 @@ macro_rules! agents {
                     $(AgentSpec::$variant(s) => s.receiver_client().map(|a| AnyAgent::$variant(Box::new(a))),)*
                 }
             }
+
+            /// Whether receiver `receiver` gets the companion (`receiver_client`).
+            pub fn serves_receiver(&self, receiver: &str) -> bool {
+                match self {
+                    AgentSpec::None => false,
+                    $(AgentSpec::$variant(s) => s.serves_receiver(receiver),)*
+                }
+            }
         }
 
         impl AnyAgent {
@@ -411,7 +427,7 @@ agents! {
     /// must be a member of a wireless cell and the wireless sender — the base station /
     /// access point, or in `adhoc` the sending node (`node = "n1"`). An ARQ client goes
     /// automatically on the receiving node (`dst`) of every flow that ends across the cell
-    /// from it.
+    /// from it, or of those named in `mobiles` (the agent then serves only theirs).
     Lle(LleSpec),
     /// M-TCP (Brown & Singh, CCR 1997) at the supervisor host (the gateway): ACKs relayed
     /// from the mobile with the last byte held back; on a handoff the held byte is

@@ -322,7 +322,10 @@ pub(crate) fn check_base_stations(
             ));
         }
         spec.check_site(&site(s, topo, name, node))
-            .map_err(|e| e.under(&at))?;
+            .map_err(|e| match e.path.as_str() {
+                "" | "node" | "agent" => e.under(&at),
+                _ => e.under(&settings),
+            })?;
     }
     Ok(())
 }

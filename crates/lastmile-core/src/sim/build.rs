@@ -170,6 +170,7 @@ fn add_agents(
             seed,
             index,
             node: name,
+            nodes: &topology.nodes,
         };
         let Some(agent) = bs.agent.spec().build(&setup) else {
             continue;
@@ -191,6 +192,9 @@ fn add_agents(
             )));
         };
         for dst in cell.receivers {
+            if !bs.agent.spec().serves_receiver(dst) {
+                continue;
+            }
             let dst = node_id(topology, dst)?;
             if world.agents.at(dst).is_some() {
                 continue;

@@ -353,3 +353,79 @@ fn a_give_up_with_only_mac_acks_lost_costs_no_tcp_timeout() {
         assert_eq!(lle(&paper).give_up_resends, 0);
     }
 }
+
+/// §4.4's multi-flow network with two mobiles, a flow of `bytes` to each, and `bs` as the
+/// base station.
+fn two_mobiles(bs: &str, bytes: &str) -> Scenario {
+    load(&format!(
+        r#"
+name = "wlan-lle-2"
+stop_time = "100s"
+[topology]
+preset = "wlan"
+mobiles = 2
+wired = {{ rate = "100Mbps", delay = "5ms", queue = "700pkt" }}
+wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", queue = "700pkt" }}
+{bs}
+[[flow]]
+src = "fh"
+dst = "mh*"
+tcp = {{ variant = "reno", mss = "1460B", ack = "every" }}
+app = {{ kind = "bulk", bytes = "{bytes}" }}
+"#
+    ))
+}
+
+/// §4.4, Scenario 2 ("LLE-TCP enabled for 5 out of 10 evaluated flows"), in small: with
+/// `mobiles = ["mh1"]` only mh1's connection is LLE-TCP's (ACKs generated and suppressed
+/// for its segments only) while mh2's ACKs cross the air as plain TCP's;
+/// both deliver every byte. Without `mobiles`, no TCP ACK crosses the air.
+#[test]
+fn lle_for_some_mobiles_only_leaves_the_others_plain_tcp() {
+    const BYTES: u64 = 1_000_000;
+    let segments = BYTES.div_ceil(1460);
+    let some = run_ok(&two_mobiles(
+        "[base_station]\nagent = \"lle\"\nnode = \"ap\"\nlle = { mobiles = [\"mh1\"] }",
+        "1MB",
+    ));
+    for f in &some.summary.flows {
+        assert!(f.completed && f.bytes_delivered == BYTES, "{f:?}");
+    }
+    let c = lle(&some);
+    assert!(c.acks_generated <= segments + 2, "{c:?}");
+    assert!(
+        c.acks_suppressed + c.handshake_acks_suppressed <= segments + 2,
+        "{c:?}"
+    );
+    assert!(c.acks_generated >= segments / 2, "{c:?}");
+    assert!(c.tcp_ack_frames_on_air >= segments / 2, "{c:?}");
+    let all = run_ok(&two_mobiles(
+        "[base_station]\nagent = \"lle\"\nnode = \"ap\"",
+        "1MB",
+    ));
+    let c = lle(&all);
+    assert_eq!(c.tcp_ack_frames_on_air, 0, "{c:?}");
+    assert!(c.acks_generated > segments, "{c:?}");
+}
+
+#[test]
+fn lle_mobiles_must_be_receivers_across_the_cell() {
+    let err = |bs: &str| {
+        let text = two_mobiles_text(bs);
+        load_str(&text, Format::Toml, "v.toml", &[]).unwrap_err()
+    };
+    let e = err(
+        "[base_station]\nagent = \"lle\"\nnode = \"ap\"\nlle = { mobiles = [\"mh1\", \"mh3\"] }",
+    );
+    assert_eq!(e.path, "base_station.lle.mobiles[1]");
+    assert!(e.to_string().contains("one of mh1, mh2"), "{e}");
+    let e = err("[base_station]\nagent = { kind = \"lle\", mobiles = [] }\nnode = \"ap\"");
+    assert_eq!(e.path, "base_station.agent.mobiles");
+    assert!(e.to_string().contains("at least one receiver"), "{e}");
+}
+
+fn two_mobiles_text(bs: &str) -> String {
+    format!(
+        "name = \"v\"\n[topology]\npreset = \"wlan\"\nmobiles = 2\nwired = {{ rate = \"100Mbps\", delay = \"5ms\" }}\nwireless = {{ phy = \"802.11b\", rate = \"11Mbps\", mac = \"dcf\" }}\n{bs}\n[[flow]]\nsrc = \"fh\"\ndst = \"mh*\"\napp = {{ kind = \"bulk\", bytes = \"1KB\" }}\n"
+    )
+}

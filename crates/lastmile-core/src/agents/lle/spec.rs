@@ -1,13 +1,16 @@
 //! LLE-TCP's settings (`agent = { kind = "lle", ... }`, or `[base_station.lle]`), with
 //! the paper's set-up (LLE-TCP §3.3, §4.4) as defaults, and where the agent may sit: on a
 //! member of a cell whose MAC acknowledges its frames, with flows ending across the cell
-//! (where its ARQ clients go).
+//! (where its ARQ clients go). `mobiles` lets LLE-TCP serve some of those receivers only
+//! (§4.4's Scenario 2, "LLE-TCP enabled for 5 out of 10 evaluated flows"; §3.1: a mobile
+//! without LLE-TCP runs standard TCP).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{LleAgent, LleRole};
 use crate::agents::{AgentSettings, AgentSetup, Site};
+use crate::packet::Ipv4Addr;
 use crate::scenario::ScenarioError;
 use crate::units::ByteSize;
 
@@ -49,6 +52,13 @@ pub struct LleSpec {
     /// end, as §3.1 says. Default "resync".
     #[serde(default)]
     pub after_give_up: LleAfterGiveUp,
+    /// The receivers that run LLE-TCP (e.g. `["mh1", "mh2"]`): only they get an ARQ client,
+    /// and the ARQ agent serves only the connections to them; flows to the other receivers
+    /// run plain TCP through the base station (§4.4: "LLE-TCP enabled for 5 out of 10
+    /// evaluated flows"). Each must be the `dst` of a flow across the agent's cell.
+    /// Default: every such receiver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobiles: Option<Vec<String>>,
 }
 
 fn default_lle_buffer() -> ByteSize {
@@ -61,6 +71,7 @@ impl Default for LleSpec {
             advertise_buffer: false,
             buffer: default_lle_buffer(),
             after_give_up: LleAfterGiveUp::default(),
+            mobiles: None,
         }
     }
 }
@@ -72,8 +83,17 @@ impl AgentSettings for LleSpec {
          node in adhoc, e.g. node = \"n1\")",
     );
 
-    fn build(&self, _setup: &AgentSetup<'_>) -> LleAgent {
-        LleAgent::new(LleRole::Agent, self.clone())
+    /// The ARQ agent; with `mobiles`, serving the connections to their addresses only.
+    fn build(&self, setup: &AgentSetup<'_>) -> LleAgent {
+        let agent = LleAgent::new(LleRole::Agent, self.clone());
+        let Some(mobiles) = &self.mobiles else {
+            return agent;
+        };
+        let addresses = mobiles
+            .iter()
+            .filter_map(|m| setup.nodes.iter().position(|n| n == m))
+            .map(|i| Ipv4Addr::for_node(i as u32));
+        agent.serving_only(addresses.collect())
     }
 
     /// LLE-TCP needs the MAC's TxSuccess / TxFailure: its node must be a cell member, the
@@ -102,6 +122,9 @@ impl AgentSettings for LleSpec {
                 ),
             ));
         }
+        if let Some(mobiles) = &self.mobiles {
+            check_mobiles(mobiles, &cell.receivers, cell.name)?;
+        }
         if cell.receivers.is_empty() {
             return Err(ScenarioError::problem(
                 "node",
@@ -119,4 +142,46 @@ impl AgentSettings for LleSpec {
     fn receiver_client(&self) -> Option<LleAgent> {
         Some(LleAgent::new(LleRole::Client, self.clone()))
     }
+
+    fn serves_receiver(&self, receiver: &str) -> bool {
+        self.mobiles
+            .as_ref()
+            .is_none_or(|m| m.iter().any(|n| n == receiver))
+    }
+}
+
+/// `mobiles` names at least one receiver, each a flow's `dst` across the cell.
+fn check_mobiles(mobiles: &[String], receivers: &[&str], cell: &str) -> Result<(), ScenarioError> {
+    let choices = || {
+        let mut list: Vec<&str> = Vec::new();
+        for r in receivers {
+            if !list.contains(r) {
+                list.push(r);
+            }
+        }
+        list.join(", ")
+    };
+    if mobiles.is_empty() {
+        return Err(ScenarioError::bad_value(
+            "mobiles",
+            "[]".into(),
+            format!(
+                "at least one receiver to run LLE-TCP, of: {} (leave `mobiles` out for all)",
+                choices()
+            ),
+        ));
+    }
+    for (i, m) in mobiles.iter().enumerate() {
+        if !receivers.contains(&m.as_str()) {
+            return Err(ScenarioError::bad_value(
+                format!("mobiles[{i}]"),
+                format!("\"{m}\""),
+                format!(
+                    "the dst of a flow across cell \"{cell}\": one of {}",
+                    choices()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

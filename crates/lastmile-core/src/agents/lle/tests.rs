@@ -427,3 +427,31 @@ fn paper_rule_acknowledges_the_packet_just_transmitted_across_a_failure() {
         vec![3]
     );
 }
+
+/// §4.4, Scenario 2 ("LLE-TCP enabled for 5 out of 10 evaluated flows"): an agent serving
+/// other mobiles only (`mobiles`) leaves MH's connection alone, as a base station without
+/// LLE-TCP would: its third ACK passes, its frames' `TxSuccess` release nothing.
+#[test]
+fn an_agent_serving_other_mobiles_leaves_the_connection_alone() {
+    let other = Ipv4Addr(MH.0 .0 + 1);
+    let mut a = agent().serving_only([other].into());
+    assert_eq!(wired(&mut a, syn()).0.verdict, Verdict::Forward);
+    assert_eq!(wireless(&mut a, syn_ack()).0.verdict, Verdict::Forward);
+    assert_eq!(wired(&mut a, third_ack()).0.verdict, Verdict::Forward);
+    assert_eq!(wired(&mut a, data(0)).0.verdict, Verdict::Forward);
+    assert!(signal(&mut a, MacSignal::TxSuccess, &data(0))
+        .packets
+        .is_empty());
+    assert_eq!(a.counters().acks_generated, 0);
+    assert_eq!(a.last_generated(&KEY), None);
+    // Serving MH as well, the same exchange is LLE-TCP's.
+    let mut a = agent().serving_only([other, MH.0].into());
+    wired(&mut a, syn());
+    wireless(&mut a, syn_ack());
+    assert_eq!(wired(&mut a, third_ack()).0.verdict, Verdict::Drop);
+    wired(&mut a, data(0));
+    assert_eq!(
+        released(&signal(&mut a, MacSignal::TxSuccess, &data(0))),
+        vec![1]
+    );
+}
