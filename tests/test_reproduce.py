@@ -204,6 +204,24 @@ def test_integrity_counts_a_run_of_several_flows_stalled_when_any_measured_flow_
     assert "seed 2: stalled 41 s" in rows[0].where
 
 
+def test_integrity_reads_several_flows_from_their_columns_in_a_store_shared_with_one_flow() -> None:
+    # The store's table holds every experiment's columns: a run of several flows has empty
+    # unprefixed `stalled` / `completed` (another experiment's), which must not read as
+    # "never stalled" and "incomplete".
+    campaign = Campaign("c", "x.toml", 2, variants={"agent": {}}, mechanisms=("agent",), metrics=())
+    base = {"status": "ok", "error": None, "variant": "agent", "stalled": None, "completed": None}
+    runs = pd.DataFrame(
+        [
+            {**base, "seed": 1, "flow0_stalled": False, "flow0_completed": True},
+            {**base, "seed": 2, "flow0_stalled": True, "flow0_completed": False},
+        ]
+    ).assign(flow0_longest_stall_s=[0.0, 35.0])
+    finite = dataclasses.replace(campaign, finite=True)
+    rows = check(Data(finite, runs))
+    assert rows[0].stalled == 1 and rows[0].incomplete == 1, rows[0]
+    assert not integrity_ok(rows)
+
+
 def test_survey_error_free_transfer_takes_forty_seconds(outcomes: dict[str, Outcome]) -> None:
     data = outcomes["survey-table1"].context["table1"]
     for variant in ("tahoe", "reno", "newreno"):

@@ -87,6 +87,11 @@ def check(data: Data) -> list[IntegrityRow]:
 
 def _row(data: Data, variant: str, runs: pd.DataFrame) -> IntegrityRow:
     campaign = data.campaign
+    # The store's table holds every experiment's columns: a single-flow experiment's
+    # `stalled` and `completed` are empty in a series of several flows, which must then be
+    # read from its per-flow columns (an empty `completed` read as "incomplete", an empty
+    # `stalled` as "never stalled").
+    runs = runs.dropna(axis=1, how="all")
     ok = (runs["status"] == "ok").to_numpy()
     failed = runs[~ok]
     good = runs[ok]
