@@ -16,8 +16,13 @@
 //! handshake ACK is suppressed by the agent, data ACKs by the client, and the FINs' ACKs
 //! are generated — no standalone ACK crosses the air. **Never suppressed** (§3.2, §3.3):
 //! duplicate ACKs (same ACK number and window as the previous), and ACKs that announce or
-//! lift a zero window. **Piggybacked ACKs** (§3.2) that acknowledge nothing new have their
-//! ACK flag cleared.
+//! lift a zero window. **Piggybacked ACKs** (§3.2) that acknowledge nothing new are
+//! neutralised: the paper clears their ACK flag, but a standard TCP drops a segment without
+//! ACK in a synchronized state (RFC 9293 §3.10.7.4: "if the ACK bit is off, drop the
+//! segment"), so the mobile's data would never arrive (a request/response flow delivered
+//! nothing). Their ACK number is set to the last one the agent generated instead: it
+//! acknowledges nothing new, and carrying data it is no duplicate ACK (RFC 5681 §2) —
+//! §3.2's intent, on a segment the fixed host accepts.
 //!
 //! **Never ahead of the receiver** (`after_give_up = "resync"`, the default): the agent
 //! models the receiver's in-order edge `rcv_nxt` and the ranges above a hole; a
@@ -384,8 +389,9 @@ impl LleConn {
         }
     }
 
-    /// A segment of the far side arriving from the air: learn its header fields; clear a
-    /// piggybacked ACK that acknowledges nothing new (§3.2).
+    /// A segment of the far side arriving from the air: learn its header fields; neutralise
+    /// a piggybacked ACK that acknowledges nothing new (§3.2; module notes: its ACK number
+    /// becomes the last generated one rather than its flag being cleared).
     fn on_far_segment(&mut self, cx: &mut Cx<'_>, packet: &mut Packet) {
         let Some(seg) = packet.tcp_mut() else {
             return;
@@ -401,10 +407,11 @@ impl LleConn {
         if self.rcv_nxt.is_some() && h.control != Control::Syn {
             self.advance_to(ack);
         }
-        let stale = self.last_generated.is_some_and(|g| ack <= g);
-        if seg.payload_len > 0 && stale && h.control != Control::Syn {
-            seg.header.ack = None;
-            cx.counters.ack_flags_cleared += 1;
+        if let Some(g) = self.last_generated.filter(|&g| ack <= g) {
+            if seg.payload_len > 0 && h.control != Control::Syn {
+                seg.header.ack = Some(g);
+                cx.counters.piggybacked_acks_neutralised += 1;
+            }
         }
     }
 

@@ -480,8 +480,9 @@ pub struct LleSummary {
     /// Standalone ACKs let through: duplicates, and zero-window or window-reopening ACKs
     /// (§3.3).
     pub acks_passed: u64,
-    /// Piggybacked ACK flags cleared on data that acknowledged nothing new (§3.2).
-    pub ack_flags_cleared: u64,
+    /// Piggybacked ACKs on data that acknowledged nothing new, set to the last generated
+    /// ACK number (§3.2's suppression; `agents::lle` says why not by clearing the flag).
+    pub piggybacked_acks_neutralised: u64,
     /// Pure TCP ACK frames (no payload, no SYN/FIN/RST) the cell's MACs put on the air,
     /// every transmission attempt counted, in both directions: what LLE-TCP removes.
     pub tcp_ack_frames_on_air: u64,
@@ -497,7 +498,7 @@ impl LleSummary {
         self.acks_suppressed += o.acks_suppressed;
         self.handshake_acks_suppressed += o.handshake_acks_suppressed;
         self.acks_passed += o.acks_passed;
-        self.ack_flags_cleared += o.ack_flags_cleared;
+        self.piggybacked_acks_neutralised += o.piggybacked_acks_neutralised;
         self.tcp_ack_frames_on_air += o.tcp_ack_frames_on_air;
     }
 }
