@@ -22,8 +22,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::SimTime;
-
 use super::estimators::{RoundRtt, Rounds};
 use super::{AckSample, CcMetrics, CcPhase, CongestionControl, CongestionWindow};
 
@@ -140,32 +138,6 @@ impl CongestionControl for Fast {
             // No RTT sample yet: slow start until there is one.
             w.cwnd += ack.acked_bytes.min(ack.mss);
         }
-    }
-
-    fn ssthresh_on_loss(
-        &mut self,
-        _now: SimTime,
-        _w: &CongestionWindow,
-        flight: u64,
-        mss: u64,
-    ) -> u64 {
-        super::reno_ssthresh(flight, mss)
-    }
-
-    fn on_rto(
-        &mut self,
-        _now: SimTime,
-        w: &mut CongestionWindow,
-        flight: u64,
-        mss: u64,
-        first: bool,
-    ) {
-        super::reno_timeout(w, flight, mss, first);
-    }
-
-    fn on_ecn_echo(&mut self, _now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
-        w.ssthresh = super::reno_ssthresh(flight, mss);
-        w.cwnd = w.ssthresh;
     }
 
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {

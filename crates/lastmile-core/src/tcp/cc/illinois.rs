@@ -243,11 +243,6 @@ impl CongestionControl for Illinois {
         self.rtt_low = 0;
     }
 
-    fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
-        w.ssthresh = self.ssthresh_on_loss(now, w, flight, mss);
-        w.cwnd = w.ssthresh;
-    }
-
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {
         CcMetrics {
             min_rtt: self.rtt.base,

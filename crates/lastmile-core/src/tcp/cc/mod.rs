@@ -201,28 +201,37 @@ pub trait CongestionControl {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample);
 
     /// Loss detected by duplicate ACKs: the ssthresh recovery should use, given
-    /// `flight` bytes outstanding. Recovery then sets cwnd as its RFC says.
+    /// `flight` bytes outstanding. Recovery then sets cwnd as its RFC says. Default: Reno's
+    /// (RFC 5681 (4)).
     fn ssthresh_on_loss(
         &mut self,
-        now: SimTime,
-        w: &CongestionWindow,
+        _now: SimTime,
+        _w: &CongestionWindow,
         flight: u64,
         mss: u64,
-    ) -> u64;
+    ) -> u64 {
+        reno_ssthresh(flight, mss)
+    }
 
     /// The retransmission timer expired; `first` is false for a repeated timeout of the
-    /// same segment (RFC 5681 §3.1 keeps ssthresh then).
+    /// same segment (RFC 5681 §3.1 keeps ssthresh then). Default: Reno's (RFC 5681 (4)-(5)).
     fn on_rto(
         &mut self,
-        now: SimTime,
+        _now: SimTime,
         w: &mut CongestionWindow,
         flight: u64,
         mss: u64,
         first: bool,
-    );
+    ) {
+        reno_timeout(w, flight, mss, first);
+    }
 
-    /// An ACK carried ECN-Echo (RFC 3168 §6.1.2), at most once per window of data.
-    fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64);
+    /// An ACK carried ECN-Echo (RFC 3168 §6.1.2), at most once per window of data. Default:
+    /// as a loss — ssthresh as `ssthresh_on_loss` says, cwnd down to it (§6.1.2).
+    fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
+        w.ssthresh = self.ssthresh_on_loss(now, w, flight, mss);
+        w.cwnd = w.ssthresh;
+    }
 
     /// The rate at which to release segments, in bytes per second; `None` = no pacing.
     fn pacing_rate(&self) -> Option<u64> {

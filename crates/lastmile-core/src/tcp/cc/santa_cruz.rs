@@ -33,7 +33,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::SimDuration;
 
 use super::estimators::Rounds;
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
@@ -181,32 +181,6 @@ impl CongestionControl for SantaCruz {
             }
             Direction::Hold => {}
         }
-    }
-
-    fn ssthresh_on_loss(
-        &mut self,
-        _now: SimTime,
-        _w: &CongestionWindow,
-        flight: u64,
-        mss: u64,
-    ) -> u64 {
-        super::reno_ssthresh(flight, mss)
-    }
-
-    fn on_rto(
-        &mut self,
-        _now: SimTime,
-        w: &mut CongestionWindow,
-        flight: u64,
-        mss: u64,
-        first: bool,
-    ) {
-        super::reno_timeout(w, flight, mss, first);
-    }
-
-    fn on_ecn_echo(&mut self, _now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
-        w.ssthresh = super::reno_ssthresh(flight, mss);
-        w.cwnd = w.ssthresh;
     }
 
     fn wants_rate_samples(&self) -> bool {

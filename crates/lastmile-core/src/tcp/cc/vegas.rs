@@ -165,16 +165,6 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn ssthresh_on_loss(
-        &mut self,
-        _now: SimTime,
-        _w: &CongestionWindow,
-        flight: u64,
-        mss: u64,
-    ) -> u64 {
-        super::reno_ssthresh(flight, mss)
-    }
-
     fn on_rto(
         &mut self,
         _now: SimTime,
@@ -185,11 +175,6 @@ impl CongestionControl for Vegas {
     ) {
         super::reno_timeout(w, flight, mss, first);
         self.grow_this_round = true;
-    }
-
-    fn on_ecn_echo(&mut self, _now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
-        w.ssthresh = super::reno_ssthresh(flight, mss);
-        w.cwnd = w.ssthresh;
     }
 
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {

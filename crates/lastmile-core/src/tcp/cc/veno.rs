@@ -137,17 +137,6 @@ impl CongestionControl for Veno {
         ((w.cwnd as f64 * factor) as u64).max(2 * mss)
     }
 
-    fn on_rto(
-        &mut self,
-        _now: SimTime,
-        w: &mut CongestionWindow,
-        flight: u64,
-        mss: u64,
-        first: bool,
-    ) {
-        super::reno_timeout(w, flight, mss, first);
-    }
-
     fn on_ecn_echo(&mut self, _now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
         w.ssthresh = super::reno_ssthresh(flight, mss);
         w.cwnd = w.ssthresh;

@@ -176,11 +176,6 @@ impl CongestionControl for Westwood {
         w.cwnd = mss;
     }
 
-    fn on_ecn_echo(&mut self, now: SimTime, w: &mut CongestionWindow, flight: u64, mss: u64) {
-        w.ssthresh = self.ssthresh_on_loss(now, w, flight, mss);
-        w.cwnd = w.ssthresh;
-    }
-
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {
         CcMetrics {
             bandwidth_bytes_per_s: self.bwe_bytes_per_s.map(|b| b.round() as u64),
