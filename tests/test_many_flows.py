@@ -200,3 +200,12 @@ def test_run_result_groups_is_one_row_per_group_with_its_jain_index(tmp_path: Pa
     one = CELL.replace("count = 3", "count = 1").replace('dst = "mh*"', 'dst = "mh1"')
     path.write_text(one)
     assert lastmile.run(str(path)).groups.empty
+
+
+def test_scenario_flow_count_is_the_expanded_number_of_flows() -> None:
+    assert lastmile.Scenario.from_text(CELL).flow_count == 3
+    # Without `count`, one flow per node the pattern matches.
+    no_count = CELL.replace("count = 3\n", "")
+    assert lastmile.Scenario.from_text(no_count).flow_count == 3
+    one = CELL.replace("count = 3\n", "").replace('dst = "mh*"', 'dst = "mh2"')
+    assert lastmile.Scenario.from_text(one).flow_count == 1

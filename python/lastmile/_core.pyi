@@ -44,12 +44,12 @@ def check(
 
 def load(
     path: str | PathLike[str], overrides: Sequence[str] = ...
-) -> tuple[str, list[str], list[str]]:
-    """Load and check a file; return (scenario JSON, node names, link names)."""
+) -> tuple[str, list[str], list[str], int]:
+    """Load and check a file; return (scenario JSON, node names, link names, flows)."""
 
 def load_text(
     text: str, format: str, origin: str = ..., overrides: Sequence[str] = ...
-) -> tuple[str, list[str], list[str]]:
+) -> tuple[str, list[str], list[str], int]:
     """Load and check scenario text in ``format``; return as ``load``."""
 
 def run(

@@ -10,7 +10,6 @@ refused here with `lastmile.ArgumentError` naming the argument and the value.
 from __future__ import annotations
 
 import copy
-import fnmatch
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -114,13 +113,14 @@ class Scenario:
     are the resolved topology's node and link names.
     """
 
-    __slots__ = ("_data", "_json", "_origin", "links", "nodes", "path")
+    __slots__ = ("_data", "_flow_count", "_json", "_origin", "links", "nodes", "path")
 
     def __init__(
         self,
         normalised_json: str,
         nodes: Sequence[str],
         links: Sequence[str],
+        flow_count: int,
         path: Path | None = None,
         origin: str | None = None,
     ) -> None:
@@ -131,6 +131,7 @@ class Scenario:
         self.nodes: tuple[str, ...] = tuple(nodes)
         #: The resolved topology's link names (usable with ``--pcap``).
         self.links: tuple[str, ...] = tuple(links)
+        self._flow_count = flow_count
         #: The file it was read from, if any.
         self.path: Path | None = path
 
@@ -175,22 +176,9 @@ class Scenario:
 
     @property
     def flow_count(self) -> int:
-        """The number of flows: each ``[[flow]]`` entry's ``count``, or one per node of its
-        longer end (a list of names, or a pattern where ``*`` stands for any characters)."""
-        return sum(self._entry_flows(entry) for entry in self._data.get("flow", []))
-
-    def _entry_flows(self, entry: dict[str, Any]) -> int:
-        if entry.get("count") is not None:
-            return int(entry["count"])
-
-        def ends(nodes: Any) -> int:
-            if isinstance(nodes, list):
-                return len(nodes)
-            if isinstance(nodes, str) and "*" in nodes:
-                return sum(1 for n in self.nodes if fnmatch.fnmatchcase(n, nodes))
-            return 1
-
-        return max(ends(entry.get("src")), ends(entry.get("dst")), 1)
+        """The number of flows the ``[[flow]]`` entries expand to (``count``, node lists and
+        patterns), as the core counts them."""
+        return self._flow_count
 
     def to_dict(self) -> dict[str, Any]:
         """The normalised scenario as plain Python data (a fresh copy)."""

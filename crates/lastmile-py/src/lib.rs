@@ -83,7 +83,7 @@ type PyColumn = (String, &'static str, Py<PyBytes>, Option<Py<PyBytes>>);
 /// One trace: (name, columns).
 type PyTrace = (String, Vec<PyColumn>);
 /// A loaded scenario: (normalised JSON, node names, link names).
-type Loaded = (String, Vec<String>, Vec<String>);
+type Loaded = (String, Vec<String>, Vec<String>, usize);
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -205,8 +205,12 @@ fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loa
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let json = serde_json::to_string(&s).map_err(|e| e.to_string())?;
         let topo = scenario::resolve_topology(&s).map_err(|e| e.to_string())?;
+        let flows = scenario::expand_flows(&s, &topo)
+            .map_err(|e| e.to_string())?
+            .flows
+            .len();
         let links = topo.links.into_iter().map(|l| l.name).collect();
-        Ok::<Loaded, String>((json, topo.nodes, links))
+        Ok::<Loaded, String>((json, topo.nodes, links, flows))
     }));
     match outcome {
         Ok(Ok(l)) => Ok(l),
@@ -216,7 +220,8 @@ fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loa
 }
 
 /// Reads and checks the scenario file at `path` (format from its extension) with
-/// `overrides` ("key.path=value") applied; returns (JSON, node names, link names).
+/// `overrides` ("key.path=value") applied; returns (JSON, node names, link names, the
+/// number of flows its `[[flow]]` entries expand to).
 #[pyfunction]
 #[pyo3(signature = (path, overrides = Vec::new()))]
 fn load(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<Loaded> {
