@@ -87,7 +87,10 @@ class Campaign:
     `grid`, `zip` and `variants` are as in a sweep file (`docs/sweeps.md`).
     `mechanisms` names the variants that run one of the papers' mechanisms (TULIP, Snoop,
     WTCP, I-TCP, LLE-TCP): a stall in one of them fails the experiment unless
-    `paper_stalls` says where the paper itself shows it. `finite` is true when every run's
+    `paper_stalls` says where the paper itself shows it, or gives the evidence (a capture,
+    a named run) that it is the scenario's own back-off the mechanism does not touch, such
+    as drop-tail lock-out on the wired path; either way the stall is still counted and
+    shown. `finite` is true when every run's
     transfer is meant to finish within the run (an unfinished one is then "incomplete").
     """
 

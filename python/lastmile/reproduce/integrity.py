@@ -12,7 +12,8 @@ series (one campaign's variant), how many runs it made and how many of them
 
 A stall in a mechanism's series (`Campaign.mechanisms`: TULIP, Snoop, WTCP, I-TCP,
 LLE-TCP) fails the experiment unless the campaign names where the paper itself shows that
-stall (`Campaign.paper_stalls`); a failed run fails it too. Stalls of a baseline (TCP
+stall, or the evidence that it is the scenario's own back-off (`Campaign.paper_stalls`); a
+failed run fails it too. Stalls of a baseline (TCP
 alone) are listed, not fatal: the papers show TCP alone stalling. Runs that are not
 measurements (`Campaign.not_measured`, e.g. a 2 s warm-up) are left out.
 

@@ -123,7 +123,7 @@ def _integrity_lines(outcome: Outcome, h: str) -> list[str]:
         "incomplete one did not finish a transfer meant to finish within the run.",
         "",
         "| series | mechanism | runs | stalled | incomplete | failed | runs named | "
-        "why it stalls (the paper's own behaviour) |",
+        "why it stalls (where the paper shows it, or the evidence it is back-off) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
