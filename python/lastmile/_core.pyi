@@ -64,6 +64,8 @@ def run(
     pcap: Sequence[str] = ...,
     out_dir: str | PathLike[str] | None = None,
     progress: Callable[[dict[str, Any]], object] | None = None,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
 ) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes, bytes | None]]]]]:
     """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes, validity)])])."""
 

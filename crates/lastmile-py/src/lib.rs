@@ -307,6 +307,7 @@ fn check<'py>(
         traces,
         pcap,
         out_dir,
+        ..RunOptions::default()
     };
     let checked = catch_unwind(AssertUnwindSafe(|| {
         let estimate = sim::check(&scenario, &options)?;
@@ -414,7 +415,8 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
 /// once with the estimate (`phase` "start"), then every `PROGRESS_EVERY` events (`phase`
 /// "running": `events`, `sim_time_s`, `stop_time_s`). Ctrl-C ends the run as
 /// "interrupted" and returns its summary so far; an exception from `progress` stops the run
-/// and is raised.
+/// and is raised. `max_events` and `max_wall_s` are the run's budget: past either, it ends
+/// as "budget" with its summary so far.
 #[pyfunction]
 #[pyo3(signature = (
     *,
@@ -428,6 +430,8 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
     pcap = Vec::new(),
     out_dir = None,
     progress = None,
+    max_events = None,
+    max_wall_s = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -442,14 +446,28 @@ fn run(
     pcap: Vec<String>,
     out_dir: Option<PathBuf>,
     progress: Option<PyObject>,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
 ) -> PyResult<(String, Vec<PyTrace>)> {
     let source = source_of(py, path, text, format, origin)?;
     let scenario = load_source(py, &source, &overrides)?;
+    let max_wall = match max_wall_s {
+        None => None,
+        Some(s) => Some(std::time::Duration::try_from_secs_f64(s).map_err(|_| {
+            argument_error(
+                py,
+                "max_wall_s",
+                format!("max_wall_s = {s}: expected a positive number of seconds"),
+            )
+        })?),
+    };
     let options = RunOptions {
         seed,
         traces,
         pcap,
         out_dir,
+        max_events,
+        max_wall,
     };
     let mut observer = PyObserver {
         progress,
