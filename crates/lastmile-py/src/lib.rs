@@ -82,7 +82,7 @@ fn quiet_panics() {
 type PyColumn = (String, &'static str, Py<PyBytes>, Option<Py<PyBytes>>);
 /// One trace: (name, columns).
 type PyTrace = (String, Vec<PyColumn>);
-/// A loaded scenario: (normalised JSON, node names, link names).
+/// A loaded scenario: (the resolved scenario as JSON, node names, link names, flow count).
 type Loaded = (String, Vec<String>, Vec<String>, usize);
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -203,7 +203,8 @@ fn load_source(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResul
 fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loaded> {
     let s = load_source(py, source, overrides)?;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let json = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+        let json =
+            serde_json::to_string(&scenario::resolved(&s, s.seed)).map_err(|e| e.to_string())?;
         let topo = scenario::resolve_topology(&s).map_err(|e| e.to_string())?;
         let flows = scenario::expand_flows(&s, &topo)
             .map_err(|e| e.to_string())?
@@ -220,8 +221,8 @@ fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loa
 }
 
 /// Reads and checks the scenario file at `path` (format from its extension) with
-/// `overrides` ("key.path=value") applied; returns (JSON, node names, link names, the
-/// number of flows its `[[flow]]` entries expand to).
+/// `overrides` ("key.path=value") applied; returns (the resolved scenario as JSON, node
+/// names, link names, the number of flows its `[[flow]]` entries expand to).
 #[pyfunction]
 #[pyo3(signature = (path, overrides = Vec::new()))]
 fn load(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<Loaded> {

@@ -24,6 +24,9 @@ pub struct FlowSummary {
     pub variant: String,
     /// The congestion control (`tcp.cc`: "reno", "cubic", "bbr", ...).
     pub cc: String,
+    /// The receiver's window (`tcp.rwnd`): the most it advertises; the window it
+    /// advertises is smaller only while it holds data out of order (`tcp::receiver`).
+    pub rwnd_bytes: u64,
     /// Application bytes the source wrote in total.
     pub bytes_total: u64,
     /// Application bytes delivered in order to the receiving application.
@@ -528,6 +531,7 @@ mod tests {
                 dst: String::new(),
                 variant: String::new(),
                 cc: String::new(),
+                rwnd_bytes: 0,
                 bytes_total: 0,
                 bytes_delivered: 0,
                 completed: false,

@@ -103,6 +103,8 @@ pub struct Flow {
     pub source: EndpointId,
     pub sink: EndpointId,
     pub total_bytes: u64,
+    /// The receiver's window (`tcp.rwnd`): the most it ever advertises.
+    pub rwnd_bytes: u64,
     /// Bytes the application has written so far.
     pub written: u64,
     /// Bytes delivered in order to the receiving application (= the next offset expected).

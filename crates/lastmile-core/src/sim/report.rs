@@ -61,6 +61,7 @@ pub fn summarize(
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
                 cc: source.cc_name().to_string(),
+                rwnd_bytes: f.rwnd_bytes,
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),
