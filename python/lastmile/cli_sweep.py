@@ -111,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out",
         type=Path,
         metavar="FILE",
-        help="where --plot draws (.png, .svg or .pdf; default <store>-<METRIC>-vs-<AXIS>.png)",
+        help="where --plot draws (.png, .svg or .pdf; default out/<store>-<METRIC>-vs-<AXIS>.png)",
     )
     r.set_defaults(handler=cmd_results)
 
@@ -262,7 +262,7 @@ def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
         code_version=args.code_version,
     )
     figure = results_figure(frame, args.plot, args.x)
-    out = args.out or args.store.with_name(f"{args.store.stem}-{args.plot}-vs-{args.x}.png")
+    out = args.out or Path("out") / f"{args.store.stem}-{args.plot}-vs-{args.x}.png"
     if out.suffix not in (".png", ".svg", ".pdf"):
         raise ValueError(f"--out {out}: expected a .png, .svg or .pdf file")
     out.parent.mkdir(parents=True, exist_ok=True)
