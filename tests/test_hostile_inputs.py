@@ -69,6 +69,18 @@ def test_the_default_output_folder_is_safe_too(tmp_path: Path) -> None:
     assert json.loads((out / "summary.json").read_text())["name"] == "explicit-topology"
 
 
+def test_pictures_and_pages_are_not_written_through_a_planted_link(tmp_path: Path) -> None:
+    victim = write(tmp_path, "victim.txt", "precious")
+    out = tmp_path / "out"
+    lastmile_cli("run", EXPLICIT, "--trace", "seq", "cwnd", "--out", str(out), check=True)
+    for name in ("seq.png", "cwnd.svg", "report.html"):
+        (out / name).symlink_to(victim)
+    lastmile_cli("plot", str(out), check=True)
+    lastmile_cli("report", str(out), check=True)
+    assert victim.read_text() == "precious"
+    assert not any((out / n).is_symlink() for n in ("seq.png", "cwnd.svg", "report.html"))
+
+
 # ---- 8: input size and nesting are bounded, error location is linear ------------------
 
 

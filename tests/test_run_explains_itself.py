@@ -16,7 +16,6 @@ from matplotlib.colors import to_hex
 
 import lastmile
 from conftest import SMALL, example, lastmile_cli, write
-from lastmile.plot import axis_label, results_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAIN = str(example("chain-per5-newreno"))
@@ -220,6 +219,8 @@ def test_plot_from_to_draws_a_window_of_time(run_dir: Path, tmp_path: Path) -> N
 
 
 def test_sweep_axes_get_the_keys_label_and_unit() -> None:
+    from lastmile.plot import axis_label, results_figure
+
     assert axis_label("topology.wireless.errors.per") == (
         "The probability that a frame is lost\ntopology.wireless.errors.per"
     )

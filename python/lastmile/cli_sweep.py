@@ -233,11 +233,13 @@ def _results(args: argparse.Namespace) -> int:
         code_version=args.code_version,
         flows=args.flows,
     )
+    from lastmile._fresh import write_fresh
+
     if args.csv is not None:
-        frame.to_csv(args.csv, index=False)
+        write_fresh(args.csv, lambda p: frame.to_csv(p, index=False))
         print(f"wrote {len(frame)} rows to {args.csv}", file=sys.stderr)
     elif args.parquet is not None:
-        frame.to_parquet(args.parquet, index=False)
+        write_fresh(args.parquet, lambda p: frame.to_parquet(p, index=False))
         print(f"wrote {len(frame)} rows to {args.parquet}", file=sys.stderr)
     elif args.runs or args.flows:
         print(frame.to_string(index=False))

@@ -17,15 +17,14 @@ Also here: `add_set` and `add_seed` (the ``--set`` and ``--seed`` options the
 scenario-reading commands share) and `write_run_dir` (what ``lastmile run --out`` writes:
 ``summary.json`` with the resolved scenario and the command line, ``scenario.json`` — the
 scenario as run, which ``lastmile run`` reads again — and the traces). Every file is
-written beside its name and renamed over it (`write_fresh`): a link planted in the output
-folder is replaced, never written through. Registering imports only argparse.
+written beside its name and renamed over it (`lastmile._fresh.write_fresh`): a link
+planted in the output folder is replaced, never written through. Registering imports only argparse.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lastmile import _core
+from lastmile._fresh import write_fresh
 from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
 
 if TYPE_CHECKING:
@@ -45,7 +45,6 @@ __all__ = [
     "add_set",
     "register",
     "seed_argument",
-    "write_fresh",
     "write_run_dir",
 ]
 
@@ -142,18 +141,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         help="the page (default: TARGET/report.html, or STORE.html for a store)",
     )
-
-
-def write_fresh(path: Path, write: Callable[[Path], object]) -> None:
-    """Write `path` by `write`-ing a new file beside it and renaming that over it: whatever
-    was at `path` (a link planted there included) is replaced, never written through."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temp.unlink(missing_ok=True)
-        write(temp)
-        temp.replace(path)
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 def write_run_dir(result: RunResult, out_dir: Path, traces: Sequence[str]) -> list[Path]:

@@ -463,11 +463,20 @@ def draw(
 
 def save(fig: Figure, target: Any, fmt: str) -> None:
     """Save `fig` as `fmt` (png, svg, pdf) byte-stable: no dates or versions stamped, and
-    SVG element ids from a fixed salt rather than a random one."""
+    SVG element ids from a fixed salt rather than a random one. A file path is written
+    beside and renamed over (`lastmile._fresh.write_fresh`): a link there is replaced."""
     import matplotlib
 
-    with matplotlib.rc_context({"svg.hashsalt": "lastmile"}):
-        fig.savefig(target, format=fmt, dpi=110, metadata=_metadata(fmt))
+    def write(out: Any) -> None:
+        with matplotlib.rc_context({"svg.hashsalt": "lastmile"}):
+            fig.savefig(out, format=fmt, dpi=110, metadata=_metadata(fmt))
+
+    if isinstance(target, str | Path):
+        from lastmile._fresh import write_fresh
+
+        write_fresh(Path(target), write)
+    else:
+        write(target)
 
 
 def _metadata(fmt: str) -> dict[str, Any] | None:
