@@ -174,6 +174,16 @@ pub enum StopReason {
     StopTime,
     /// The observer asked to stop (Ctrl-C): the summary covers the run so far.
     Interrupted,
+    /// The run used up its `Budget`: the summary covers the run so far.
+    Budget,
+}
+
+/// The most a run may cost before it is stopped as `StopReason::Budget`: events (exact),
+/// and wall-clock time (checked every `PROGRESS_EVERY` events, like the observer).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    pub max_events: Option<u64>,
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The whole simulated world.
@@ -209,6 +219,8 @@ pub struct World {
     pub mobility: Mobility,
     /// The power profile the summary's `energy` section uses.
     pub energy: super::energy::EnergySettings,
+    /// When to give up (none by default).
+    pub budget: Budget,
 }
 
 impl World {
@@ -237,6 +249,7 @@ impl World {
             agents: AgentHooks::default(),
             mobility: Mobility::default(),
             energy: Default::default(),
+            budget: Budget::default(),
         }
     }
 
@@ -247,10 +260,18 @@ impl World {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
         }
+        let max_events = self.budget.max_events.unwrap_or(u64::MAX);
         loop {
-            let limit = self.queue.events_processed() + PROGRESS_EVERY;
+            let limit = (self.queue.events_processed() + PROGRESS_EVERY).min(max_events);
             if let Some(reason) = self.run_until(limit)? {
                 return Ok(reason);
+            }
+            let out_of_time = self
+                .budget
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d);
+            if self.queue.events_processed() >= max_events || out_of_time {
+                return Ok(StopReason::Budget);
             }
             let progress = Progress {
                 events: self.queue.events_processed(),
