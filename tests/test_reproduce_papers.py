@@ -22,6 +22,7 @@ from lastmile.reproduce.framework import paper_claims
 FED: dict[str, int] = {
     "survey-table1": 2,
     "tulip-exp1": 7,
+    "tulip-exp2": 1,
     "tulip-exp5a": 3,
     "wtcp": 6,
     "wtcp-table2": 2,

@@ -484,10 +484,11 @@ def claim_wtcp9(ctx: Context) -> None:
 
 def claim_double9(ctx: Context) -> None:
     bad = _bad(ctx.quick)
-    t = _t9(ctx)
     r = ctx.quantity(
         "double9",
-        lambda: {b: ratio(t[("wtcp_recent", b)], t[("wtcp_none", b)]).mean for b in bad},
+        lambda: {
+            b: ratio(_t9(ctx)[("wtcp_recent", b)], _t9(ctx)[("wtcp_none", b)]).mean for b in bad
+        },
     )
     band = almost("doubles")
 
