@@ -20,6 +20,8 @@ from lastmile.reproduce.framework import paper_claims
 
 #: How many claims each experiment's published numbers bear on.
 FED: dict[str, int] = {
+    "lle-fig5": 4,
+    "lle-fig7": 2,
     "survey-table1": 2,
     "tulip-exp1": 7,
     "tulip-exp2": 1,

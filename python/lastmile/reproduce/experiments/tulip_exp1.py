@@ -240,7 +240,7 @@ def claim_redundant(ctx: Context) -> None:
             f"{LABELS[v]}: no redundant transmissions at BER 15 (ideal goodput)",
             "TULIP §5.1.2, Table 1",
             red.mean == 0,
-            lambda red=red: f"redundant transmissions per 10 MB: {red}",
+            f"redundant transmissions per 10 MB: {red}",
             quote=Q_GOODPUT,
             band="0 redundant wireless transmissions in every run (BER 15, 42 KB; Table 1: 0)",
             explanation=(

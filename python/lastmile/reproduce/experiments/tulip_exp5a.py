@@ -300,13 +300,13 @@ def _table2_figure(ctx: Context) -> None:
         2,
     ) as (a, b):
         bursts = np.array(list(TABLE2), dtype=float)
-        for i, v in enumerate(VARIANTS):
+        for v in VARIANTS:
             xs, m, ci = data.series("throughput_bps", "burst", v, every="64KB")
             a.errorbar(xs, m / 1e3, yerr=ci / 1e3, marker="o", capsize=3, label=LABELS[v])
             paper_marks(
                 a,
                 bursts,
-                [TABLE2[int(x)][i] for x in bursts],
+                [TABLE2[int(x)][0] if v == "tulip" else TABLE2[int(x)][1] for x in bursts],
                 f"{LABELS[v]} (paper)",
                 markeredgecolor=a.get_lines()[-1].get_color(),
             )
