@@ -22,6 +22,8 @@ from lastmile.reproduce.framework import paper_claims
 FED: dict[str, int] = {
     "lle-fig5": 4,
     "lle-fig7": 2,
+    "lle-fig8-9": 7,
+    "lle-fig10": 1,
     "survey-table1": 2,
     "tulip-exp1": 7,
     "tulip-exp2": 1,
