@@ -51,7 +51,8 @@ class Outcome:
 
     @property
     def all_hold(self) -> bool:
-        return all(c.holds for c in self.context.claims)
+        """Every counted claim holds (calibration claims are shown, not counted)."""
+        return all(c.holds for c in self.context.claims if not c.calibration)
 
     @property
     def integrity_ok(self) -> bool:
