@@ -22,7 +22,8 @@ draw different backoffs). Not part of CI (about two minutes):
 
 writes ``lle-ack-cost.md`` there: per point both simulators' Mbps, their ratio, and the
 gains over each Reno beside the paper's 1500 B numbers (Reno 5.08, LLE-TCP 6.09 Mbps without
-RTS/CTS; 4.1 and 4.71 with it).
+RTS/CTS; 4.1 and 4.71 with it), and the paper's Table 1 (802.11 at 1, 2 and 11 Mbps: 0.7,
+1.4 and 5 Mbps of TCP/IP throughput) beside both simulators' delayed-ACK Reno.
 """
 
 from __future__ import annotations
@@ -51,14 +52,16 @@ POINTS = (
     (576, ("off", "data", "all")),
     (100, ("off", "all")),
 )
+#: LLE-TCP Table 1: 802.11's physical rate → its TCP/IP throughput (Mbps).
+TABLE1 = {1: 0.7, 2: 1.4, 11: 5.0}
 #: §4.3, 1500 B: (RTS/CTS, Reno or LLE-TCP) → Mbps.
 PAPER = {("off", "reno"): 5.08, ("off", "lle"): 6.09, ("on", "reno"): 4.1, ("on", "lle"): 4.71}
 
 
-def ns2(sender: str, datagram: int, rts: str, seed: int) -> float:
+def ns2(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -> float:
     agent = "udp" if sender == "noack" else sender
     out = subprocess.run(
-        ["ns", str(TCL), agent, str(datagram), rts, str(seed), f"{STOP_S:g}"],
+        ["ns", str(TCL), agent, str(datagram), rts, str(seed), f"{STOP_S:g}", str(rate_mbps)],
         capture_output=True,
         text=True,
         check=True,
@@ -68,8 +71,9 @@ def ns2(sender: str, datagram: int, rts: str, seed: int) -> float:
     return float(line.split()[1])
 
 
-def ours(sender: str, datagram: int, rts: str, seed: int) -> float:
+def ours(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -> float:
     overrides: dict[str, object] = {
+        "topology.wireless.rate": f"{rate_mbps}Mbps",
         "topology.wireless.rts_threshold": RTS[rts],
         "flow.0.tcp.mss": f"{datagram - 40}B",
         "flow.0.tcp.rwnd": f"{20 * (datagram - 40)}B",
@@ -113,12 +117,20 @@ def main() -> None:
                 for base in ("every", "delayed"):
                     cells.append(f"{100 * (top / mean[(sim, base, datagram, rts)] - 1):+.1f}")
             gains.append(f"| {datagram} | {rts} | " + " | ".join(cells) + " |")
+    gain_off = 100 * (PAPER[("off", "lle")] / PAPER[("off", "reno")] - 1)
     paper = (
         f"The paper at 1500 B: Reno {PAPER[('off', 'reno')]}, LLE-TCP {PAPER[('off', 'lle')]} "
-        f"Mbps without RTS/CTS (gain {100 * (PAPER[('off', 'lle')] / PAPER[('off', 'reno')] - 1):.1f} %); "
+        f"Mbps without RTS/CTS (gain {gain_off:.1f} %); "
         f"{PAPER[('on', 'reno')]} and {PAPER[('on', 'lle')]} with it "
         f"({100 * (PAPER[('on', 'lle')] / PAPER[('on', 'reno')] - 1):.1f} %)."
     )
+    table1 = []
+    for rate, published in TABLE1.items():
+        mbps = [
+            statistics.mean(fn("delayed", 1500, "off", s, rate) for s in SEEDS) / 1e6
+            for fn in (ours, ns2)
+        ]
+        table1.append(f"| {rate} | {published} | {mbps[0]:.3f} | {mbps[1]:.3f} |")
     text = "\n".join(
         [
             "# What a TCP ACK costs on one 802.11b hop: lastmile against ns-2.35",
@@ -140,6 +152,14 @@ def main() -> None:
             "ACK-every | over delayed |",
             "|---|---|---|---|---|---|",
             *gains,
+            "",
+            "## LLE-TCP Table 1: 802.11's TCP/IP throughput at 1, 2 and 11 Mbps",
+            "",
+            "Reno with delayed ACKs, 1500 B datagrams, RTS/CTS off, Mbps.",
+            "",
+            "| physical rate (Mbps) | Table 1 | lastmile | ns-2 |",
+            "|---|---|---|---|",
+            *table1,
             "",
         ]
     )

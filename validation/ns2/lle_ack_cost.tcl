@@ -1,7 +1,7 @@
 # What a TCP ACK costs on one IEEE 802.11b hop in ns-2.35: the LLE-TCP single-hop scenario
 # (Kliazovich, Granelli and Gerla, seed 004, §4.1 and §4.3, Table 3, Fig. 5).
 #
-#   ns lle_ack_cost.tcl <agent> <datagram bytes> <rts: off|data|all> <seed> [stop s]
+#   ns lle_ack_cost.tcl <agent> <datagram bytes> <rts: off|data|all> <seed> [stop s] [rate]
 #
 # <agent>: "every" (TCP Reno, Agent/TCPSink: an ACK per segment), "delayed" (TCP Reno,
 # Agent/TCPSink/DelAck), or "udp" (a saturating CBR source over UDP: the same data frames
@@ -24,6 +24,8 @@ set datagram [lindex $argv 1]
 set rts [lindex $argv 2]
 set seed [lindex $argv 3]
 set stop [expr {$argc > 4 ? [lindex $argv 4] : 100.0}]
+# The data rate in Mbps (Table 3: 11; LLE-TCP Table 1 also lists 802.11's 1 and 2).
+set rate [expr {$argc > 5 ? [lindex $argv 5] : 11}]
 set warmup 2.0
 
 ns-random $seed
@@ -36,7 +38,7 @@ Mac/802_11 set SIFS_ 0.000010
 Mac/802_11 set PreambleLength_ 144
 Mac/802_11 set PLCPHeaderLength_ 48
 Mac/802_11 set PLCPDataRate_ 1.0e6
-Mac/802_11 set dataRate_ 11.0e6
+Mac/802_11 set dataRate_ [expr {$rate * 1.0e6}]
 Mac/802_11 set basicRate_ 1.0e6
 # RTS/CTS before frames of at least RTSThreshold_ bytes (ns-2 compares the frame's size as
 # it reaches the MAC): every frame, data frames only (a TCP ACK frame is ~100 B, a data
@@ -80,8 +82,8 @@ if {$agent == "udp"} {
     $ns connect $src $sink
     set cbr [new Application/Traffic/CBR]
     $cbr set packetSize_ [expr {$datagram - 28}]
-    # Twice the channel's 11 Mbps: the interface queue is always full, the MAC never idle.
-    $cbr set rate_ 22Mb
+    # Twice the channel's rate: the interface queue is always full, the MAC never idle.
+    $cbr set rate_ [expr {2 * $rate}]Mb
     $cbr attach-agent $src
     $ns at 0.5 "$cbr start"
     proc bytes {} { global sink; return [$sink set bytes_] }

@@ -5,17 +5,18 @@ cross-layer ARQ" (seed ``004_*``), §4.1 and §4.3, Table 3, Fig. 5. Base scenar
 two stations, DCF at 11 Mbps with 1 Mbps control frames, a bulk transfer n1 -> n2.
 
 - Throughput of Reno and of LLE-TCP (the ARQ agent on the sender, n1) for TCP/IP datagrams
-  of 100-1500 B (mss = datagram - 40 B), with RTS/CTS off and on; the gain of LLE-TCP.
-- The paper does not say which ACK policy its Reno used, so we run both: an ACK per segment
-  (``every``) and delayed ACKs (``delayed``, RFC 1122). LLE-TCP's receiver sends no ACK at
-  all (the agent generates them), so its policy does not matter (``every``).
-- "RTS/CTS on" is ambiguous too: ``rts_threshold = "0B"`` puts RTS/CTS before every frame,
-  TCP ACK frames included (ns-2's threshold 0); ``"100B"`` only before data frames (a
-  40-byte TCP ACK is a 76-byte MAC frame, the smallest data frame here 136 B). Both run.
+  of 100-1500 B (mss = datagram - 40 B), and at 44 and 60 B (RTS/CTS off, 30 s runs),
+  nearing the 40 B ACK of the paper's "tends to 100%"; the gain of LLE-TCP. Table 1's
+  802.11 rows (1, 2 and 11 Mbps) and the RTT LLE-TCP saves.
+- The Reno the claims compare with is the one the paper's own simulator gives its numbers
+  for: ns-2.35 in the paper's set-up (``validation/ns2/lle_ack_cost.py``) puts its 5.08 Mbps
+  on delayed ACKs (DelAck sink) and its 4.1 Mbps with RTS/CTS on delayed ACKs with RTS/CTS
+  before data frames only, and matches our per-frame costs within 1-3 %. Both settings
+  are calibrated on those two numbers; Reno with an ACK per segment and RTS/CTS before
+  every frame (``rts_threshold = "0B"``, ns-2's default) run beside them. LLE-TCP's
+  receiver sends no ACK (the agent generates them), so its ACK policy does not matter.
 - The paper keeps ns-2's other defaults, among them TCP's ``window_`` of 20 segments: the
-  receiver window is 20 segments (``rwnd`` zipped with ``mss``). With our default 64 KB the
-  sender's 50-frame MAC queue overflows for small datagrams (hundreds of segments in flight)
-  and Reno with an ACK per segment times out now and then.
+  receiver window is 20 segments (``rwnd`` zipped with ``mss``).
 
 Steady state (the paper measures "during the data exchange phase", after slow start): every
 point runs twice per seed with the same seed, stopped at 2 s and at the end (100 s, the
@@ -86,8 +87,16 @@ PAPER_1500 = {("off", "reno"): 5.08, ("off", "lle"): 6.09, ("on", "reno"): 4.1, 
 
 
 def datagrams(quick: bool) -> list[int]:
-    """The paper's axis (100-1500 B), and datagrams nearing the 40 B ACK (44 B, 60 B)."""
-    return [44, 100, 296, 1500] if quick else [44, 60, 100, 296, 576, 1000, 1500]
+    """The paper's axis (100-1500 B)."""
+    return [100, 296, 1500] if quick else [100, 296, 576, 1000, 1500]
+
+
+def limit_datagrams(quick: bool) -> list[int]:
+    """Datagrams nearing the 40 B TCP ACK, for "tends to 100%"."""
+    return [44, 100] if quick else [44, 60, 100]
+
+
+LIMIT_END = {True: "12s", False: "30s"}
 
 
 def steady_derive(keys: Sequence[str], df: pd.DataFrame) -> Mapping[str, pd.Series]:
@@ -189,6 +198,18 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
             grid={RTS: list(RTS_MODES.values())},
             zip={MSS: [f"{d - 40}B" for d in sizes], RWND: [window(d) for d in sizes]},
             axes={"mss": MSS, "rts": RTS},
+        ),
+        steady_campaign(
+            "limit",
+            3 if quick else 5,
+            LIMIT_END[quick],
+            grid={RTS: [RTS_MODES["off"]]},
+            zip={
+                MSS: [f"{d - 40}B" for d in limit_datagrams(quick)],
+                RWND: [window(d) for d in limit_datagrams(quick)],
+            },
+            axes={"mss": MSS, "rts": RTS},
+            variants={v: VARIANTS[v] for v in ("reno_every", "lle")},
         ),
     ]
 
@@ -421,14 +442,16 @@ def claim_50_70(ctx: Context) -> None:
     )
 
 
+def _limit_gain(ctx: Context, size: int) -> Stat:
+    data, end = ctx["limit"], LIMIT_END[ctx.quick]
+    where = {"mss": f"{size - 40}B", "rts": RTS_MODES["off"], "stop": end}
+    return gain(tput(data, "lle", **where), tput(data, "reno_every", **where))
+
+
 def claim_100(ctx: Context) -> None:
     series = ctx.quantity(
         "limit_gains",
-        lambda: {
-            d: _ctx_gains(ctx)[("reno_every", "off", d)].mean
-            for d in datagrams(ctx.quick)
-            if d <= 100
-        },
+        lambda: {d: _limit_gain(ctx, d).mean for d in limit_datagrams(ctx.quick)},
     )
     sizes = sorted(series)
     band = about("100")
@@ -471,9 +494,11 @@ def claim_table1(ctx: Context) -> None:
         band="the TCP/IP throughput of one Reno transfer (the experiment's Reno, 1500 B "
         "datagrams, RTS/CTS off) at each physical rate, as written: "
         + ", ".join(f"{r} Mbps {b.describe('Mbps')}" for r, b in bands.items()),
-        explanation=lambda: (
-            "Table 1 gives typical figures without a set-up; ours is one station sending to "
-            "another with Table 3's timing (long preamble, 1 Mbps control frames)."
+        explanation=(
+            "ns-2.35 in the same set-up gives 0.83, 1.54 and 4.99 Mbps "
+            "(validation/results/lle-ack-cost.md), ours within 1 % of it: Table 1's 0.7 and "
+            "1.4 Mbps are not what one Reno transfer over Table 3's DCF gets at 1 and 2 Mbps; "
+            "the paper gives them as typical figures without a set-up."
         ),
     )
 

@@ -15,14 +15,14 @@ with LLE-TCP's ARQ agent on the access point.
   without LLE-TCP (the framework's "near standstill"), interpolated linearly between the
   PER points we run.
 
-The paper keeps ns-2's defaults ("All the configuration parameters are set to their default
-values"). As in Fig. 5 (`lle_fig5`): an ACK per segment and a receiver window of 20 segments
-(ns-2's ``window_``). Whether RTS/CTS guarded its frames is not said: ns-2's default
-``RTSThreshold_`` is 0 (RTS/CTS before every frame), while Table 3 and Fig. 5's main curves
-run without it, so both run here and every claim is tested under each. Throughput is
-measured from 2 s to the end of the run as in Fig. 5 (20 s runs; the paper's are 100 s).
-The versions whose ns-2 code came from their authors (Westwood, FAST, Illinois) run here
-with NewReno recovery and their window rule from ``tcp.cc`` (Westwood+ for Westwood).
+One setting for every claim (`SETTINGS`): RTS/CTS before every frame and an ACK per
+segment, ns-2's defaults (§4.4: "All the configuration parameters are set to their default
+values"), and a receiver window that never binds, on the paper's own evidence (its versions
+part under errors; a 20-segment window shared by all would make their runs identical).
+RTS/CTS off runs beside it in Fig. 8 as a sensitivity series. Throughput is measured from
+2 s to the end of the run as in Fig. 5 (20 s runs; the paper's are 100 s). The versions
+whose ns-2 code came from their authors (Westwood, FAST, Illinois) run here with NewReno
+recovery and their window rule from ``tcp.cc`` (Westwood+ for Westwood).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lastmile.reproduce.experiments._tulip import (
+    FAMA_PENDING,
     FLOOR_VARIANTS,
     FWD_BER,
     LABELS,
@@ -24,6 +25,7 @@ from lastmile.reproduce.experiments._tulip import (
     REV_BER,
     SCENARIO,
     SNOOP_IDEAL,
+    SNOOP_PENDING,
     VARIANTS,
     ber_campaign,
     delay_panel,
@@ -248,7 +250,7 @@ def claim_redundant(ctx: Context) -> None:
                 "its timer, and it resends data the mobile already holds; over a full-duplex "
                 "hop with forward errors only the core's test "
                 "`tulip_table1_snoop_has_no_timeouts_no_redundancy_and_ideal_goodput` has "
-                "zero."
+                "zero." + SNOOP_PENDING
             ),
         )
 
@@ -363,7 +365,7 @@ def claim_fig9_similar(ctx: Context) -> None:
         lambda: f"TULIP {scaled(t['tulip'], 1e-3)} kbps, Snoop {scaled(t['snoop'], 1e-3)} kbps",
         quote=Q_FIG9B,
         band="Snoop within 10 % of TULIP at BER 15, 42 KB ('nearly identical')",
-        explanation=lambda: _snoop_gap(ctx, t["tulip"].mean, t["snoop"].mean),
+        explanation=lambda: _snoop_gap(ctx, t["tulip"].mean, t["snoop"].mean) + SNOOP_PENDING,
     )
 
 
@@ -393,7 +395,7 @@ def claim_fig9_timeouts(ctx: Context) -> None:
             "Snoop runs, "
             f"{round(to['tulip'].mean * to['tulip'].n)} in {to['tulip'].n} TULIP runs: with "
             "bit errors on the ACK direction too, a lost last ACK of a window leaves Snoop "
-            "only its timer, and now and then the source's RTO fires first."
+            "only its timer, and now and then the source's RTO fires first." + SNOOP_PENDING
         ),
     )
 
@@ -450,7 +452,7 @@ def claim_accel(ctx: Context) -> None:
         lambda: ", ".join(f"{w}: {g:+.1f} %" for w, g in gains.items()),
         quote=Q_ACCEL,
         band=f"TULIP / Snoop - 1 at BER 0, both windows, {band.describe('%')}",
-        explanation=lambda: _accel_why(ctx, gains["42KB"]),
+        explanation=lambda: _accel_why(ctx, gains["42KB"]) + FAMA_PENDING,
     )
 
 
