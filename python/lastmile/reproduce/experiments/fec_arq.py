@@ -303,7 +303,8 @@ def analyse(ctx: Context) -> None:
         "fec_arq",
         "FEC vs ARQ vs both on a fading 19.2 kbps CDPD-like hop: TCP goodput (left) and "
         "radio energy per delivered KB (right) against the Good state's BER, with fades at "
-        "1e-1 for 50 ms every 10 s; dotted: the clean channel; bars: 95 % CI",
+        "1e-1 for 50 ms every 10 s; dotted: the clean channel; shaded: the survey's 9-13 kbps; "
+        "bars: 95 % CI",
         ncols=2,
         width=11.0,
     ) as (left, right):
@@ -315,6 +316,7 @@ def analyse(ctx: Context) -> None:
         for ax in (left, right):
             ax.set_xscale("log")
             ax.set_xlabel("Good-state BER")
+        left.axhspan(9, 13, color="k", alpha=0.1, label="the survey: CDPD's 9-13 kbps to the user")
         left.set_ylabel("TCP goodput (kbps)")
         right.set_ylabel("energy per delivered KB (radio-s)")
         right.set_yscale("log")
