@@ -297,6 +297,8 @@ def claim_fig8_similar(ctx: Context) -> None:
                 + " Mbps)"
                 for k in apart
             )
+            + "."
+            + _overflow_why(ctx, "fig8", mss=f"{worst[1] - 40}B")
         ),
     )
 
@@ -347,6 +349,26 @@ def _gain_why(ctx: Context) -> str:
     )
 
 
+def _overflow_why(ctx: Context, campaign: str, **where: Any) -> str:
+    """Each version's retransmissions and timeouts per run at one point."""
+    data = ctx[campaign]
+    end = end_time(ctx.quick)
+
+    def at(metric: str, t: str) -> float:
+        return data.value(metric, t, rts=RTS_ALL, stop=end, **where).mean
+
+    point = ", ".join(f"{k} {v}" for k, v in where.items())
+    return (
+        " With a window that never binds, each version's window grows until the access "
+        "point's 700-packet FIFO overflows, and the versions part in how they recover from "
+        f"its losses: TCP retransmissions / timeouts per run at {point}: "
+        + ", ".join(
+            f"{NAMES[t]} {at('tcp_retransmits', t):.0f} / {at('tcp_timeouts', t):.1f}" for t in TCPS
+        )
+        + "."
+    )
+
+
 def claim_fig9_similar(ctx: Context) -> None:
     data = ctx["fig9"]
     end = end_time(ctx.quick)
@@ -376,6 +398,8 @@ def claim_fig9_similar(ctx: Context) -> None:
                 f"{'LLE-TCP, ' if k[0] else ''}PER {k[1]:g} {100 * _spread(tput[k]):.0f} %"
                 for k in apart
             )
+            + "."
+            + _overflow_why(ctx, "fig9", per=worst[1])
         ),
     )
 
