@@ -22,6 +22,10 @@
 //!   it is an ordinary `Enqueue`. A data frame still backing off can be taken back
 //!   ([`Fama::withdraw`]) so that TULIP sends it as that reply with its LACK on it.
 //!
+//! Every constant with its source (the 802.11 DSSS PHY TULIP §4 names, or the least the
+//! FAMA-NCS rules allow: the papers give no numbers) is tabled in `docs/models/fama.md`,
+//! "The constants", with TULIP's time per packet taken apart against Table 2.
+//!
 //! The MAC knows no link layer: the cell gives it the link layer's framing ([`LinkFraming`]).
 //! Frame lengths on the air come from [`FamaConfig::frame_bytes`] (the CTS is 21 bytes).
 //!
