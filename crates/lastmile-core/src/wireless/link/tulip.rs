@@ -369,6 +369,7 @@ impl TulipLink {
     pub fn handle(&mut self, now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
             TulipInput::FrameReceived(TulipFrame::Data { seq, packet, lack }) => {
+                let turn = lack.is_some();
                 if let Some(lack) = lack {
                     self.sender.on_piggybacked_lack(lack, out);
                 }
@@ -385,7 +386,10 @@ impl TulipLink {
                 if let Some(reply) = unsent {
                     self.receiver.send_lack(reply, piggyback, out);
                 }
-                self.sender.resume(out);
+                if turn {
+                    // The piggybacked LACK gave the sender a turn the reply did not take.
+                    self.sender.resume(out);
+                }
             }
             TulipInput::FrameReceived(TulipFrame::Unreliable { packet }) => {
                 self.receiver.on_unreliable(packet, out);
