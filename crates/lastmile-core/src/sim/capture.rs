@@ -397,9 +397,12 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
             Some(format!("stop-and-wait link ACK, bit {seq}")),
             Some(vec![b'S', b'W', b'A', *seq]),
         ),
-        LinkFrame::Tulip(TulipFrame::Data { seq, packet }) => (
+        LinkFrame::Tulip(TulipFrame::Data { seq, packet, lack }) => (
             Some(packet),
-            Some(format!("TULIP data (RLP), seq {}", seq.0)),
+            Some(match lack {
+                None => format!("TULIP data (RLP), seq {}", seq.0),
+                Some(l) => format!("TULIP data (RLP), seq {}, with LACK {l}", seq.0),
+            }),
             None,
         ),
         LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => {

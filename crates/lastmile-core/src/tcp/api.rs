@@ -3,7 +3,7 @@
 //! RFC 9293 states and its counters.
 
 use super::cc::{CcMetrics, CcSettings};
-use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec};
+use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec, TsEcho};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
 
@@ -53,6 +53,8 @@ pub struct TcpConfig {
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
     pub timestamps: bool,
+    /// Which TSval our ACKs echo.
+    pub ts_echo: TsEcho,
     pub ack_policy: AckPolicy,
     pub delack_timeout: SimDuration,
     /// Initial send sequence number.
@@ -100,6 +102,7 @@ impl TcpConfig {
             min_rto: t.min_rto.sim(),
             max_rto: t.max_rto.sim(),
             timestamps: t.timestamps,
+            ts_echo: t.ts_echo,
             ack_policy: t.ack,
             delack_timeout: t.delack_timeout.sim(),
             isn,

@@ -36,7 +36,10 @@
 //!   ignored but the segment's data is processed.
 //! * **Timestamps** (RFC 7323 §4.3): TS.Recent takes the TSval of a segment starting at or
 //!   before the last ACK we sent, so a delayed ACK echoes the earliest unacknowledged
-//!   segment and an ACK for a retransmission echoes the retransmission.
+//!   segment and an ACK for a retransmission echoes the retransmission. With `ts_echo =
+//!   "segment"` every segment's TSval becomes the one echoed, however old (ns's TCPSink):
+//!   a segment a base station held back behind a newer one then shows its age to the
+//!   sender (WTCP §3.1).
 //!
 //! Left out: simultaneous open, RST generation (a received RST just closes), PAWS,
 //! urgent data, keep-alives, window scaling, the 2·MSL timer, user timeouts.
@@ -49,6 +52,7 @@ use super::receiver::Receiver;
 use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
 use super::sender::{AckInput, DataSegment, Negotiated, Sender};
+use super::spec::TsEcho;
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{
     Control, ExplicitNotice, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment,
@@ -546,6 +550,10 @@ impl TcpConnection {
         let Some((tsval, _)) = seg.header.options.timestamp else {
             return;
         };
+        if self.timestamps && self.cfg.ts_echo == TsEcho::Segment {
+            self.ts_recent = tsval;
+            return;
+        }
         let newer = tsval.wrapping_sub(self.ts_recent) as i32 >= 0;
         if self.timestamps && newer && seg.header.seq <= self.last_ack_sent {
             self.ts_recent = tsval;

@@ -161,6 +161,21 @@ pub enum RttEstimator {
     Ns2,
 }
 
+/// Which timestamp an ACK echoes (TSecr).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TsEcho {
+    /// RFC 7323 §4.3: TS.Recent, taken from a segment at or before Last.ACK.sent and only
+    /// if its TSval is not older than TS.Recent.
+    #[default]
+    Recent,
+    /// The TSval of the segment that made the ACK, whatever its age: ns-2's TCPSink with
+    /// `ts_echo_bugfix_ false` (its default until ns-2.1b9), the sink of the ns the WTCP
+    /// seed ran ("each acknowledgment contains the timestamp of the segment that generated
+    /// it", WTCP §3.1).
+    Segment,
+}
+
 /// The receiver's acknowledgment policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -410,6 +425,11 @@ pub struct TcpSpec {
     /// Default false.
     #[serde(default)]
     pub timestamps: bool,
+    /// With timestamps, which TSval an ACK echoes: "recent" (RFC 7323 §4.3's TS.Recent,
+    /// which never goes back in time) or "segment" (the segment that made the ACK, as
+    /// ns's TCPSink). Default "recent".
+    #[serde(default)]
+    pub ts_echo: TsEcho,
     /// Acknowledgment policy. Default "every".
     #[serde(default)]
     pub ack: AckPolicy,
@@ -499,6 +519,7 @@ impl Default for TcpSpec {
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),
             timestamps: false,
+            ts_echo: TsEcho::default(),
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,

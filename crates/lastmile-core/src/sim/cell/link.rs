@@ -6,12 +6,13 @@ use crate::engine::SimTime;
 use crate::ids::{NodeId, StationId};
 use crate::net::{Admission, CellId};
 use crate::packet::{Ecn, Packet};
+use crate::wireless::link::tulip::TulipFrame;
 use crate::wireless::link::{LinkFrame, LinkInput, LinkOutput};
 use crate::wireless::mac::{MacInput, MacOutput, MacSignal, ReplyDisposition};
 
 use super::super::world::{Event, PacketSlot, TimerOwner, World};
 use super::super::SimError;
-use super::{station, PeerLink};
+use super::{station, PeerLink, Station};
 
 impl World {
     /// `from` sends the packet in `slot` to `to`, a member of the same cell.
@@ -68,12 +69,12 @@ impl World {
 
     fn pump_loop(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
         loop {
-            let Some(&(_, peer)) = station(self, cell, m).ifq.front() else {
+            let Some(&(next, peer)) = station(self, cell, m).ifq.front() else {
                 return Ok(());
             };
             let li = self.link_index(cell, m, peer)?;
             let st = station(self, cell, m);
-            if !st.links[li].layer.can_accept() {
+            if !st.links[li].layer.can_accept(&next) {
                 return Ok(());
             }
             let (packet, _) = st.ifq.pop(now).expect("front was there");
@@ -158,10 +159,11 @@ impl World {
         li: usize,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
+        let frame = station(self, cell, m).take_back_resent(li, frame);
         let c = &mut self.cells[cell.index()];
         let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
-        let is_reply =
-            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
+        let is_reply = matches!(&frame, LinkFrame::Tulip(f) if f.carries_lack())
+            && c.replying == Some((m, li));
         if is_reply {
             c.replying = None;
             return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
@@ -186,8 +188,9 @@ impl World {
         )
     }
 
-    /// MAC acceleration: the LACK for the data frame just delivered is the MAC's in-floor
-    /// reply. The FIFO mirror learns where the MAC put it (nowhere when sent in the floor).
+    /// MAC acceleration: the LACK for the data frame just delivered (alone, or on a data
+    /// frame of ours) is the MAC's in-floor reply. The FIFO mirror learns where the MAC put
+    /// it (nowhere when sent in the floor); a data frame's signals go to its link layer.
     fn mac_reply_in_floor(
         &mut self,
         now: SimTime,
@@ -197,13 +200,17 @@ impl World {
         msdu_bytes: u32,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
+        let entry = match frame.is_control() {
+            true => (li, false, None),
+            false => (li, true, frame.data_packet().copied()),
+        };
         let st = station(self, cell, m);
         let dst = st.links[li].peer;
         let mut out = Vec::new();
         match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
             ReplyDisposition::InFloor => {}
-            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li, false, None)),
-            ReplyDisposition::Queued => st.at_mac.push_back((li, false, None)),
+            ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
+            ReplyDisposition::Queued => st.at_mac.push_back(entry),
         }
         self.apply_mac_outputs(now, cell, m, out)
     }
@@ -312,5 +319,41 @@ impl World {
         li: usize,
     ) -> Result<(), SimError> {
         self.link_call(now, cell, m, li, LinkInput::Timeout)
+    }
+}
+
+impl Station {
+    /// TULIP hands a data frame still waiting at the MAC again, with its LACK on it (TULIP
+    /// §3.3, Figure 4(b)): the MAC gives the first copy back and the FIFO mirror forgets
+    /// it. If the MAC has already started its exchange, the LACK goes alone instead.
+    fn take_back_resent(&mut self, li: usize, frame: LinkFrame) -> LinkFrame {
+        let LinkFrame::Tulip(TulipFrame::Data {
+            seq,
+            packet,
+            lack: Some(lack),
+        }) = frame
+        else {
+            return frame;
+        };
+        let waiting = self.at_mac.iter().position(|&(l, to_link, p)| {
+            l == li && to_link && p.is_some_and(|p| p.id == packet.id)
+        });
+        let Some(i) = waiting else {
+            return frame;
+        };
+        let same = |f: &LinkFrame| {
+            matches!(f, LinkFrame::Tulip(TulipFrame::Data { seq: s, packet: p, .. })
+                if *s == seq && p.id == packet.id)
+        };
+        match self.mac.withdraw(same) {
+            Some(_) => {
+                self.at_mac.remove(i);
+                frame
+            }
+            None => LinkFrame::Tulip(TulipFrame::Lack {
+                lack,
+                piggyback: None,
+            }),
+        }
     }
 }
