@@ -25,6 +25,7 @@ use super::mobility::Mobility;
 use super::observe::{DataAccounting, Traces};
 use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
+use crate::wireless::signals::MacSignal;
 
 /// An index into the packet arena.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -417,14 +418,72 @@ impl World {
         let packet = self.packets.get(slot);
         let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
-        match channel.offer(now, slot, size, ect) {
+        let offer = channel.offer(now, slot, size, ect);
+        self.on_offer(now, link, dir, slot, offer)
+    }
+
+    /// Like `route_from`, but the packet goes ahead of the data queued at `node`'s
+    /// interface (`AgentOutbox::ahead`); dropped without a route or on a link that is down.
+    pub(super) fn route_ahead_from(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let dst = self.packets.get(slot).ip.dst;
+        let hop = self
+            .node_of(dst)
+            .and_then(|d| self.routes.next_hop(node, d));
+        let (link, dir) = match hop {
+            Some(Hop::Link { link, dir }) if self.links[link.index()].up => (link, dir),
+            Some(Hop::Cell { cell, to }) => return self.cell_send_ahead(now, cell, node, to, slot),
+            Some(Hop::Link { .. }) | None => return self.transmit_or_drop(now, node, hop, slot),
+        };
+        let size = self.packets.get(slot).size_bytes();
+        let channel = &mut self.links[link.index()].dirs[dir.index()];
+        let (offer, evicted) = channel.offer_ahead(now, slot, size);
+        for p in evicted {
+            self.packets.remove(p);
+        }
+        self.on_offer(now, link, dir, slot, offer)
+    }
+
+    /// `transmit` where there is a hop, else the no-route drop of `route_from`.
+    fn transmit_or_drop(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        hop: Option<Hop>,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        match hop {
+            Some(hop) => self.transmit(now, node, hop, slot),
+            None => {
+                self.no_route_drops += 1;
+                self.packets.remove(slot);
+                Ok(())
+            }
+        }
+    }
+
+    /// Applies a channel's answer to an offer of the packet in `slot`.
+    fn on_offer(
+        &mut self,
+        now: SimTime,
+        link: LinkId,
+        dir: Direction,
+        slot: PacketSlot,
+        offer: Offer<PacketSlot>,
+    ) -> Result<(), SimError> {
+        match offer {
             Offer::Started { tx_end, ce } => {
                 if ce {
                     self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
                 }
                 self.links[link.index()].on_radio_tx(dir, now, tx_end);
                 self.capture_frame(link, dir, now, slot)?;
-                self.schedule(tx_end, Event::TxDone { link, dir })
+                self.schedule(tx_end, Event::TxDone { link, dir })?;
+                self.on_departure(now, link, dir, slot, MacSignal::Trans)
             }
             Offer::Queued { ce } => {
                 if ce {
@@ -471,6 +530,10 @@ impl World {
         }
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
+        let departed = self
+            .agents
+            .departures_at(channel.from)
+            .map(|a| (a, *packet));
         if l.accounted && dir.index() == 0 {
             l.accounting.on_transmitted(packet, frame_bytes, lost);
         }
@@ -499,8 +562,14 @@ impl World {
             let next = channel.on_wire().expect("just started");
             self.capture_frame(link, dir, now, next)?;
             self.schedule(tx_end, Event::TxDone { link, dir })?;
+            self.on_departure(now, link, dir, next, MacSignal::Trans)?;
         }
-        Ok(())
+        match departed {
+            Some((agent, packet)) => {
+                self.on_agent_departed(now, agent, MacSignal::TxSuccess, &packet)
+            }
+            None => Ok(()),
+        }
     }
 
     /// The first packet propagating on `link`'s direction `dir` arrives; the next one's
