@@ -177,6 +177,7 @@ impl<P: Copy> Channel<P> {
         }
     }
 
+    #[inline(never)]
     fn start(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> SimTime {
         self.on_wire = Some((packet, ip_bytes, now));
         self.stats.frames_sent += 1;

@@ -55,6 +55,9 @@ pub struct AgentHooks {
     outbox: AgentOutbox,
     /// The handover the last call produced (`World::agent_input` takes it).
     handover: Option<(Handover, SimDuration)>,
+    /// Some agent follows departures (`Agent::wants_departures`): the links' hot path
+    /// looks no further when none does.
+    follows_departures: bool,
 }
 
 /// What an agent is shown: a transit packet still in the arena, or an input that carries
@@ -73,6 +76,7 @@ impl AgentHooks {
             self.by_node.resize(node.index() + 1, None);
         }
         self.by_node[node.index()] = Some(id);
+        self.follows_departures |= self.hosts[id.index()].agent.wants_departures();
         id
     }
     /// The agent on `node`, if any.
@@ -91,10 +95,18 @@ impl AgentHooks {
         }
         Some(first)
     }
+    /// Some agent follows departures (`Agent::wants_departures`).
+    #[inline(always)]
+    pub fn follows_departures(&self) -> bool {
+        self.follows_departures
+    }
     /// The agent on `node` that follows the departures of its point-to-point links' frames
     /// (`Agent::wants_departures`), if any.
     #[inline]
     pub fn departures_at(&self, node: NodeId) -> Option<AgentId> {
+        if !self.follows_departures {
+            return None;
+        }
         self.at(node)
             .filter(|&i| self.hosts[i.index()].agent.wants_departures())
     }
@@ -235,7 +247,9 @@ impl World {
     }
 
     /// A frame in `slot` starts (`Trans`) on `link`'s direction `dir`: its sending node's
-    /// agent hears of it if it follows departures.
+    /// agent hears of it if it follows departures (callers check `follows_departures`
+    /// first, keeping the links' hot path free of the call).
+    #[inline(never)]
     pub(super) fn on_departure(
         &mut self,
         now: SimTime,

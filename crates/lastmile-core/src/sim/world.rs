@@ -418,8 +418,24 @@ impl World {
         let packet = self.packets.get(slot);
         let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
-        let offer = channel.offer(now, slot, size, ect);
-        self.on_offer(now, link, dir, slot, offer)
+        match channel.offer(now, slot, size, ect) {
+            Offer::Started { tx_end, ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
+                self.frame_started(now, link, dir, slot, tx_end)
+            }
+            Offer::Queued { ce } => {
+                if ce {
+                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
+                }
+                Ok(())
+            }
+            Offer::Dropped(p) => {
+                self.packets.remove(p);
+                Ok(())
+            }
+        }
     }
 
     /// Like `route_from`, but the packet goes ahead of the data queued at `node`'s
@@ -437,7 +453,8 @@ impl World {
         let (link, dir) = match hop {
             Some(Hop::Link { link, dir }) if self.links[link.index()].up => (link, dir),
             Some(Hop::Cell { cell, to }) => return self.cell_send_ahead(now, cell, node, to, slot),
-            Some(Hop::Link { .. }) | None => return self.transmit_or_drop(now, node, hop, slot),
+            // No route, or a link that is down: counted as `route_from` counts them.
+            Some(Hop::Link { .. }) | None => return self.route_from(now, node, slot),
         };
         let size = self.packets.get(slot).size_bytes();
         let channel = &mut self.links[link.index()].dirs[dir.index()];
@@ -445,57 +462,30 @@ impl World {
         for p in evicted {
             self.packets.remove(p);
         }
-        self.on_offer(now, link, dir, slot, offer)
-    }
-
-    /// `transmit` where there is a hop, else the no-route drop of `route_from`.
-    fn transmit_or_drop(
-        &mut self,
-        now: SimTime,
-        node: NodeId,
-        hop: Option<Hop>,
-        slot: PacketSlot,
-    ) -> Result<(), SimError> {
-        match hop {
-            Some(hop) => self.transmit(now, node, hop, slot),
-            None => {
-                self.no_route_drops += 1;
-                self.packets.remove(slot);
-                Ok(())
-            }
+        match offer {
+            Offer::Started { tx_end, .. } => self.frame_started(now, link, dir, slot, tx_end),
+            Offer::Queued { .. } | Offer::Dropped(_) => Ok(()),
         }
     }
 
-    /// Applies a channel's answer to an offer of the packet in `slot`.
-    fn on_offer(
+    /// The frame in `slot` went on `link`'s direction `dir`, its last bit leaving at
+    /// `tx_end`.
+    #[inline(always)]
+    fn frame_started(
         &mut self,
         now: SimTime,
         link: LinkId,
         dir: Direction,
         slot: PacketSlot,
-        offer: Offer<PacketSlot>,
+        tx_end: SimTime,
     ) -> Result<(), SimError> {
-        match offer {
-            Offer::Started { tx_end, ce } => {
-                if ce {
-                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
-                }
-                self.links[link.index()].on_radio_tx(dir, now, tx_end);
-                self.capture_frame(link, dir, now, slot)?;
-                self.schedule(tx_end, Event::TxDone { link, dir })?;
-                self.on_departure(now, link, dir, slot, MacSignal::Trans)
-            }
-            Offer::Queued { ce } => {
-                if ce {
-                    self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
-                }
-                Ok(())
-            }
-            Offer::Dropped(p) => {
-                self.packets.remove(p);
-                Ok(())
-            }
+        self.links[link.index()].on_radio_tx(dir, now, tx_end);
+        self.capture_frame(link, dir, now, slot)?;
+        self.schedule(tx_end, Event::TxDone { link, dir })?;
+        if self.agents.follows_departures() {
+            self.on_departure(now, link, dir, slot, MacSignal::Trans)?;
         }
+        Ok(())
     }
 
     #[inline]
@@ -557,12 +547,8 @@ impl World {
         }
         let l = &mut self.links[link.index()];
         if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
-            l.on_radio_tx(dir, now, tx_end);
-            let channel = &l.dirs[dir.index()];
-            let next = channel.on_wire().expect("just started");
-            self.capture_frame(link, dir, now, next)?;
-            self.schedule(tx_end, Event::TxDone { link, dir })?;
-            self.on_departure(now, link, dir, next, MacSignal::Trans)?;
+            let next = l.dirs[dir.index()].on_wire().expect("just started");
+            self.frame_started(now, link, dir, next, tx_end)?;
         }
         match departed {
             Some((agent, packet)) => {
