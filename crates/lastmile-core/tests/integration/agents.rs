@@ -176,7 +176,7 @@ fn snoop_over_fama_at_ber_0_sends_nothing_twice_and_matches_no_agent() {
 /// 0.83, a throughput within ~25 % of TULIP's over the same radio. 0 redundant frames is
 /// not reachable with `reverse_errors`: when the mobile's ACK for the last segment on the
 /// air is corrupted nothing else brings an ACK, and only a timer retransmission — of data
-/// the mobile already has — recovers (4, 13 and 18 frames for seeds 1–3).
+/// the mobile already has — recovers (3, 7 and 0 frames for seeds 1–3).
 #[test]
 fn tulip_table1_snoop_over_fama_with_reverse_errors() {
     let mut total_bps = 0.0;

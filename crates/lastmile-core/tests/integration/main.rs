@@ -15,6 +15,7 @@
 //!   random handoffs.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `snoop`: Snoop's repairs ahead of the base station's queue; its ns-2 variant's settings.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
@@ -33,6 +34,7 @@ mod lle;
 mod many_flows;
 mod mobility;
 mod scenario_files;
+mod snoop;
 mod survey_mech;
 mod tcp_family;
 mod wide_area;

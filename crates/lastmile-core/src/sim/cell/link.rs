@@ -55,6 +55,27 @@ impl World {
         self.pump(now, cell, m)
     }
 
+    /// `cell_send` for a packet that goes ahead of the data in `from`'s interface queue
+    /// (`AgentOutbox::ahead`); the queue's tail makes room for it if it is full.
+    pub(in crate::sim) fn cell_send_ahead(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        from: NodeId,
+        to: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let c = &self.cells[cell.index()];
+        let (Some(m), Some(_)) = (c.station_of(from), c.station_of(to)) else {
+            return self.cell_send(now, cell, from, to, slot); // Counted as it counts them.
+        };
+        let packet = self.packets.remove(slot);
+        let st = &mut self.cells[cell.index()].stations[m.index()];
+        let evicted = st.ifq.push_front((packet, to), packet.size_bytes());
+        st.stats.queue_drops += evicted.len() as u64;
+        self.pump(now, cell, m)
+    }
+
     /// Pulls packets from station `m`'s interface queue into its link layers while the link
     /// layer of the head packet's next hop accepts them.
     fn pump(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
@@ -78,8 +99,12 @@ impl World {
                 return Ok(());
             }
             let (packet, _) = st.ifq.pop(now).expect("front was there");
+            let node = st.node;
             self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
             self.on_datagram_left(now, &packet)?;
+            if let Some(agent) = self.agents.departures_at(node) {
+                self.on_agent_departed(now, agent, MacSignal::Trans, &packet)?;
+            }
         }
     }
 
