@@ -13,6 +13,8 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
+//! - `ns3_findings`: what the comparison with ns-3 found on its path A (BBR with SACK,
+//!   CUBIC's slow start, lost retransmissions under RACK-TLP).
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
@@ -32,6 +34,7 @@ mod hardening;
 mod lle;
 mod many_flows;
 mod mobility;
+mod ns3_findings;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;
