@@ -124,6 +124,8 @@ impl TcpConnection {
         let options = RecoveryOptions {
             limited_transmit: cfg.limited_transmit,
             prr: cfg.prr,
+            rack: cfg.rack,
+            keep_sack_after_timeout: cfg.keep_sack_after_timeout,
         };
         let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
             .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);

@@ -55,7 +55,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
 
 use super::api::TcpTraceEvent;
 use super::cc::{AckSample, AnyCongestionControl, CongestionControl, CongestionWindow};
@@ -135,6 +135,16 @@ struct FirstSend {
     start: u64,
     end: u64,
     at: SimTime,
+    /// Sent again since (Karn's rule: its ACK gives no RTT sample).
+    retransmitted: bool,
+}
+
+/// What the cumulative part of an ACK delivered: the delivery-rate sample and the RTT of
+/// its newest segment (`AckSample::latest_rtt`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Delivered {
+    rate: RateSample,
+    latest_rtt: Option<SimDuration>,
 }
 
 /// What an ACK carried, as the sender sees it.
@@ -399,11 +409,29 @@ impl Sender {
         now: SimTime,
         a: &AckInput,
         trace: &mut Vec<TcpTraceEvent>,
-    ) -> (RateSample, Option<RttSample>) {
-        self.snd_una = a.ack;
-        self.snd_nxt = self.snd_nxt.max(a.ack);
+    ) -> (Delivered, Option<RttSample>) {
+        self.set_una(a.ack);
+        let delivered = self.pop_delivered(now, a.ack);
+        let rtt = self.timer_sample(now, a, trace);
+        (delivered, rtt)
+    }
+
+    /// SND.UNA advances to `ack`.
+    #[inline(always)]
+    fn set_una(&mut self, ack: u64) {
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
         self.una_timed_out = false;
-        let rate = self.pop_delivered(now, a.ack);
+    }
+
+    /// The retransmission timer's RTT sample from an ACK that advanced SND.UNA.
+    #[inline(always)]
+    fn timer_sample(
+        &mut self,
+        now: SimTime,
+        a: &AckInput,
+        trace: &mut Vec<TcpTraceEvent>,
+    ) -> Option<RttSample> {
         // With timestamps negotiated, RTTM takes samples from TSecr only (RFC 7323 §4.1);
         // an ACK that arrives without the option (RFC 7323 §3.2 says it SHOULD be dropped;
         // we process it) gives no sample. 4.4BSD falls back to its timed segment instead,
@@ -416,16 +444,17 @@ impl Sender {
         if let Some(s) = rtt {
             self.on_sample(s, trace);
         }
-        (rate, rtt)
+        rtt
     }
 
     fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
         let prior_in_flight = self.snd_max - self.snd_una;
         let acked = a.ack - self.snd_una;
-        let (rate, rtt) = self.advance_una(now, a, trace);
+        let (delivered, rtt) = self.advance_una(now, a, trace);
         let flight = self.flight();
         let r = self.recovery.on_new_ack(&mut self.window, &flight, acked);
-        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        let mut sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, delivered.rate);
+        sample.latest_rtt = delivered.latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         if self.snd_una == self.snd_max {
@@ -436,28 +465,51 @@ impl Sender {
     }
 
     /// Forgets the ranges `ack` covers, feeding them to the delivery-rate estimator when it
-    /// runs; that ACK's rate sample.
+    /// runs; that ACK's rate sample and the RTT of the newest range it covers.
     #[inline(always)]
-    fn pop_delivered(&mut self, now: SimTime, ack: u64) -> RateSample {
+    fn pop_delivered(&mut self, now: SimTime, ack: u64) -> Delivered {
         if !self.rate_sampling {
-            while self.first_sends.front().is_some_and(|r| r.end <= ack) {
+            let mut newest = None;
+            let mut karn = false;
+            while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
+                newest = Some(r.at);
+                karn |= r.retransmitted;
                 self.first_sends.pop_front();
             }
-            return RateSample::default();
+            return Delivered {
+                rate: RateSample::default(),
+                latest_rtt: newest.filter(|_| !karn).map(|at| now.saturating_since(at)),
+            };
         }
-        self.pop_delivered_sampling(now, ack)
+        let mut b = SampleBuilder::default();
+        let latest_rtt = self.pop_delivered_sampling(now, ack, &mut b);
+        Delivered {
+            rate: self.delivery.sample(&b),
+            latest_rtt,
+        }
     }
 
+    /// `pop_delivered` with the delivery-rate estimator: each range not already counted when
+    /// it was SACKed goes into `b`.
     #[inline(never)]
-    fn pop_delivered_sampling(&mut self, now: SimTime, ack: u64) -> RateSample {
-        let mut delivered = SampleBuilder::default();
-        while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
+    fn pop_delivered_sampling(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        b: &mut SampleBuilder,
+    ) -> Option<SimDuration> {
+        let mut newest = None;
+        let mut karn = false;
+        while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack).copied() {
             let tx = self.tx_states.pop_front().unwrap_or_default();
-            self.delivery
-                .on_delivered(now, r.end - r.start, &tx, &mut delivered);
+            if !tx.sacked {
+                self.delivery.on_delivered(now, r.end - r.start, &tx, b);
+            }
+            newest = Some(r.at);
+            karn |= r.retransmitted;
             self.first_sends.pop_front();
         }
-        self.delivery.sample(&delivered)
+        newest.filter(|_| !karn).map(|at| now.saturating_since(at))
     }
 
     /// A range of new data is sent for the first time.
@@ -466,6 +518,7 @@ impl Sender {
             start,
             end,
             at: now,
+            retransmitted: false,
         });
         if let Some(tx) = tx {
             self.tx_states.push_back(tx);
@@ -493,6 +546,10 @@ impl Sender {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             mss: self.mss,
+            delivered_bytes: acked,
+            pipe: None,
+            lost_bytes: if r.fast_retransmit { self.mss } else { 0 },
+            latest_rtt: None,
             rate,
         }
     }
@@ -677,9 +734,14 @@ impl Sender {
     /// its first-send time, if the range is still unacknowledged.
     fn retransmitted(&mut self, offset: u64, tx: Option<TxState>) -> Option<SimTime> {
         let i = self.first_sends.partition_point(|r| r.end <= offset);
-        let r = self.first_sends.get(i).filter(|r| r.start <= offset)?;
+        let r = self.first_sends.get_mut(i).filter(|r| r.start <= offset)?;
+        r.retransmitted = true;
         if let (Some(tx), Some(state)) = (tx, self.tx_states.get_mut(i)) {
-            *state = tx;
+            // Data SACKed before stays counted as delivered.
+            *state = TxState {
+                sacked: state.sacked,
+                ..tx
+            };
         }
         Some(r.at)
     }

@@ -91,6 +91,23 @@ pub struct AckSample {
     pub snd_max: u64,
     /// The sender's maximum segment size.
     pub mss: u64,
+    /// Bytes this ACK newly delivered to the receiver (RFC 6937 DeliveredData: Δ SND.UNA
+    /// plus newly SACKed bytes, SACKed bytes the cumulative ACK took over counted once);
+    /// `acked_bytes` without SACK.
+    pub delivered_bytes: u64,
+    /// With SACK, the bytes the sender estimates in the network after the ACK (RFC 6675
+    /// `SetPipe`: neither SACKed nor judged lost, retransmissions counted); `None` without
+    /// SACK, where only `in_flight` is known.
+    pub pipe: Option<u64>,
+    /// Bytes this ACK newly showed lost: with SACK those that became RFC 6675 `IsLost`,
+    /// without it one SMSS when it starts a fast retransmit (the segment at SND.UNA), as
+    /// Linux counts `rs->losses`.
+    pub lost_bytes: u64,
+    /// The round-trip time of the newest segment this ACK cumulatively acknowledged, if it
+    /// was never retransmitted (Karn's rule): one sample per ACK of new data from the
+    /// segments' send times, as Linux takes them, whatever the timer's own sampling
+    /// (`rtt`) does.
+    pub latest_rtt: Option<SimDuration>,
     /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation);
     /// all zero unless the controller `wants_rate_samples`.
     pub rate: RateSample,

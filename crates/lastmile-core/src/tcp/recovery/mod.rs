@@ -67,6 +67,11 @@ pub struct RecoveryOptions {
     pub limited_transmit: bool,
     /// RFC 6937 proportional rate reduction (SACK recovery).
     pub prr: bool,
+    /// RFC 8985 RACK-TLP loss detection (SACK recovery).
+    pub rack: bool,
+    /// Keep the scoreboard across a retransmission timeout (Linux, ns-3) instead of
+    /// forgetting it (RFC 2018 §8).
+    pub keep_sack_after_timeout: bool,
 }
 
 /// What the sender knows when a SACK recovery chooses the next segment.
@@ -223,6 +228,10 @@ pub struct LossRecovery {
     scoreboard: Scoreboard,
     pub variant: AnyRecovery,
     limited_transmit: bool,
+    keep_sack_after_timeout: bool,
+    /// A retransmission timeout's go-back-N is under way: SND.UNA has not reached the
+    /// `recover` it set (what `pipe_estimate` then counts in the network).
+    after_timeout: bool,
 }
 
 impl LossRecovery {
@@ -247,6 +256,8 @@ impl LossRecovery {
             scoreboard: Scoreboard::default(),
             variant,
             limited_transmit: o.limited_transmit,
+            keep_sack_after_timeout: o.keep_sack_after_timeout,
+            after_timeout: false,
         }
     }
 
@@ -376,7 +387,8 @@ impl LossRecovery {
         }
     }
 
-    /// SACK and FACK: one ACK, `f` as after it.
+    /// SACK and FACK: one ACK, `f` as after it; with what it brought (delivered and newly
+    /// lost bytes).
     pub fn on_sack_ack(
         &mut self,
         now: SimTime,
@@ -384,7 +396,7 @@ impl LossRecovery {
         cc: &mut AnyCongestionControl,
         f: &Flight,
         ack: &SackInput,
-    ) -> Reaction {
+    ) -> (Reaction, SackAck) {
         let SackInput {
             acked,
             blocks,
@@ -393,6 +405,7 @@ impl LossRecovery {
         if self.hole.is_some_and(|o| o < f.snd_una) {
             self.hole = None;
         }
+        self.after_timeout &= f.snd_una < self.dupacks.recover;
         let before = self.scoreboard.sacked_bytes();
         self.scoreboard.on_cumulative_ack(f.snd_una);
         let trimmed = before - self.scoreboard.sacked_bytes();
@@ -403,11 +416,15 @@ impl LossRecovery {
                 newly_sacked += self.scoreboard.on_sack(f.snd_una, start, end);
             }
         }
+        let lost_before = self.scoreboard.lost_below().max(f.snd_una);
         self.scoreboard
             .update_lost_boundary(self.dupacks.threshold, f.mss);
         let a = SackAck {
             acked,
             newly_sacked,
+            newly_lost: self
+                .scoreboard
+                .unsacked_in(lost_before, self.scoreboard.lost_below()),
             // RFC 6937 DeliveredData: SACKed bytes the cumulative ACK took over count once.
             delivered: acked - trimmed.min(acked) + newly_sacked,
             rfc5681_dupack,
@@ -421,10 +438,29 @@ impl LossRecovery {
             cc,
             f,
         };
-        match &mut self.variant {
+        let reaction = match &mut self.variant {
             AnyRecovery::Sack(s) => s.on_ack(&mut c, &a),
             AnyRecovery::Fack(k) => k.on_ack(&mut c, &a),
             _ => Reaction::default(),
+        };
+        (reaction, a)
+    }
+
+    /// The bytes in the network as the scoreboard sees them, `f` as now: RFC 6675
+    /// `SetPipe` for SACK (whether or not in recovery), FACK's awnd, FlightSize for the
+    /// others.
+    pub fn pipe_estimate(&self, f: &Flight, snd_nxt: u64) -> u64 {
+        if self.after_timeout {
+            // Going back N after a timeout: what was sent again since is in the network,
+            // the rest presumed lost (as Linux's `tcp_enter_loss` marks it).
+            return self
+                .scoreboard
+                .unsacked_in(f.snd_una, snd_nxt.max(f.snd_una));
+        }
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.pipe_of(&self.scoreboard, f),
+            AnyRecovery::Fack(k) => k.awnd(&self.scoreboard, f.snd_una, f.snd_max),
+            _ => f.size(),
         }
     }
 
@@ -535,9 +571,10 @@ impl LossRecovery {
             AnyRecovery::Sack(s) => s.on_timeout(),
             AnyRecovery::Fack(k) => k.on_timeout(),
         }
-        if self.reads_sack() {
+        if self.reads_sack() && !self.keep_sack_after_timeout {
             self.scoreboard.clear();
         }
+        self.after_timeout = true;
     }
 }
 

@@ -64,6 +64,8 @@ pub struct SackAck {
     pub newly_sacked: u64,
     /// RFC 6937 DeliveredData: Δ SND.UNA + Δ SACKed bytes.
     pub delivered: u64,
+    /// Un-SACKed bytes this ACK's SACK blocks made `IsLost` for the first time.
+    pub newly_lost: u64,
     /// An RFC 5681 duplicate ACK (FACK counts these).
     pub rfc5681_dupack: bool,
 }
@@ -164,10 +166,14 @@ impl SackState {
     /// RFC 6675 `SetPipe()`: un-SACKed bytes in [SND.UNA, SND.MAX) that are not lost, plus
     /// those already retransmitted (below HighRxt + 1).
     pub fn set_pipe(&mut self, board: &Scoreboard, f: &Flight) {
+        self.pipe = self.pipe_of(board, f);
+    }
+
+    /// What `SetPipe()` would give now.
+    pub fn pipe_of(&self, board: &Scoreboard, f: &Flight) -> u64 {
         let not_lost_from = board.lost_below().clamp(f.snd_una, f.snd_max);
         let retransmitted_to = self.high_rxt.clamp(f.snd_una, f.snd_max);
-        self.pipe = board.unsacked_in(not_lost_from, f.snd_max)
-            + board.unsacked_in(f.snd_una, retransmitted_to);
+        board.unsacked_in(not_lost_from, f.snd_max) + board.unsacked_in(f.snd_una, retransmitted_to)
     }
 
     /// True when the sender must use `next_seg` under cwnd − pipe: in recovery, and in

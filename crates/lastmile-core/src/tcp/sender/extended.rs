@@ -20,12 +20,23 @@ impl Sender {
         let prior_in_flight = self.snd_max - self.snd_una;
         let acked = a.ack - self.snd_una;
         let rfc5681_dupack = self.is_dupack(a, same_window);
-        let (rate, rtt) = if acked > 0 {
-            self.advance_una(now, a, trace)
-        } else if self.rate_sampling {
-            (self.delivery.sample(&SampleBuilder::default()), None)
+        let mut b = SampleBuilder::default();
+        let (mut latest_rtt, mut rtt) = (None, None);
+        if acked > 0 {
+            self.set_una(a.ack);
+            latest_rtt = if self.rate_sampling {
+                self.pop_delivered_sampling(now, a.ack, &mut b)
+            } else {
+                self.pop_delivered(now, a.ack).latest_rtt
+            };
+            rtt = self.timer_sample(now, a, trace);
+        }
+        let rate = if self.rate_sampling {
+            // Before the recovery's scoreboard takes the blocks: what they newly SACK.
+            self.deliver_sacked(now, a.sack, &mut b);
+            self.delivery.sample(&b)
         } else {
-            (RateSample::default(), None)
+            RateSample::default()
         };
         let flight = self.flight();
         let input = SackInput {
@@ -33,10 +44,14 @@ impl Sender {
             blocks: a.sack,
             rfc5681_dupack,
         };
-        let r = self
-            .recovery
-            .on_sack_ack(now, &mut self.window, &mut self.cc, &flight, &input);
-        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        let (r, sack) =
+            self.recovery
+                .on_sack_ack(now, &mut self.window, &mut self.cc, &flight, &input);
+        let mut sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        sample.delivered_bytes = sack.delivered;
+        sample.lost_bytes = sack.newly_lost;
+        sample.pipe = Some(self.recovery.pipe_estimate(&flight, self.snd_nxt));
+        sample.latest_rtt = latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         if acked > 0 {
@@ -47,6 +62,48 @@ impl Sender {
             }
         }
         r.fast_retransmit
+    }
+
+    /// The delivery-rate estimator with SACK (draft-cheng-iccrg-delivery-rate-estimation
+    /// §3.3): each segment a block reports for the first time is delivered now. Walks only
+    /// the bytes the scoreboard does not hold yet, so a block repeated on later ACKs costs
+    /// a lookup, not a walk over its segments.
+    fn deliver_sacked(&mut self, now: SimTime, blocks: &[(u64, u64)], b: &mut SampleBuilder) {
+        for &(start, end) in blocks {
+            let end = end.min(self.snd_max);
+            let mut from = start.max(self.snd_una);
+            while from < end {
+                let board = self.recovery.scoreboard();
+                let hole = board.next_hole(from);
+                if hole >= end {
+                    break;
+                }
+                let stop = board.next_sacked_after(hole).unwrap_or(end).min(end);
+                self.deliver_ranges_within(now, hole, stop, b);
+                from = stop;
+            }
+        }
+    }
+
+    /// Every range of new data wholly inside [start, stop) not counted yet is delivered.
+    fn deliver_ranges_within(
+        &mut self,
+        now: SimTime,
+        start: u64,
+        stop: u64,
+        b: &mut SampleBuilder,
+    ) {
+        let mut i = self.first_sends.partition_point(|r| r.end <= start);
+        while let Some(r) = self.first_sends.get(i).filter(|r| r.start < stop).copied() {
+            if r.start >= start && r.end <= stop {
+                if let Some(tx) = self.tx_states.get_mut(i).filter(|t| !t.sacked) {
+                    tx.sacked = true;
+                    let tx = *tx;
+                    self.delivery.on_delivered(now, r.end - r.start, &tx, b);
+                }
+            }
+            i += 1;
+        }
     }
 
     /// RFC 3168 §6.1.2: ECN-Echo halves the window at most once per window of data, and not
