@@ -21,7 +21,7 @@
 //! Algorithms: `reno` (RFC 5681 §3.1, `reno.rs`), `vegas` (Brakmo & Peterson 1995),
 //! `westwood_plus` (Mascolo et al. 2001, Grieco & Mascolo 2004), `veno` (Fu & Liew 2003),
 //! `fast` (Wei, Jin, Low & Hegde 2006), `illinois` (Liu, Başar & Srikant 2006), `cubic`
-//! (RFC 9438), `bbr` (v1: Cardwell et al. 2016, draft-cardwell-iccrg-bbr-congestion-control-00)
+//! (RFC 9438, with HyStart++ of RFC 9406 in `hystart.rs`), `bbr` (v1: Cardwell et al. 2016, draft-cardwell-iccrg-bbr-congestion-control-00)
 //! and `santa_cruz` (Parsa & Garcia-Luna-Aceves 1999), each in its own module citing its
 //! document; `estimators.rs` holds the round and RTT bookkeeping the delay-based ones share.
 //! Each controller's state is visible through [`CongestionControl::metrics`] ([`CcMetrics`]),
@@ -31,6 +31,7 @@ mod bbr;
 mod cubic;
 mod estimators;
 mod fast;
+mod hystart;
 mod illinois;
 mod reno;
 mod santa_cruz;
@@ -41,6 +42,7 @@ mod westwood;
 pub use bbr::{Bbr, BbrConfig, BbrMode, PACING_GAIN_CYCLE};
 pub use cubic::{Cubic, CubicConfig};
 pub use fast::{Fast, FastConfig};
+pub use hystart::{HyStartPhase, HyStartPp};
 pub use illinois::{Illinois, IllinoisConfig};
 pub use reno::Reno;
 pub use santa_cruz::{SantaCruz, SantaCruzConfig};
@@ -327,7 +329,7 @@ impl AnyCongestionControl {
             CcKind::Veno => A::Veno(Veno::new(settings.veno)),
             CcKind::Fast => A::Fast(Fast::new(settings.fast)),
             CcKind::Illinois => A::Illinois(Illinois::new(settings.illinois)),
-            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic)),
+            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic, settings.pacing)),
             CcKind::Bbr => A::Bbr(Box::new(Bbr::new(settings.bbr))),
             CcKind::SantaCruz => A::SantaCruz(SantaCruz::new(settings.santa_cruz)),
         }
