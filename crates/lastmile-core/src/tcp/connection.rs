@@ -230,6 +230,9 @@ impl TcpConnection {
                 self.emit_data(now, probe, out);
             }
         }
+        if self.sender.recovery_deadline().is_some_and(|t| t <= now) {
+            self.sender.on_recovery_timer(now);
+        }
         self.receiver.on_delack_timer(now);
         self.sender.on_pacing_deadline(now);
         self.output(now, out);
@@ -241,7 +244,10 @@ impl TcpConnection {
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let timers = earliest(
             earliest(self.sender.rtx.deadline(), self.sender.persist_deadline()),
-            self.receiver.delack_deadline(),
+            earliest(
+                self.receiver.delack_deadline(),
+                self.sender.recovery_deadline(),
+            ),
         );
         earliest(timers, self.sender.pacing_deadline())
     }

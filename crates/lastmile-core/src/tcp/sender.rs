@@ -36,7 +36,9 @@
 //!   gates sending (RFC 6675's cwnd − pipe, FACK's awnd) the segments come from its
 //!   `next_seg` instead of SND.NXT. Going back N after a timeout skips what the receiver
 //!   has SACKed since. Limited transmit (RFC 3042) for the others lets the recovery widen
-//!   the window by one SMSS per early duplicate ACK.
+//!   the window by one SMSS per early duplicate ACK. With RACK-TLP (RFC 8985) every
+//!   transmission is recorded for RACK, and its reordering and probe timers are the
+//!   sender's `recovery_deadline`; a probe of new data goes beyond cwnd.
 //! * **ECN** (RFC 3168 §6.1.2, once negotiated): new data carries ECT(0) (retransmissions
 //!   and window probes do not); an ACK with ECE reduces the window through the congestion
 //!   control's `on_ecn_echo` at most once per window of data (not again until SND.UNA has
@@ -61,7 +63,7 @@ use super::api::TcpTraceEvent;
 use super::cc::{AckSample, AnyCongestionControl, CongestionControl, CongestionWindow};
 use super::delivery::{DeliveryState, RateSample, SampleBuilder, TxState};
 use super::pacing::Pacer;
-use super::recovery::{Flight, LossRecovery, Reaction, SackInput, SegKind, SendContext};
+use super::recovery::{Flight, LossRecovery, Probe, Reaction, SackInput, SegKind, SendContext};
 use super::rtt::{RetransmitTimer, RttSample};
 
 mod extended;
@@ -105,6 +107,8 @@ enum Source {
     Forced,
     /// A SACK recovery's `next_seg`.
     Recovery(SegKind),
+    /// A TLP probe of new data (RFC 8985 §7.3), beyond cwnd.
+    Probe,
 }
 
 /// A segment about to be sent.
@@ -201,6 +205,10 @@ pub struct Sender {
     use_timestamps: bool,
     /// SACK recovery, FACK or limited transmit in use: `choose` takes its longer path.
     extended: bool,
+    /// RACK-TLP in use (`sender/extended.rs`).
+    rack: bool,
+    /// A TLP probe of new data is due.
+    probe_pending: bool,
     /// ECN negotiated: new data is ECT, ECE is answered.
     ecn: bool,
     /// SND.MAX at the last ECN reduction: no other until SND.UNA passes it.
@@ -250,6 +258,8 @@ impl Sender {
             persist_shift: 0,
             use_timestamps: false,
             extended: false,
+            rack: false,
+            probe_pending: false,
             ecn: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -273,6 +283,7 @@ impl Sender {
             self.recovery.without_sack();
         }
         self.extended = self.recovery.reads_sack() || self.recovery.uses_limited_transmit();
+        self.rack = self.recovery.uses_rack();
     }
 
     pub fn write(&mut self, bytes: u64) {
@@ -583,6 +594,11 @@ impl Sender {
         self.cc
             .on_rto(now, &mut self.window, flight.size(), self.mss, first);
         self.una_timed_out = true;
+        if self.rack {
+            self.recovery
+                .rack_on_timeout(now, self.snd_una, self.rtx.srtt());
+            self.probe_pending = false;
+        }
         self.recovery.on_timeout(&flight);
         self.snd_nxt = self.snd_una;
         self.rtx.cancel_timing();
@@ -716,6 +732,9 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(seq_end);
         self.rtx.arm_if_idle(now);
+        if self.rack {
+            self.rack_after_send(now, offset, seq_end, retransmission);
+        }
         let ect = self.ecn && !retransmission;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);
         DataSegment {

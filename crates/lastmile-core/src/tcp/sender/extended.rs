@@ -43,6 +43,7 @@ impl Sender {
             acked,
             blocks: a.sack,
             rfc5681_dupack,
+            srtt: self.rtx.srtt(),
         };
         let (r, sack) =
             self.recovery
@@ -60,8 +61,69 @@ impl Sender {
             } else if r.restart_rto {
                 self.rtx.arm(now);
             }
+            if self.rack {
+                let flight = self.flight();
+                let (srtt, rto) = (self.rtx.srtt(), self.rtx.deadline());
+                self.recovery.rack_schedule_probe(now, &flight, srtt, rto);
+            }
         }
         r.fast_retransmit
+    }
+
+    /// RACK-TLP after a segment [offset, seq_end) left: RACK records its send time; new
+    /// data (re)starts the probe timer (RFC 8985 §7.2).
+    #[inline(never)]
+    pub(super) fn rack_after_send(
+        &mut self,
+        now: SimTime,
+        offset: u64,
+        seq_end: u64,
+        retransmission: bool,
+    ) {
+        self.recovery
+            .rack_on_send(now, offset, seq_end, retransmission);
+        if !retransmission && !self.probe_pending {
+            let flight = self.flight();
+            let (srtt, rto) = (self.rtx.srtt(), self.rtx.deadline());
+            self.recovery.rack_schedule_probe(now, &flight, srtt, rto);
+        }
+    }
+
+    /// When RACK-TLP's reordering or probe timer wants the sender.
+    pub fn recovery_deadline(&self) -> Option<SimTime> {
+        if !self.rack {
+            return None;
+        }
+        self.recovery.rack_deadline()
+    }
+
+    /// RACK-TLP's timer reached `now`: segments judged lost may start recovery; a probe
+    /// (RFC 8985 §7.3) is one new segment if the receive window allows one, else the last
+    /// segment again; the retransmission timer then restarts.
+    pub fn on_recovery_timer(&mut self, now: SimTime) {
+        if !self.rack {
+            return;
+        }
+        if self.snd_max == self.snd_una {
+            self.recovery.rack_cancel_timers();
+            return;
+        }
+        let flight = self.flight();
+        let window_end = self.snd_una + self.snd_wnd;
+        let new_data = self.written > self.snd_max && window_end > self.snd_max;
+        let srtt = self.rtx.srtt();
+        let probe = self.recovery.on_rack_timer(
+            now,
+            &mut self.window,
+            &mut self.cc,
+            &flight,
+            srtt,
+            new_data,
+        );
+        if let Some(p) = probe {
+            self.probe_pending = p == Probe::NewData;
+            self.rtx.arm(now);
+        }
     }
 
     /// The delivery-rate estimator with SACK (draft-cheng-iccrg-delivery-rate-estimation
@@ -127,9 +189,18 @@ impl Sender {
     pub(super) fn after_recovery_send(&mut self, c: &Choice, d: &DataSegment) {
         let seq_end = d.offset + u64::from(d.len) + u64::from(d.fin);
         match c.source {
-            Source::Forced => self.recovery.on_retransmitted(c.offset, seq_end),
+            Source::Forced => {
+                self.recovery.on_retransmitted(c.offset, seq_end);
+                if self.rack && !self.recovery.in_recovery() {
+                    self.recovery.rack_on_probe_sent(self.snd_max);
+                }
+            }
             Source::Recovery(kind) => self.recovery.on_seg_sent(kind, c.offset, seq_end),
             Source::Window { .. } => self.recovery.on_limited_transmit(u64::from(d.len)),
+            Source::Probe => {
+                self.probe_pending = false;
+                self.recovery.rack_on_probe_sent(self.snd_max);
+            }
         }
     }
 
@@ -137,6 +208,12 @@ impl Sender {
     /// sending, going back N over SACKed data, one SMSS more per early duplicate ACK.
     #[inline(never)]
     pub(super) fn choose_extended(&self) -> Option<Choice> {
+        if self.probe_pending && self.snd_nxt == self.snd_max {
+            // A TLP probe of new data goes whatever cwnd says (RFC 8985 §7.3).
+            let mut c = self.window_segment(self.snd_max, u64::MAX, u64::MAX)?;
+            c.source = Source::Probe;
+            return Some(c);
+        }
         if self.recovery.gates_sending(self.snd_nxt, self.snd_max) {
             return self.choose_by_recovery();
         }
