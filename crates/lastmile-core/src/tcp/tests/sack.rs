@@ -322,6 +322,42 @@ fn rfc6675_repairs_several_losses_in_one_window_in_one_rtt_where_newreno_needs_o
     assert!(sack_done < nr_done, "{sack_done:?} vs {nr_done:?}");
 }
 
+/// RFC 6675 as written repairs a burst of losses in one window without a timeout: ten
+/// consecutive segments and then every other segment of the next twenty (the pattern of a
+/// slow-start overshoot) are lost once each; one recovery retransmits all twenty holes
+/// under cwnd − pipe, none twice, and the timer never fires.
+#[test]
+fn rfc6675_repairs_a_burst_of_losses_in_one_window_without_a_timeout() {
+    let mut cfg = config(TcpVariant::Sack);
+    cfg.rwnd_bytes = 200_000;
+    cfg.initial_window = InitialWindow::Segments(100);
+    let mut peer = config(TcpVariant::Sack);
+    peer.isn = 777_777;
+    let mut p = Pair::new(cfg, peer);
+    let first_byte = SeqNumber(ISN) + 1;
+    let lost = |n: u32| (30..40).contains(&n) || ((40..60).contains(&n) && n % 2 == 0);
+    p.drop = Box::new(move |side, seg, times| {
+        side == Side::A
+            && seg.segment.payload_len > 0
+            && lost((seg.segment.header.seq - first_byte) / MSS)
+            && times == 0
+    });
+    p.transfer(200_000, SimDuration::from_secs(600));
+    Pair::assert_in_order_once(&p.delivered_to_b, 200_000);
+    let rtx: Vec<u32> = p
+        .log
+        .iter()
+        .filter(|(_, side, s)| *side == Side::A && s.is_retransmission)
+        .map(|(_, _, s)| (s.segment.header.seq - first_byte) / MSS)
+        .collect();
+    let s = p.a.stats();
+    assert_eq!((s.fast_retransmits, s.timeouts), (1, 0), "{s:?}");
+    let holes: Vec<u32> = (30..60).filter(|&n| lost(n)).collect();
+    assert_eq!(rtx[..20], holes[..], "each hole once, in order");
+    // The data ran out during recovery: rule (4)'s one rescue of the highest segment.
+    assert_eq!(rtx[20..], [199]);
+}
+
 impl Scripted {
     fn loss_recovery_pipe(&self) -> u64 {
         self.conn.loss_recovery().pipe()
