@@ -68,8 +68,10 @@ use super::rtt::{RetransmitTimer, RttSample};
 
 mod extended;
 mod notices;
+mod vegas;
 
 pub use notices::ElnState;
+pub use vegas::FineGrained;
 
 /// Persist-timer doublings beyond this are capped by `max_rto` anyway.
 const MAX_PERSIST_SHIFT: u32 = 16;
@@ -207,6 +209,10 @@ pub struct Sender {
     extended: bool,
     /// RACK-TLP in use (`sender/extended.rs`).
     rack: bool,
+    /// Vegas's fine-grained retransmission (`sender/vegas.rs`), when on.
+    fine_grained: Option<Box<FineGrained>>,
+    /// RACK or the fine-grained timer records every transmission.
+    send_hooks: bool,
     /// A TLP probe of new data is due.
     probe_pending: bool,
     /// ECN negotiated: new data is ECT, ECE is answered.
@@ -259,6 +265,8 @@ impl Sender {
             use_timestamps: false,
             extended: false,
             rack: false,
+            fine_grained: None,
+            send_hooks: false,
             probe_pending: false,
             ecn: false,
             ecn_recover: 0,
@@ -284,6 +292,9 @@ impl Sender {
         }
         self.extended = self.recovery.reads_sack() || self.recovery.uses_limited_transmit();
         self.rack = self.recovery.uses_rack();
+        self.fine_grained = (self.cc.fine_grained_retransmission() && !self.recovery.reads_sack())
+            .then(Box::default);
+        self.send_hooks = self.rack || self.fine_grained.is_some();
     }
 
     pub fn write(&mut self, bytes: u64) {
@@ -389,6 +400,9 @@ impl Sender {
     ) -> bool {
         if a.ack > self.snd_una {
             self.on_new_ack(now, a, trace);
+            if self.fine_grained.is_some() {
+                self.fine_grained_after_new_ack(now);
+            }
             return false;
         }
         if !self.is_dupack(a, same_window) {
@@ -399,9 +413,12 @@ impl Sender {
             return false;
         }
         let flight = self.flight();
-        let r = self
-            .recovery
-            .on_dupack(now, &mut self.window, &mut self.cc, &flight);
+        let r = if self.fine_grained.is_some() {
+            self.fine_grained_dupack(now, &flight)
+        } else {
+            self.recovery
+                .on_dupack(now, &mut self.window, &mut self.cc, &flight)
+        };
         let rate = if self.rate_sampling {
             self.delivery.sample(&SampleBuilder::default())
         } else {
@@ -599,6 +616,9 @@ impl Sender {
                 .rack_on_timeout(now, self.snd_una, self.rtx.srtt());
             self.probe_pending = false;
         }
+        if let Some(f) = self.fine_grained.as_deref_mut() {
+            f.on_timeout(self.snd_max);
+        }
         self.recovery.on_timeout(&flight);
         self.snd_nxt = self.snd_una;
         self.rtx.cancel_timing();
@@ -732,8 +752,8 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(seq_end);
         self.rtx.arm_if_idle(now);
-        if self.rack {
-            self.rack_after_send(now, offset, seq_end, retransmission);
+        if self.send_hooks {
+            self.after_send_hooks(now, offset, seq_end, retransmission);
         }
         let ect = self.ecn && !retransmission;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);

@@ -13,8 +13,9 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
-//! - `ns3_findings`: what the comparison with ns-3 found on its path A (BBR with SACK,
-//!   CUBIC's slow start, lost retransmissions under RACK-TLP).
+//! - `reference_findings`: what the comparisons with ns-3 and ns-2 found (BBR with SACK,
+//!   CUBIC's slow start, lost retransmissions under RACK-TLP, Vegas's fine-grained
+//!   retransmission).
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
@@ -34,7 +35,7 @@ mod hardening;
 mod lle;
 mod many_flows;
 mod mobility;
-mod ns3_findings;
+mod reference_findings;
 mod scenario_files;
 mod survey_mech;
 mod tcp_family;

@@ -252,6 +252,15 @@ pub trait CongestionControl {
         w.cwnd = w.ssthresh;
     }
 
+    /// True if the sender runs Vegas's fine-grained retransmission (`sender/vegas.rs`).
+    fn fine_grained_retransmission(&self) -> bool {
+        false
+    }
+
+    /// The segment about to be declared lost was last sent at `sent_at`, `transmits`
+    /// times (read by a decrease rule that depends on it, Vegas's).
+    fn note_lost_segment(&mut self, _sent_at: SimTime, _transmits: u32) {}
+
     /// The rate at which to release segments, in bytes per second; `None` = no pacing.
     fn pacing_rate(&self) -> Option<u64> {
         None
@@ -418,6 +427,14 @@ impl CongestionControl for AnyCongestionControl {
     #[inline(never)]
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, c => c.wants_rate_samples())
+    }
+    #[inline(never)]
+    fn fine_grained_retransmission(&self) -> bool {
+        dispatch!(self, c => c.fine_grained_retransmission())
+    }
+    #[inline(never)]
+    fn note_lost_segment(&mut self, sent_at: SimTime, transmits: u32) {
+        dispatch!(self, c => c.note_lost_segment(sent_at, transmits))
     }
     #[inline(never)]
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {

@@ -691,6 +691,22 @@ impl LossRecovery {
         }
     }
 
+    /// Start the fast retransmit now, as if the DupThresh-th duplicate ACK had come (Vegas's
+    /// fine-grained timer, Brakmo & Peterson §3.1), unless a recovery runs; Tahoe, Reno
+    /// and NewReno only.
+    pub fn fast_retransmit_now(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+    ) -> Reaction {
+        if !self.in_recovery() {
+            self.dupacks.count = self.dupacks.count.max(self.dupacks.threshold - 1);
+        }
+        self.on_dupack(now, w, cc, f)
+    }
+
     /// An ACK at SND.UNA that is not a duplicate (window change, data): start counting anew.
     pub fn break_dupack_run(&mut self) {
         self.dupacks.count = 0;

@@ -70,16 +70,22 @@ impl Sender {
         r.fast_retransmit
     }
 
-    /// RACK-TLP after a segment [offset, seq_end) left: RACK records its send time; new
-    /// data (re)starts the probe timer (RFC 8985 §7.2).
+    /// After a segment [offset, seq_end) left: RACK and the fine-grained timer record its
+    /// send time; new data (re)starts TLP's probe timer (RFC 8985 §7.2).
     #[inline(never)]
-    pub(super) fn rack_after_send(
+    pub(super) fn after_send_hooks(
         &mut self,
         now: SimTime,
         offset: u64,
         seq_end: u64,
         retransmission: bool,
     ) {
+        if let Some(f) = self.fine_grained.as_mut() {
+            f.on_sent(now, offset, seq_end, retransmission);
+        }
+        if !self.rack {
+            return;
+        }
         self.recovery
             .rack_on_send(now, offset, seq_end, retransmission);
         if !retransmission && !self.probe_pending {
