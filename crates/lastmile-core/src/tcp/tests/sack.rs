@@ -335,7 +335,7 @@ fn rfc6675_repairs_a_burst_of_losses_in_one_window_without_a_timeout() {
     peer.isn = 777_777;
     let mut p = Pair::new(cfg, peer);
     let first_byte = SeqNumber(ISN) + 1;
-    let lost = |n: u32| (30..40).contains(&n) || ((40..60).contains(&n) && n % 2 == 0);
+    let lost = |n: u32| (30..40).contains(&n) || ((40..60).contains(&n) && n.is_multiple_of(2));
     p.drop = Box::new(move |side, seg, times| {
         side == Side::A
             && seg.segment.payload_len > 0
