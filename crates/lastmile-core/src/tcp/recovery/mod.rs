@@ -691,6 +691,13 @@ impl LossRecovery {
         }
     }
 
+    /// Lets duplicate ACKs at `snd_una` start a fast retransmit although a recovery's
+    /// `recover` lies above it (Vegas repairs every loss of a window; its decrease rule
+    /// keeps the window for those sent before the last cut): `recover` goes below SND.UNA.
+    pub fn lift_recover_guard(&mut self, snd_una: u64) {
+        self.dupacks.recover = self.dupacks.recover.min(snd_una.saturating_sub(1));
+    }
+
     /// Start the fast retransmit now, as if the DupThresh-th duplicate ACK had come (Vegas's
     /// fine-grained timer, Brakmo & Peterson §3.1), unless a recovery runs; Tahoe, Reno
     /// and NewReno only.

@@ -197,7 +197,7 @@ impl Sender {
         if !in_recovery && !after_timeout {
             // Vegas repairs further losses of a window its last recovery covered (the
             // decrease rule then keeps the window): only a timeout's `recover` holds.
-            self.recovery.dupacks.recover = self.recovery.dupacks.recover.min(una);
+            self.recovery.lift_recover_guard(una);
         }
         let (w, cc) = (&mut self.window, &mut self.cc);
         let r = if expired && !in_recovery {
