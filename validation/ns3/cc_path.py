@@ -109,7 +109,9 @@ def run(ns: Any, probe: Any, r: dict[str, Any]) -> dict[str, Any]:
     tcp = "ns3::TcpSocket::"
     base = "ns3::TcpSocketBase::"
     lookup = ns.TypeId.LookupByName
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(lookup("ns3::" + r["cc"])))
+    ns.Config.SetDefault(
+        "ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(lookup("ns3::" + r["cc"]))
+    )
     recovery = r.get("recovery", "TcpPrrRecovery")
     ns.Config.SetDefault(
         "ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(lookup("ns3::" + recovery))
@@ -175,8 +177,11 @@ def run(ns: Any, probe: Any, r: dict[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     ns.Simulator.Run()
     engine_s = time.perf_counter() - t1
+
     def drops(devices: Any, i: int) -> int:
-        return int(devices.Get(i).GetObject[ns.PointToPointNetDevice]().GetQueue().GetTotalDroppedPackets())
+        return int(
+            devices.Get(i).GetObject[ns.PointToPointNetDevice]().GetQueue().GetTotalDroppedPackets()
+        )
 
     rx_bytes = int(probe.rx_bytes)
     last_rx_s = int(probe.last_rx_ns) / 1e9
