@@ -38,6 +38,10 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// RFC 6937 proportional rate reduction in SACK recovery.
     pub prr: bool,
+    /// RFC 8985 RACK-TLP loss detection in SACK recovery.
+    pub rack: bool,
+    /// Keep the SACK scoreboard across a retransmission timeout (Linux, ns-3).
+    pub keep_sack_after_timeout: bool,
     /// Offer ECN (RFC 3168).
     pub ecn: bool,
     /// Cap on the retransmission timer's backoff factor (`None`: only `max_rto`).
@@ -92,6 +96,8 @@ impl TcpConfig {
             dsack: t.dsack,
             limited_transmit: t.limited_transmit,
             prr: t.prr,
+            rack: t.rack,
+            keep_sack_after_timeout: t.keep_sack_after_timeout,
             ecn: t.ecn,
             max_backoff: t.max_backoff,
             eln: t.eln,

@@ -128,6 +128,8 @@ impl TcpConnection {
         let options = RecoveryOptions {
             limited_transmit: cfg.limited_transmit,
             prr: cfg.prr,
+            rack: cfg.rack,
+            keep_sack_after_timeout: cfg.keep_sack_after_timeout,
         };
         let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
             .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);
@@ -232,6 +234,9 @@ impl TcpConnection {
                 self.emit_data(now, probe, out);
             }
         }
+        if self.sender.recovery_deadline().is_some_and(|t| t <= now) {
+            self.sender.on_recovery_timer(now);
+        }
         self.receiver.on_delack_timer(now);
         self.sender.on_pacing_deadline(now);
         self.output(now, out);
@@ -243,7 +248,10 @@ impl TcpConnection {
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let timers = earliest(
             earliest(self.sender.rtx.deadline(), self.sender.persist_deadline()),
-            self.receiver.delack_deadline(),
+            earliest(
+                self.receiver.delack_deadline(),
+                self.sender.recovery_deadline(),
+            ),
         );
         earliest(timers, self.sender.pacing_deadline())
     }

@@ -372,6 +372,19 @@ pub struct TcpSpec {
     /// during `recovery = "sack"`. Default false (RFC 6675's cwnd = ssthresh).
     #[serde(default)]
     pub prr: bool,
+    /// RACK-TLP (RFC 8985) with `recovery = "sack"`: a segment is lost once a segment sent
+    /// after it has been delivered and RACK.rtt + reo_wnd have passed since it was sent, so
+    /// that a lost retransmission is repaired within recovery, not by the retransmission
+    /// timer; and a tail loss probe after 2·SRTT without ACKs. RFC 6675's DupThresh rule
+    /// (`IsLost`) is then replaced by RACK's marks (RFC 8985 §6.2, as Linux does). Default
+    /// false (RFC 6675 as written).
+    #[serde(default)]
+    pub rack: bool,
+    /// Keep what the receiver SACKed across a retransmission timeout (Linux and ns-3 do;
+    /// RFC 6675 §5.1 notes this view of RFC 2018 §8): going back N then skips SACKed data.
+    /// Default false: RFC 2018 §8, the sender forgets its SACK information on a timeout.
+    #[serde(default)]
+    pub keep_sack_after_timeout: bool,
     /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
     /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); L ≥ 1: slow start adds
     /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
@@ -508,6 +521,8 @@ impl Default for TcpSpec {
             dsack: false,
             limited_transmit: false,
             prr: false,
+            rack: false,
+            keep_sack_after_timeout: false,
             abc: 0,
             ecn: false,
             max_backoff: None,

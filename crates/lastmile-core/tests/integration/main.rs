@@ -13,6 +13,9 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
+//! - `reference_findings`: what the comparisons with ns-3 and ns-2 found (BBR with SACK,
+//!   CUBIC's slow start, lost retransmissions under RACK-TLP, Vegas's fine-grained
+//!   retransmission).
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `snoop`: Snoop's repairs ahead of the base station's queue; its ns-2 variant's settings.
@@ -33,6 +36,7 @@ mod hardening;
 mod lle;
 mod many_flows;
 mod mobility;
+mod reference_findings;
 mod scenario_files;
 mod snoop;
 mod survey_mech;

@@ -56,6 +56,8 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         dsack: false,
         limited_transmit: false,
         prr: false,
+        rack: false,
+        keep_sack_after_timeout: false,
         ecn: false,
         max_backoff: None,
         eln: false,
