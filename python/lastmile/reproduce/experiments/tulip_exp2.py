@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from lastmile.reproduce.experiments._tulip import (
     LABELS,
     SNOOP_FIX,
-    SNOOP_PENDING,
     VARIANTS,
     ber_campaign,
     delay_panel,
@@ -177,7 +176,7 @@ def _three_why(ctx: Context) -> str:
         f"Our Snoop falls further behind TULIP than the paper's: at {top * 1e6:g} per million "
         f"it has {to_s:.0f} TCP timeouts and {pr_s:.0f} persist retransmissions per transfer "
         "(TULIP: no timeouts), each timeout costing at least the 1 s floor; Experiment 1's "
-        "'Snoop and the MAC' shows FAMA-NCS costing Snoop more than TULIP." + SNOOP_PENDING
+        "'Snoop and the MAC' shows FAMA-NCS costing Snoop more than TULIP."
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lastmile.reproduce.experiments._tulip import LABELS, METRICS, SNOOP_IDEAL, SNOOP_PENDING
+from lastmile.reproduce.experiments._tulip import LABELS, METRICS, SNOOP_IDEAL
 from lastmile.reproduce.framework import (
     Campaign,
     Context,
@@ -162,7 +162,7 @@ def claim_throughput(ctx: Context) -> None:
             "6, with its persist timer firing while the mobile's duplicate ACKs wait for the "
             "floor; over the ideal MAC it loses less (finding 'Snoop and the MAC'); TULIP "
             f"loses {100 * (1 - tput[('tulip', 6)] / tput[('tulip', 2)]):.0f} %, the paper's "
-            "Snoop 12 %." + SNOOP_PENDING
+            "Snoop 12 %."
         ),
     )
 
@@ -216,14 +216,11 @@ def claim_fig18(ctx: Context) -> None:
         "TULIP's six all originals; Snoop's four originals and two retransmissions (counts as "
         "written)",
         explanation=lambda: (
-            (
-                "Our burst model drops six consecutive data frames on the air, whichever they "
-                "are: Snoop resends a lost segment only after two duplicate ACKs or its timer, "
-                "which come back after the burst has passed, so all six it loses are originals."
-                if lost["snoop"][1] == 0
-                else "Fig. 18 shows which of Snoop's frames the burst caught."
-            )
-            + SNOOP_PENDING
+            "Our burst model drops six consecutive data frames on the air, whichever they "
+            "are: Snoop resends a lost segment only after two duplicate ACKs or its timer, "
+            "which come back after the burst has passed, so all six it loses are originals."
+            if lost["snoop"][1] == 0
+            else "Fig. 18 shows which of Snoop's frames the burst caught."
         ),
     )
 

@@ -37,7 +37,6 @@ from lastmile.reproduce.experiments._tulip import (
     LABELS,
     MECHANISMS,
     METRICS,
-    SNOOP_PENDING,
     VARIANTS,
     measured_loss,
 )
@@ -219,7 +218,7 @@ def claim_similar(ctx: Context) -> None:
             f"Snoop is more than 10 % below TULIP at {', '.join(apart) or 'no BER'} per "
             "million (of those up to 10): it parts from TULIP before the paper's 10 per "
             "million. Over FAMA-NCS Snoop loses more than TULIP to each loss (Experiment 1's "
-            "'Snoop and the MAC')." + SNOOP_PENDING
+            "'Snoop and the MAC')."
         ),
     )
 
