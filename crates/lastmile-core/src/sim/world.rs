@@ -266,11 +266,7 @@ impl World {
     /// The event loop proper, until the run ends (`Some`) or `limit` events have been
     /// processed in all (`None`). One comparison per event is all the observer costs.
     pub(super) fn run_until(&mut self, limit: u64) -> Result<Option<StopReason>, SimError> {
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.stop_time {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, event)) = self.queue.pop_until(self.stop_time) {
             self.dispatch(now, event)?;
             if self.flows_done == self.flows_to_finish {
                 return Ok(Some(StopReason::Completed));
