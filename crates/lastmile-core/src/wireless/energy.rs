@@ -37,6 +37,8 @@
 //! coefficients could not be checked at the source), state-transition time and power,
 //! transmit power control, the CPU.
 
+use std::collections::VecDeque;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -199,8 +201,9 @@ impl StateEnergy {
 struct IntervalUnion {
     /// Length of the intervals that ended by the latest `now` (no later one can overlap them).
     settled: SimDuration,
-    /// Disjoint intervals, sorted, that may still overlap a later one.
-    open: Vec<(SimTime, SimTime)>,
+    /// Disjoint intervals, sorted, that may still overlap a later one; the ended ones leave
+    /// from the front.
+    open: VecDeque<(SimTime, SimTime)>,
 }
 
 impl IntervalUnion {
@@ -209,44 +212,41 @@ impl IntervalUnion {
         if end <= start {
             return;
         }
-        if self.open.first().is_some_and(|&(_, b)| b <= now) {
-            self.settle(now);
+        // The open intervals are disjoint and sorted, so their ends are sorted too: those
+        // that ended by `now` are a prefix.
+        while let Some(&(a, b)) = self.open.front() {
+            if b > now {
+                break;
+            }
+            self.settled += b.saturating_since(a);
+            self.open.pop_front();
         }
-        // The open intervals are disjoint and sorted, so their ends are sorted too: the
-        // common cases (back-to-back frames) only append or extend the last one.
-        match self.open.last_mut() {
-            Some(last) if start > last.1 => self.open.push((start, end)),
+        // The common cases (back-to-back frames) only append or extend the last one.
+        match self.open.back_mut() {
+            Some(last) if start > last.1 => self.open.push_back((start, end)),
             Some(last) if start >= last.0 => last.1 = last.1.max(end),
             Some(_) => self.merge(start, end),
-            None => self.open.push((start, end)),
+            None => self.open.push_back((start, end)),
         }
     }
 
     /// Adds an interval that starts before the last open one.
     #[inline(never)]
     fn merge(&mut self, start: SimTime, end: SimTime) {
-        let (mut s, mut e) = (start, end);
-        // The ones the new interval overlaps or touches are consecutive, and merging them
-        // cannot reach any other.
-        self.open.retain(|&(a, b)| {
-            let merge = a <= e && s <= b;
-            if merge {
-                s = s.min(a);
-                e = e.max(b);
-            }
-            !merge
-        });
-        let at = self.open.partition_point(|&(a, _)| a < s);
-        self.open.insert(at, (s, e));
-    }
-
-    /// Moves the intervals that ended by `now` into `settled`.
-    #[inline(never)]
-    fn settle(&mut self, now: SimTime) {
-        let done = self.open.partition_point(|&(_, b)| b <= now);
-        for (a, b) in self.open.drain(..done) {
-            self.settled += b.saturating_since(a);
+        // The ones the new interval overlaps or touches are consecutive, `first..past`, and
+        // merging them cannot reach any other (the intervals are apart).
+        let first = self.open.partition_point(|&(_, b)| b < start);
+        let past = self.open.partition_point(|&(a, _)| a <= end);
+        if first == past {
+            self.open.insert(first, (start, end));
+            return;
         }
+        let merged = (
+            start.min(self.open[first].0),
+            end.max(self.open[past - 1].1),
+        );
+        self.open[first] = merged;
+        self.open.drain(first + 1..past);
     }
 
     /// Cuts every interval at `at` and settles them all (the radio is detached at `at`).

@@ -136,3 +136,24 @@ fn energy_spec_replaces_only_the_powers_it_names() {
     assert_eq!(bad.invalid_power(), Some(("sleep_w", -1.0)));
     assert_eq!(EnergySpec::default().powers(), PowerProfile::NS3);
 }
+
+proptest::proptest! {
+    /// Intervals added in any order the engine adds them (each starting at or after the
+    /// `now` it is added at, `now` never going back) measure as the union of all of them.
+    #[test]
+    fn the_union_is_the_union_of_every_interval_added(
+        adds in proptest::collection::vec((0u64..20, 0u64..30, 0u64..40), 1..200)
+    ) {
+        let mut union = IntervalUnion::default();
+        let mut covered = std::collections::BTreeSet::new();
+        let mut now = 0u64;
+        for &(step, lead, len) in &adds {
+            now += step;
+            let (start, end) = (now + lead, now + lead + len);
+            union.add(SimTime::from_nanos(now), SimTime::from_nanos(start), SimTime::from_nanos(end));
+            covered.extend(start..end);
+        }
+        let horizon = SimTime::from_nanos(now + 100);
+        proptest::prop_assert_eq!(union.length_until(horizon).as_nanos(), covered.len() as u64);
+    }
+}
