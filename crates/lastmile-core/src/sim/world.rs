@@ -519,9 +519,7 @@ impl World {
     }
 
     fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
-        let n = &self.nodes[node.index()];
-        let packet = *self.packets.get(slot);
-        if packet.ip.dst != n.addr {
+        if self.packets.get(slot).ip.dst != self.nodes[node.index()].addr {
             let p = self.packets.get_mut(slot);
             p.ip.ttl = p.ip.ttl.saturating_sub(1);
             if p.ip.ttl == 0 {
