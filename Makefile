@@ -4,10 +4,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help venv dev test lint bench docs reference clean
+.PHONY: help venv dev test lint bench bench-ns2 docs reference clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, t
 	$(PY) bench/whole_run.py
 	cargo build -q --release -p lastmile-core --example many_flows
 	$(PY) bench/many_flows.py
+
+bench-ns2: $(PY) ## lastmile against ns-2.35 (`ns`), whole process, on four scenarios (docs/performance.md)
+	. $(VENV)/bin/activate && maturin develop --release --extras dev
+	cargo build -q --release -p lastmile-core --example bench_run
+	$(PY) bench/vs_ns2.py
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1
