@@ -2,9 +2,8 @@
 //! it `repeats` times and prints the best and the median run's CPU time, its events and
 //! events per second (of the median)
 //! (`bench/vs_ns2.py` reports it as the engine's time; `make bench`'s callgrind gate runs
-//! it under valgrind). The time is this thread's CPU time (`/proc/thread-self/schedstat`),
-//! which on a shared machine leaves out the time other processes held the core; where that
-//! file is missing, wall time.
+//! it under valgrind). The time is this thread's CPU time, which on a shared machine leaves
+//! out the time other processes held the core; off Linux, wall time.
 //!
 //!     cargo run --release -p lastmile-core --example bench_run -- bench/scenarios/wifi.toml 5
 //!     cargo run --release -p lastmile-core --example bench_run -- \
@@ -16,11 +15,31 @@ use std::time::Instant;
 use lastmile_core::scenario::load_path;
 use lastmile_core::sim::{run, RunOptions};
 
-/// CPU time of this thread so far, in seconds.
+/// CPU time of this thread so far, in seconds: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`,
+/// to the nanosecond (the tick-based `/proc` counters move in 4 ms steps on some kernels).
+#[cfg(target_os = "linux")]
 fn thread_cpu_s() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(nanos as f64 * 1e-9)
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec (64-bit `time_t` on Linux's 64-bit ABIs).
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_s() -> Option<f64> {
+    None
 }
 
 fn main() {
