@@ -34,7 +34,7 @@ fn thread_cpu_s() -> Option<f64> {
     };
     // SAFETY: `t` is a valid, writable timespec (64-bit `time_t` on Linux's 64-bit ABIs).
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    (rc == 0).then_some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
 }
 
 #[cfg(not(target_os = "linux"))]

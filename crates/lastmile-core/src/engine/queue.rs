@@ -373,9 +373,9 @@ mod tests {
             ops in proptest::collection::vec((0u64..40, 0u8..3, 0usize..3), 1..300)
         ) {
             let mut q = EventQueue::new();
-            // The reference: (time, place, id), places counted as the queue counts them.
+            // The reference: (time, place, id); each op takes the next place, as the queue
+            // counts them, so an op's place is its index.
             let mut pending: Vec<(u64, u64, usize)> = Vec::new();
-            let mut place = 0u64;
             let mut held: Option<(u64, SimTime, usize)> = None;
             let (mut got, mut want) = (Vec::new(), Vec::new());
             for (id, &(gap, how, pops)) in ops.iter().enumerate() {
@@ -390,8 +390,7 @@ mod tests {
                         held = Some((q.reserve_seq(), at, id));
                     }
                 }
-                pending.push((at.as_nanos(), place, id));
-                place += 1;
+                pending.push((at.as_nanos(), id as u64, id));
                 // A reserved place is filled after the next event is scheduled.
                 if how != 2 {
                     if let Some((seq, at, id)) = held.take() {
