@@ -28,7 +28,9 @@ lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	$(VENV)/bin/ruff format --check python tests bench
 	$(VENV)/bin/mypy python/lastmile tests bench
 
-bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process, 1-10,000 flows
+bench: $(PY) ## callgrind gate (fails above bench/callgrind_baseline.json), criterion, 10 MB/1 GB runs, the CLI, 1-10,000 flows
+	cargo build -q --release -p lastmile-core --example whole_run --example bench_run
+	$(PY) bench/callgrind_gate.py
 	cargo bench -p lastmile-core --bench engine
 	cargo run -q --release -p lastmile-core --example whole_run -- 10MB 10
 	cargo run -q --release -p lastmile-core --example whole_run -- 1GB 1
