@@ -70,7 +70,8 @@ impl<E> QuadHeap<E> {
         let key = entry.key;
         let mut at = self.entries.len();
         self.entries.push(entry);
-        // Climb while the parent is later; the entry moves once, to where it stops.
+        // Climb while the parent is later, one swap a level (most events are scheduled
+        // behind the others and do not climb at all).
         while at > 0 {
             let parent = (at - 1) / 4;
             if self.entries[parent].key <= key {
