@@ -4,10 +4,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help venv dev test lint bench docs reference clean
+.PHONY: help venv dev test lint bench bench-ns2 docs reference clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,9 @@ lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	$(VENV)/bin/ruff format --check python tests bench
 	$(VENV)/bin/mypy python/lastmile tests bench
 
-bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, the CLI process, 1-10,000 flows
+bench: $(PY) ## callgrind gate (fails above bench/callgrind_baseline.json), criterion, 10 MB/1 GB runs, the CLI, 1-10,000 flows
+	cargo build -q --release -p lastmile-core --example whole_run --example bench_run
+	$(PY) bench/callgrind_gate.py
 	cargo bench -p lastmile-core --bench engine
 	cargo run -q --release -p lastmile-core --example whole_run -- 10MB 10
 	cargo run -q --release -p lastmile-core --example whole_run -- 1GB 1
@@ -36,6 +38,11 @@ bench: $(PY) ## criterion (queue, whole run), 10 MB and 1 GB runs with memory, t
 	$(PY) bench/whole_run.py
 	cargo build -q --release -p lastmile-core --example many_flows
 	$(PY) bench/many_flows.py
+
+bench-ns2: $(PY) ## lastmile against ns-2.35 (`ns`), whole process, on four scenarios (docs/performance.md)
+	. $(VENV)/bin/activate && maturin develop --release --extras dev
+	cargo build -q --release -p lastmile-core --example bench_run
+	$(PY) bench/vs_ns2.py
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1

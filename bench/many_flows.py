@@ -12,6 +12,7 @@ shrinks as the flows grow), so that every row is measured over the same amount o
 
     python bench/many_flows.py [--repeats 3] [--flows 1 10 100 1000 10000] [--json]
     python bench/many_flows.py --check 2.0     # exit 1 if ns/event grows more than 2x
+    python bench/many_flows.py --binary OTHER/target/release/examples/many_flows
 
 Build first: ``cargo build --release -p lastmile-core --example many_flows`` (``make
 bench`` does).
@@ -40,9 +41,9 @@ def sim_seconds(topology: str, flows: int) -> float:
     return max(SIM_MIN[topology], SIM_SECONDS[topology] / flows)
 
 
-def run_once(topology: str, flows: int) -> dict[str, Any]:
+def run_once(binary: Path, topology: str, flows: int) -> dict[str, Any]:
     """One run in a child process: its JSON line."""
-    command = [str(BINARY), topology, str(flows), str(sim_seconds(topology, flows))]
+    command = [str(binary), topology, str(flows), str(sim_seconds(topology, flows))]
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{proc.stderr}")
@@ -50,9 +51,9 @@ def run_once(topology: str, flows: int) -> dict[str, Any]:
     return row
 
 
-def measure(topology: str, flows: int, repeats: int) -> dict[str, Any]:
+def measure(binary: Path, topology: str, flows: int, repeats: int) -> dict[str, Any]:
     """The best of `repeats` runs (least CPU time); memory is the same in each."""
-    runs = [run_once(topology, flows) for _ in range(repeats)]
+    runs = [run_once(binary, topology, flows) for _ in range(repeats)]
     best = min(runs, key=lambda r: float(r["cpu_s"]))
     best["peak_rss_mib"] = best["peak_rss_kib"] / 1024
     return best
@@ -93,14 +94,22 @@ def main() -> int:
     parser.add_argument(
         "--check", type=float, help="fail if ns/event grows more than this factor over 1 flow"
     )
+    parser.add_argument(
+        "--binary",
+        type=Path,
+        default=BINARY,
+        help="the many_flows example to run (another build's, to compare commits)",
+    )
     args = parser.parse_args()
-    if not BINARY.exists():
-        print(f"{BINARY} is missing: cargo build --release -p lastmile-core --example many_flows")
+    if not args.binary.exists():
+        print(
+            f"{args.binary} is missing: cargo build --release -p lastmile-core --example many_flows"
+        )
         return 2
     rows = []
     for topology in args.topology:
         for flows in args.flows:
-            row = measure(topology, flows, args.repeats)
+            row = measure(args.binary, topology, flows, args.repeats)
             rows.append(row)
             print(
                 f"{topology:5} {flows:6} flows: {row['events']:>10,} events "

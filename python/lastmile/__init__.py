@@ -20,9 +20,8 @@ derives from `LastmileError` (`ScenarioError`, `SimulationError`, `ArgumentError
 
 from __future__ import annotations
 
-from lastmile._core import schema as _schema_json
-from lastmile._core import trace_names as _trace_names
-from lastmile._core import version as _version
+import importlib
+
 from lastmile._errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -34,21 +33,63 @@ from lastmile._errors import (
     StoreError,
     UnknownNameError,
 )
-from lastmile._examples import Example, example_path, examples
-from lastmile._run import (
-    FLOW_COLUMNS,
-    LINK_COLUMNS,
-    Estimate,
-    RunResult,
-    Validation,
-    run,
-    validate,
-)
-from lastmile._scenario import Overrides, Scenario, load
 from lastmile.sweep import results, sweep
-from lastmile.sweep.spec import SweepError
 
-__version__: str = _version()
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from lastmile._examples import Example, example_path, examples
+    from lastmile._run import (
+        FLOW_COLUMNS,
+        LINK_COLUMNS,
+        Estimate,
+        RunResult,
+        Validation,
+        run,
+        validate,
+    )
+    from lastmile._scenario import Overrides, Scenario, load
+    from lastmile.sweep.spec import SweepError
+
+    __version__: str
+
+#: Where each name loaded on first use lives: ``import lastmile`` (and so every ``lastmile``
+#: command) pays only for what it touches; the scenario, run, example and sweep-file
+#: modules load when a name from them is first asked for.
+_HOMES = {
+    "Example": "lastmile._examples",
+    "example_path": "lastmile._examples",
+    "examples": "lastmile._examples",
+    "FLOW_COLUMNS": "lastmile._run",
+    "LINK_COLUMNS": "lastmile._run",
+    "Estimate": "lastmile._run",
+    "RunResult": "lastmile._run",
+    "Validation": "lastmile._run",
+    "run": "lastmile._run",
+    "validate": "lastmile._run",
+    "Overrides": "lastmile._scenario",
+    "Scenario": "lastmile._scenario",
+    "load": "lastmile._scenario",
+    "SweepError": "lastmile.sweep.spec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = importlib.import_module("lastmile._core").version()
+    elif name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name]), name)
+    else:
+        raise AttributeError(f"module 'lastmile' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES, "__version__"})
+
 
 __all__ = [
     "FLOW_COLUMNS",
@@ -84,9 +125,13 @@ __all__ = [
 
 def schema() -> str:
     """The JSON Schema of scenario files (JSON text), exported from the Rust definition."""
-    return _schema_json()
+    from lastmile import _core
+
+    return _core.schema()
 
 
 def trace_names() -> list[str]:
     """The names of the traces a run can record (``traces=[...]``, ``--trace``)."""
-    return _trace_names()
+    from lastmile import _core
+
+    return _core.trace_names()

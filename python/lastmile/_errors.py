@@ -30,7 +30,10 @@ stderr and exit status 2 (1 for a `SimulationError` other than "invalid"; 3 for
 
 from __future__ import annotations
 
-from typing import Any
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ArgumentError",

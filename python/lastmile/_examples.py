@@ -36,11 +36,14 @@ def _description(path: Path) -> str:
     return ""
 
 
+def _files() -> dict[str, Path]:
+    """The built-in examples' files, by name, sorted by name."""
+    return {p.stem: p for p in sorted(EXAMPLES_DIR.glob("*.toml"))}
+
+
 def examples() -> dict[str, Example]:
     """The built-in examples, by name, sorted by name."""
-    return {
-        p.stem: Example(p.stem, p, _description(p)) for p in sorted(EXAMPLES_DIR.glob("*.toml"))
-    }
+    return {name: Example(name, p, _description(p)) for name, p in _files().items()}
 
 
 def example_path(name: str) -> Path:
@@ -48,9 +51,9 @@ def example_path(name: str) -> Path:
 
     Raises `lastmile.UnknownNameError` (a KeyError) listing the known ones otherwise.
     """
-    known = examples()
+    known = _files()
     if isinstance(name, str) and name in known:
-        return known[name].path
+        return known[name]
     raise UnknownNameError(
         f"unknown example {clip(name)} (known: {', '.join(known)})", argument="name", value=name
     )

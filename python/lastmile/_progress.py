@@ -14,9 +14,13 @@ whatever the wall clock says, and only the printing looks at the clock.
 from __future__ import annotations
 
 import time
-from typing import Any, TextIO
 
-from lastmile._run import Estimate
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+    from lastmile._estimate import Estimate
 
 __all__ = ["RunProgress", "budget_warning"]
 
@@ -56,14 +60,19 @@ class RunProgress:
 
     def __call__(self, info: dict[str, Any]) -> None:
         if info.get("phase") == "start":
-            estimate = Estimate(
-                float(info["estimated_events"]),
-                float(info["estimated_sim_time_s"]),
-                float(info["estimated_wall_s"]),
-            )
-            warning = budget_warning(estimate, self.budget)
-            if warning is not None:
-                print(warning, file=self.stream, flush=True)
+            # Only a run over the budget needs its `Estimate` (a dataclass: its module is
+            # not worth loading for the warning that most runs never print).
+            if float(info["estimated_events"]) > self.budget:
+                from lastmile._estimate import Estimate
+
+                estimate = Estimate(
+                    float(info["estimated_events"]),
+                    float(info["estimated_sim_time_s"]),
+                    float(info["estimated_wall_s"]),
+                )
+                warning = budget_warning(estimate, self.budget)
+                if warning is not None:
+                    print(warning, file=self.stream, flush=True)
             return
         now = time.monotonic()
         events = int(info["events"])

@@ -27,9 +27,7 @@ import operator
 import os
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from lastmile import _core
 from lastmile._errors import (
@@ -42,10 +40,16 @@ from lastmile._errors import (
 )
 from lastmile._scenario import Overrides, Scenario, check_path, normalise_overrides
 
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
     import pyarrow as pa
     from matplotlib.figure import Figure
+
+    from lastmile._estimate import Estimate, Validation
 
 __all__ = [
     "DEFAULT_EVENT_BUDGET",
@@ -59,6 +63,17 @@ __all__ = [
     "trace_frame",
     "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `Estimate` and `Validation` are dataclasses, whose module alone costs a few
+    # milliseconds of every start-up: they load when first asked for.
+    if name in ("Estimate", "Validation"):
+        from lastmile import _estimate
+
+        return getattr(_estimate, name)
+    raise AttributeError(f"module 'lastmile._run' has no attribute {name!r}")
+
 
 #: Seeds are unsigned 64-bit integers.
 SEED_MAX = 2**64 - 1
@@ -483,53 +498,6 @@ def command_line(
     return shlex.join(words)
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """What a run is expected to cost, from the scenario's own numbers (an order of
-    magnitude: losses and agents' timers are left out)."""
-
-    #: Events the engine will process.
-    events: float
-    #: Simulated seconds the run will cover (at most ``stop_time``).
-    sim_time_s: float
-    #: Wall seconds at the nominal 5 M events/s.
-    wall_s: float
-
-    def over(self, budget: float) -> bool:
-        """True when the run is expected to process more than `budget` events."""
-        return self.events > budget
-
-    def describe(self) -> str:
-        """E.g. ``about 2.1e+10 events (~1.2 h at 5 M events/s) over 1e+08 s simulated``."""
-        wall = self.wall_s
-        if wall >= 3600:
-            span = f"{wall / 3600:.1f} h"
-        elif wall >= 60:
-            span = f"{wall / 60:.1f} min"
-        else:
-            span = f"{wall:.1f} s"
-        return (
-            f"about {self.events:.2g} events (~{span} at 5 M events/s) over "
-            f"{self.sim_time_s:.3g} s simulated"
-        )
-
-
-@dataclass(frozen=True)
-class Validation:
-    """What `validate` found: the scenario's name and size, and the run's estimate."""
-
-    name: str
-    #: Nodes and point-to-point links of the resolved topology, and flows.
-    nodes: int
-    links: int
-    flows: int
-    estimate: Estimate
-
-    def describe(self) -> str:
-        """``<name>: N nodes, L links, F flows`` (what ``lastmile validate`` prints)."""
-        return f"{self.name}: {self.nodes} nodes, {self.links} links, {self.flows} flows"
-
-
 def event_budget() -> float:
     """The event budget: ``LASTMILE_EVENT_BUDGET`` if set (a number), else 3e8."""
     text = os.environ.get("LASTMILE_EVENT_BUDGET", "").strip()
@@ -568,6 +536,8 @@ def validate(
     passes here is not refused when `run` starts. Raises as `run` does. Returns the
     scenario's size and the run's `Estimate`.
     """
+    from lastmile._estimate import Estimate, Validation
+
     arguments = _core_arguments(scenario, seed, overrides, traces, pcap, out_dir)
     found = _core.check(**arguments)
     estimate = Estimate(float(found["events"]), float(found["sim_time_s"]), float(found["wall_s"]))

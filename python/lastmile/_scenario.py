@@ -15,10 +15,16 @@ import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
 
 from lastmile import _core
 from lastmile._errors import ArgumentError, ArgumentTypeError, clip
+
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Format = Literal["toml", "yaml", "json"]
 
 __all__ = [
     "FORMATS",
@@ -35,7 +41,6 @@ __all__ = [
 #: strings (the CLI's ``--set``).
 Overrides = Mapping[str, object] | Sequence[str]
 
-Format = Literal["toml", "yaml", "json"]
 
 #: The scenario formats `Scenario.from_text` reads (case does not matter).
 FORMATS = ("toml", "yaml", "yml", "json")

@@ -22,17 +22,20 @@ import math
 import shlex
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
 from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
-from lastmile._examples import example_path, examples
 from lastmile._progress import RunProgress, budget_warning
 from lastmile._run import RunResult, check_out_dir, event_budget, run, validate
 from lastmile._scenario import Scenario, load
+
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["main"]
 
@@ -48,13 +51,55 @@ EXIT_TERMINATED = 143
 _BadInput = cli_hints.BadInput
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Unused:
+    """Stands for the parser of a command that this invocation does not run: it takes
+    every call the registration makes (arguments, groups, defaults) and keeps nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+class _Commands:
+    """The subparsers object as the registrations see it. When the command line names its
+    command, only that command gets a parser (the others' arguments would never be
+    parsed, and argparse takes several milliseconds of each start-up to build them all);
+    with no command named, every one is built, for the help or the error argparse
+    prints."""
+
+    def __init__(self, real: Any, wanted: str | None) -> None:
+        self.real, self.wanted = real, wanted
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if self.wanted is None or name == self.wanted:
+            return self.real.add_parser(name, **kwargs)
+        return _Unused()
+
+    def wants_any(self, names: Iterable[str]) -> bool:
+        return self.wanted is None or self.wanted in names
+
+
+def _wanted_command(argv: Sequence[str] | None) -> str | None:
+    """The command `argv` names, if its first word is one; None otherwise (no command,
+    an option first, a misspelt command)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    first = words[0] if words else ""
+    if first == "--version":
+        return ""  # No command's parser: the version is printed while parsing.
+    return first if first in _COMMANDS else None
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``lastmile`` parser, with full arguments for the command `argv` runs (for every
+    command when `argv` names none)."""
     parser = argparse.ArgumentParser(
         prog="lastmile",
         description="A fast, deterministic simulator of TCP over wired-cum-wireless paths.",
     )
     parser.add_argument("--version", action="version", version=f"lastmile {_core.version()}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands: Any = _Commands(
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+        _wanted_command(argv),
+    )
 
     p_run = commands.add_parser("run", help="run a scenario and print its summary")
     p_run.add_argument("scenario", nargs="?", metavar="SCENARIO", help="a .toml/.yaml/.json file")
@@ -115,9 +160,9 @@ def _parser() -> argparse.ArgumentParser:
     p_examples.add_argument(
         "--show", metavar="NAME", help="print example NAME, to start a scenario from"
     )
-    cli_view.register(commands)
-    cli_sweep.register(commands)
-    cli_reproduce.register(commands)
+    for module in (cli_view, cli_sweep, cli_reproduce):
+        if commands.wants_any(module.COMMANDS):
+            module.register(commands)
     return parser
 
 
@@ -128,6 +173,8 @@ def _scenario_file(args: argparse.Namespace) -> Path:
     if args.example is not None and args.scenario is not None:
         raise _BadInput("give a SCENARIO file or --example NAME, not both")
     if args.example is not None:
+        from lastmile._examples import example_path
+
         try:
             return example_path(args.example)
         except KeyError as e:
@@ -553,6 +600,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
+    from lastmile._examples import example_path, examples
+
     if args.show is not None:
         try:
             path = example_path(args.show)
@@ -608,7 +657,7 @@ def _error(message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: ``sys.argv[1:]``); return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     args.argv = argv
     try:
         return _COMMANDS[args.command](args)

@@ -17,6 +17,22 @@ impl RangeSet {
         if start >= end {
             return 0;
         }
+        // In-order data: the new range starts at or after the end of the last one.
+        match self.ranges.last_mut() {
+            Some(last) if start > last.1 => {
+                self.ranges.push((start, end));
+                return end - start;
+            }
+            Some(last) if start == last.1 => {
+                last.1 = end;
+                return end - start;
+            }
+            None => {
+                self.ranges.push((start, end));
+                return end - start;
+            }
+            Some(_) => {}
+        }
         // First range whose end reaches `start` (touching ranges merge).
         let first = self.ranges.partition_point(|&(_, e)| e < start);
         let mut new_start = start;
@@ -186,5 +202,30 @@ mod tests {
         );
         r.remove(0, 1000);
         assert!(r.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Inserts in any order keep the set equal to the bytes inserted, as sorted,
+        /// coalesced ranges, and each insert counts the bytes it added.
+        #[test]
+        fn inserts_match_a_set_of_bytes(
+            inserts in proptest::collection::vec((0u64..200, 0u64..20), 1..100)
+        ) {
+            let mut set = RangeSet::new();
+            let mut bytes = std::collections::BTreeSet::new();
+            for &(start, len) in &inserts {
+                let before = bytes.len() as u64;
+                bytes.extend(start..start + len);
+                proptest::prop_assert_eq!(set.insert(start, start + len), bytes.len() as u64 - before);
+            }
+            let mut ranges: Vec<(u64, u64)> = Vec::new();
+            for &b in &bytes {
+                match ranges.last_mut() {
+                    Some(last) if last.1 == b => last.1 = b + 1,
+                    _ => ranges.push((b, b + 1)),
+                }
+            }
+            proptest::prop_assert_eq!(set.iter().collect::<Vec<_>>(), ranges);
+        }
     }
 }

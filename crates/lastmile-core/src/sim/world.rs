@@ -51,6 +51,21 @@ impl PacketArena {
             }
         }
     }
+    /// `insert` of the packet `build` makes, written in its slot (inlined, the packet is
+    /// built where it is stored rather than copied there).
+    #[inline(always)]
+    pub fn insert_with(&mut self, build: impl FnOnce() -> Packet) -> PacketSlot {
+        match self.free.pop() {
+            Some(i) => {
+                self.packets[i as usize] = build();
+                PacketSlot(i)
+            }
+            None => {
+                self.packets.push(build());
+                PacketSlot(self.packets.len() as u32 - 1)
+            }
+        }
+    }
     pub fn get(&self, s: PacketSlot) -> &Packet {
         &self.packets[s.0 as usize]
     }
@@ -60,6 +75,43 @@ impl PacketArena {
     pub fn remove(&mut self, s: PacketSlot) -> Packet {
         self.free.push(s.0);
         self.packets[s.0 as usize]
+    }
+    /// Frees `s` without handing its packet back (it was read in place).
+    pub fn release(&mut self, s: PacketSlot) {
+        self.free.push(s.0);
+    }
+}
+
+/// The IP packet carrying segment `s` of `flow` from `src` to `remote`, packet id `id`,
+/// with its length yet to be fixed (`Packet::fix_length`; in the arena, so that the packet
+/// is never copied from a temporary).
+#[inline(always)]
+fn tcp_packet(
+    id: u64,
+    src: Ipv4Addr,
+    remote: Ipv4Addr,
+    flow: FlowId,
+    s: &crate::tcp::OutSegment,
+) -> Packet {
+    Packet {
+        id: PacketId(id),
+        origin_time: s.origin_time,
+        ip: Ipv4Header {
+            src,
+            dst: remote,
+            protocol: PROTO_TCP,
+            ttl: DEFAULT_TTL,
+            total_len: 0,
+            ident: id as u16,
+            ecn: if s.ect { Ecn::Ect0 } else { Ecn::NotEct },
+        },
+        transport: Transport::Tcp(s.segment),
+        flow,
+        service: if s.segment.payload_len > 0 {
+            Service::Reliable
+        } else {
+            Service::Unreliable
+        },
     }
 }
 
@@ -206,7 +258,9 @@ pub struct World {
     pub stop_time: SimTime,
     pub no_route_drops: u64,
     pub ttl_drops: u64,
-    outbox: EndpointOutbox,
+    /// The endpoints' outbox, reused call after call; boxed so that lending it out for a
+    /// call moves a pointer, not the outbox (`take_outbox`).
+    outbox: Option<Box<EndpointOutbox>>,
     pub(super) app_outbox: crate::apps::AppOutbox,
     pub(super) next_packet_id: u64,
     /// Flows done among those the run waits for (`Flow::ends_run`), and their number.
@@ -241,7 +295,7 @@ impl World {
             stop_time,
             no_route_drops: 0,
             ttl_drops: 0,
-            outbox: EndpointOutbox::default(),
+            outbox: Some(Box::default()),
             app_outbox: Default::default(),
             next_packet_id: 0,
             flows_done: 0,
@@ -288,11 +342,7 @@ impl World {
     /// The event loop proper, until the run ends (`Some`) or `limit` events have been
     /// processed in all (`None`). One comparison per event is all the observer costs.
     pub(super) fn run_until(&mut self, limit: u64) -> Result<Option<StopReason>, SimError> {
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.stop_time {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, event)) = self.queue.pop_until(self.stop_time) {
             self.dispatch(now, event)?;
             if self.flows_done == self.flows_to_finish {
                 return Ok(Some(StopReason::Completed));
@@ -599,9 +649,7 @@ impl World {
     }
 
     fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
-        let n = &self.nodes[node.index()];
-        let packet = *self.packets.get(slot);
-        if packet.ip.dst != n.addr {
+        if self.packets.get(slot).ip.dst != self.nodes[node.index()].addr {
             let p = self.packets.get_mut(slot);
             p.ip.ttl = p.ip.ttl.saturating_sub(1);
             if p.ip.ttl == 0 {
@@ -614,13 +662,42 @@ impl World {
             }
             return self.route_from(now, node, slot);
         }
-        let mut packet = self.packets.remove(slot);
         if let Some(agent) = self.agents.local_at(node) {
+            let mut packet = self.packets.remove(slot);
             if !self.on_agent_local(now, agent, LocalDir::Delivered, &mut packet)? {
                 return Ok(());
             }
+            return self.deliver_local(now, node, packet);
         }
-        self.deliver_local(now, node, packet)
+        self.deliver_in_place(now, node, slot)
+    }
+
+    /// `deliver_local` for the packet in `slot`, read where it lies: a TCP segment goes to
+    /// its endpoint without being copied out of the arena (a packet is ~140 bytes, and one
+    /// arrives for nearly every other event).
+    fn deliver_in_place(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let packet = self.packets.get(slot);
+        if let Transport::Udp(_) = packet.transport {
+            let packet = self.packets.remove(slot);
+            return self.deliver_local(now, node, packet);
+        }
+        let (src_port, dst_port) = packet.transport.ports();
+        let key = (dst_port, packet.ip.src, src_port);
+        let Some(&endpoint) = self.nodes[node.index()].demux.get(&key) else {
+            self.packets.release(slot);
+            return Ok(()); // No listener, as in `deliver_local`.
+        };
+        let mut out = self.take_outbox();
+        self.endpoints[endpoint.index()]
+            .conn
+            .on_packet(now, self.packets.get(slot), &mut out);
+        self.packets.release(slot);
+        self.end_endpoint_call(now, endpoint, out)
     }
 
     /// Hands a packet addressed to `node` to its endpoint (or UDP sink).
@@ -655,9 +732,29 @@ impl World {
         ep: EndpointId,
         call: impl FnOnce(&mut AnyEndpoint, SimTime, &mut EndpointOutbox),
     ) -> Result<(), SimError> {
-        let mut out = std::mem::take(&mut self.outbox);
-        out.clear();
+        let mut out = self.take_outbox();
         call(&mut self.endpoints[ep.index()].conn, now, &mut out);
+        self.end_endpoint_call(now, ep, out)
+    }
+
+    /// The world's outbox, cleared, for one endpoint call (`end_endpoint_call` puts it back);
+    /// a call made while another is being applied (an agent delivering on the spot) gets a
+    /// new one.
+    #[inline]
+    fn take_outbox(&mut self) -> Box<EndpointOutbox> {
+        let mut out = self.outbox.take().unwrap_or_default();
+        out.clear();
+        out
+    }
+
+    /// Applies what endpoint `ep` asked for in `out`, re-arms its timer, tells its
+    /// application of deliveries, and keeps `out` for the next call.
+    fn end_endpoint_call(
+        &mut self,
+        now: SimTime,
+        ep: EndpointId,
+        out: Box<EndpointOutbox>,
+    ) -> Result<(), SimError> {
         let mut result = self.apply_outbox(now, ep, &out.tcp);
         if result.is_ok() && !out.other.packets.is_empty() {
             result = self.send_transport_packets(now, ep, &out.other.packets);
@@ -683,7 +780,7 @@ impl World {
         } else {
             0
         };
-        self.outbox = out;
+        self.outbox = Some(out);
         result?;
         let endpoint = &self.endpoints[ep.index()];
         self.arm_in(
@@ -775,34 +872,24 @@ impl World {
                 self.endpoints[ep.index()].sent_data = true;
                 self.flows[flow.index()].on_data_sent(now);
             }
-            let mut packet = Packet {
-                id: PacketId(self.next_packet_id),
-                origin_time: s.origin_time,
-                ip: Ipv4Header {
-                    src: self.nodes[node.index()].addr,
-                    dst: remote,
-                    protocol: PROTO_TCP,
-                    ttl: DEFAULT_TTL,
-                    total_len: 0,
-                    ident: self.next_packet_id as u16,
-                    ecn: if s.ect { Ecn::Ect0 } else { Ecn::NotEct },
-                },
-                transport: Transport::Tcp(s.segment),
-                flow,
-                service: if s.segment.payload_len > 0 {
-                    Service::Reliable
-                } else {
-                    Service::Unreliable
-                },
-            };
-            packet.fix_length();
+            let id = self.next_packet_id;
             self.next_packet_id += 1;
-            if let Some(agent) = self.agents.local_at(node) {
+            let src = self.nodes[node.index()].addr;
+            let slot = if let Some(agent) = self.agents.local_at(node) {
+                let mut packet = tcp_packet(id, src, remote, flow, s);
+                packet.fix_length();
                 if !self.on_agent_local(now, agent, LocalDir::Sent, &mut packet)? {
                     continue;
                 }
-            }
-            let slot = self.packets.insert(packet);
+                self.packets.insert(packet)
+            } else {
+                // Written straight into the arena: no copy of the packet on the way.
+                let slot = self
+                    .packets
+                    .insert_with(|| tcp_packet(id, src, remote, flow, s));
+                self.packets.get_mut(slot).fix_length();
+                slot
+            };
             self.route_from(now, node, slot)?;
         }
         Ok(())

@@ -37,6 +37,8 @@
 //! coefficients could not be checked at the source), state-transition time and power,
 //! transmit power control, the CPU.
 
+use std::collections::VecDeque;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -199,8 +201,9 @@ impl StateEnergy {
 struct IntervalUnion {
     /// Length of the intervals that ended by the latest `now` (no later one can overlap them).
     settled: SimDuration,
-    /// Disjoint intervals, sorted, that may still overlap a later one.
-    open: Vec<(SimTime, SimTime)>,
+    /// Disjoint intervals, sorted, that may still overlap a later one; the ended ones leave
+    /// from the front.
+    open: VecDeque<(SimTime, SimTime)>,
 }
 
 impl IntervalUnion {
@@ -209,44 +212,41 @@ impl IntervalUnion {
         if end <= start {
             return;
         }
-        if self.open.first().is_some_and(|&(_, b)| b <= now) {
-            self.settle(now);
+        // The open intervals are disjoint and sorted, so their ends are sorted too: those
+        // that ended by `now` are a prefix.
+        while let Some(&(a, b)) = self.open.front() {
+            if b > now {
+                break;
+            }
+            self.settled += b.saturating_since(a);
+            self.open.pop_front();
         }
-        // The open intervals are disjoint and sorted, so their ends are sorted too: the
-        // common cases (back-to-back frames) only append or extend the last one.
-        match self.open.last_mut() {
-            Some(last) if start > last.1 => self.open.push((start, end)),
+        // The common cases (back-to-back frames) only append or extend the last one.
+        match self.open.back_mut() {
+            Some(last) if start > last.1 => self.open.push_back((start, end)),
             Some(last) if start >= last.0 => last.1 = last.1.max(end),
             Some(_) => self.merge(start, end),
-            None => self.open.push((start, end)),
+            None => self.open.push_back((start, end)),
         }
     }
 
     /// Adds an interval that starts before the last open one.
     #[inline(never)]
     fn merge(&mut self, start: SimTime, end: SimTime) {
-        let (mut s, mut e) = (start, end);
-        // The ones the new interval overlaps or touches are consecutive, and merging them
-        // cannot reach any other.
-        self.open.retain(|&(a, b)| {
-            let merge = a <= e && s <= b;
-            if merge {
-                s = s.min(a);
-                e = e.max(b);
-            }
-            !merge
-        });
-        let at = self.open.partition_point(|&(a, _)| a < s);
-        self.open.insert(at, (s, e));
-    }
-
-    /// Moves the intervals that ended by `now` into `settled`.
-    #[inline(never)]
-    fn settle(&mut self, now: SimTime) {
-        let done = self.open.partition_point(|&(_, b)| b <= now);
-        for (a, b) in self.open.drain(..done) {
-            self.settled += b.saturating_since(a);
+        // The ones the new interval overlaps or touches are consecutive, `first..past`, and
+        // merging them cannot reach any other (the intervals are apart).
+        let first = self.open.partition_point(|&(_, b)| b < start);
+        let past = self.open.partition_point(|&(a, _)| a <= end);
+        if first == past {
+            self.open.insert(first, (start, end));
+            return;
         }
+        let merged = (
+            start.min(self.open[first].0),
+            end.max(self.open[past - 1].1),
+        );
+        self.open[first] = merged;
+        self.open.drain(first + 1..past);
     }
 
     /// Cuts every interval at `at` and settles them all (the radio is detached at `at`).
@@ -339,6 +339,126 @@ impl RadioMeter {
             sleep: end
                 .saturating_since(self.first_attached)
                 .saturating_sub(attached),
+        }
+    }
+}
+
+/// An interval `[start, end)` of a radio's activity.
+type Span = (SimTime, SimTime);
+
+/// The radio at one end of a full-duplex point-to-point link, attached for the whole run:
+/// the same accounting as [`RadioMeter`] for what such a radio sees, cheaper per frame.
+///
+/// Its transmissions are one direction's frames, one after the other, and its arrivals
+/// the other direction's frames one propagation delay later: each is a sequence of
+/// disjoint intervals added in order. So the time it is busy is Σ transmit + Σ receive −
+/// Σ |t ∩ r| over the pairs that overlap, each pair's overlap counted once, when the later
+/// of the two is added. Every interval starts at or after the `now` it is added at, so
+/// an arrival can overlap only the last transmission (the ones before it ended when it
+/// started), and a transmission only the arrivals that end after its start: the retained
+/// ones, which end in order, so the ended ones leave from the front. A union (as
+/// `RadioMeter` keeps) costs an insertion in the middle whenever an arrival already known
+/// lies ahead of a new transmission; here each addition looks at the few intervals it
+/// overlaps.
+#[derive(Clone, Debug, Default)]
+pub struct DuplexRadioMeter {
+    /// Σ |t| and Σ |r| over every interval added, and Σ |t ∩ r| over the overlapping pairs.
+    transmit_total: SimDuration,
+    receive_total: SimDuration,
+    overlap_total: SimDuration,
+    /// The last transmission (empty before the first).
+    last_transmit: Span,
+    /// The arrivals that may still overlap a later transmission, in order:
+    /// `receives[first..]` (the ended ones leave by moving `first`; the vector is emptied
+    /// when they all have, and compacted when most of it is behind `first`).
+    receives: Vec<Span>,
+    first: usize,
+}
+
+/// |a ∩ b|.
+#[inline(always)]
+fn overlap(a: Span, b: Span) -> SimDuration {
+    a.1.min(b.1).saturating_since(a.0.max(b.0))
+}
+
+/// |s past `end`|.
+#[inline]
+fn past(s: Span, end: SimTime) -> SimDuration {
+    s.1.saturating_since(s.0.max(end))
+}
+
+impl DuplexRadioMeter {
+    /// The radio sends from `start` to `end` (known at `now` ≤ `start`; after the end of
+    /// its previous transmission).
+    #[inline]
+    pub fn transmit(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        if end <= start {
+            return;
+        }
+        self.drop_ended(now);
+        self.transmit_total += end.saturating_since(start);
+        for &r in &self.receives[self.first..] {
+            if r.0 >= end {
+                break;
+            }
+            self.overlap_total += overlap(r, (start, end));
+        }
+        self.last_transmit = (start, end);
+    }
+
+    /// A frame arrives from `start` to `end` (known at `now` ≤ `start`; after the end of
+    /// the previous arrival).
+    #[inline]
+    pub fn receive(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        if end <= start {
+            return;
+        }
+        self.drop_ended(now);
+        self.receive_total += end.saturating_since(start);
+        self.overlap_total += overlap(self.last_transmit, (start, end));
+        self.receives.push((start, end));
+    }
+
+    /// Drops the arrivals that ended by `now` (no later transmission can overlap them).
+    #[inline]
+    fn drop_ended(&mut self, now: SimTime) {
+        while self
+            .receives
+            .get(self.first)
+            .is_some_and(|&(_, b)| b <= now)
+        {
+            self.first += 1;
+        }
+        if self.first == self.receives.len() {
+            self.receives.clear();
+            self.first = 0;
+        } else if self.first >= 64 && 2 * self.first >= self.receives.len() {
+            self.receives.drain(..self.first);
+            self.first = 0;
+        }
+    }
+
+    /// Time in each state from time zero to `end` (at or after the last addition's `now`):
+    /// what lies past `end` is in the last transmission and the retained arrivals, and is
+    /// taken off.
+    pub fn times(&self, end: SimTime) -> StateTimes {
+        let t = self.last_transmit;
+        let transmit = self.transmit_total.saturating_sub(past(t, end));
+        let cut = (t.0.max(end), t.1.max(end));
+        let (mut receive_past, mut overlap_past) = (SimDuration::ZERO, SimDuration::ZERO);
+        for &r in &self.receives[self.first..] {
+            receive_past += past(r, end);
+            overlap_past += overlap(r, cut);
+        }
+        let busy_past = past(t, end) + receive_past - overlap_past;
+        let busy = (self.transmit_total + self.receive_total - self.overlap_total)
+            .saturating_sub(busy_past);
+        let attached = end.saturating_since(SimTime::ZERO);
+        StateTimes {
+            transmit,
+            receive: busy.saturating_sub(transmit),
+            idle: attached.saturating_sub(busy),
+            sleep: SimDuration::ZERO,
         }
     }
 }

@@ -136,3 +136,84 @@ fn energy_spec_replaces_only_the_powers_it_names() {
     assert_eq!(bad.invalid_power(), Some(("sleep_w", -1.0)));
     assert_eq!(EnergySpec::default().powers(), PowerProfile::NS3);
 }
+
+proptest::proptest! {
+    /// Intervals added in any order the engine adds them (each starting at or after the
+    /// `now` it is added at, `now` never going back) measure as the union of all of them.
+    #[test]
+    fn the_union_is_the_union_of_every_interval_added(
+        adds in proptest::collection::vec((0u64..20, 0u64..30, 0u64..40), 1..200)
+    ) {
+        let mut union = IntervalUnion::default();
+        let mut covered = std::collections::BTreeSet::new();
+        let mut now = 0u64;
+        for &(step, lead, len) in &adds {
+            now += step;
+            let (start, end) = (now + lead, now + lead + len);
+            union.add(SimTime::from_nanos(now), SimTime::from_nanos(start), SimTime::from_nanos(end));
+            covered.extend(start..end);
+        }
+        let horizon = SimTime::from_nanos(now + 100);
+        proptest::prop_assert_eq!(union.length_until(horizon).as_nanos(), covered.len() as u64);
+    }
+}
+
+#[test]
+fn a_duplex_radio_counts_an_arrival_during_its_own_transmission_once() {
+    // As `receiving_while_transmitting_counts_as_transmitting_once`, on a link's radio: the
+    // ACK arriving at 3-12 s is known before the radio's next frame, 11-13 s, starts.
+    let mut r = DuplexRadioMeter::default();
+    r.transmit(t(0), t(0), t(10));
+    r.receive(t(2), t(3), t(12));
+    r.transmit(t(11), t(11), t(13));
+    let times = r.times(t(20));
+    assert_eq!(times.transmit, secs(12));
+    assert_eq!(times.receive, secs(1), "only 10-11 s is receive-only");
+    assert_eq!(times.idle, secs(7));
+    // At an end inside the frames: everything past 11.5 s is cut.
+    let cut = r.times(ms(11_500));
+    assert_eq!(cut.transmit, ms(10_500).saturating_since(SimTime::ZERO));
+    assert_eq!(cut.receive, secs(1));
+    assert_eq!(cut.idle, SimDuration::ZERO);
+}
+
+proptest::proptest! {
+    /// A link's radio fed as the world feeds it — its own frames back to back or apart,
+    /// the far end's frames one delay later, each told when it starts — measures exactly
+    /// as the general `RadioMeter`, at any end from the last frame's start on.
+    #[test]
+    fn a_duplex_radio_measures_as_the_general_meter(
+        ours in proptest::collection::vec((0u64..30, 1u64..20), 0..60),
+        theirs in proptest::collection::vec((0u64..30, 1u64..20), 0..60),
+        delay in 0u64..50,
+        end_after in 0u64..80,
+    ) {
+        // (start, end, is ours) per frame: each side's frames one after the other.
+        let mut frames = Vec::new();
+        for (list, is_ours) in [(&ours, true), (&theirs, false)] {
+            let mut free = 0u64;
+            for &(gap, len) in list {
+                let start = free + gap;
+                frames.push((start, start + len, is_ours));
+                free = start + len;
+            }
+        }
+        frames.sort_by_key(|&(start, _, is_ours)| (start, !is_ours));
+        let mut general = RadioMeter::attached_at(SimTime::ZERO);
+        let mut duplex = DuplexRadioMeter::default();
+        let n = SimTime::from_nanos;
+        let mut now = 0;
+        for &(start, end, is_ours) in &frames {
+            now = start;
+            if is_ours {
+                general.transmit(n(now), n(start), n(end));
+                duplex.transmit(n(now), n(start), n(end));
+            } else {
+                general.receive(n(now), n(start + delay), n(end + delay));
+                duplex.receive(n(now), n(start + delay), n(end + delay));
+            }
+        }
+        let end = n(now + end_after);
+        proptest::prop_assert_eq!(duplex.times(end), general.times(end));
+    }
+}
