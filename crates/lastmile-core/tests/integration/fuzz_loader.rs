@@ -345,6 +345,8 @@ fn is_whole_file(e: &ScenarioError) -> bool {
         && (e.expected.starts_with("invalid ")
             || e.expected.starts_with("the file is empty")
             || e.expected.starts_with("the file holds ")
+            || e.expected.starts_with("the scenario is larger than ")
+            || e.expected.starts_with("brackets nested more than ")
             || e.file.contains("(--set "))
 }
 
@@ -450,6 +452,19 @@ proptest! {
             Ok(Err(SimError::Io(_)) | Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(TestCaseError::fail(format!("run failed: {e}\n{}", short(&text)))),
         }?;
+    }
+}
+
+/// Size and nesting bounds are whole-file refusals: one line naming the file, no field
+/// (a mutation that repeats a value 16,384 times makes a JSON file over the 16 MiB bound).
+#[test]
+fn an_oversized_or_too_deeply_nested_file_is_a_whole_file_refusal() {
+    let origin = "fuzz.scenario";
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(17 << 20));
+    let deep = format!("{{\"a\": {}{}}}", "[".repeat(100), "]".repeat(100));
+    for text in [huge, deep] {
+        let e = load_str(&text, Format::Json, origin, &[]).unwrap_err();
+        check_refusal(&e, origin).unwrap_or_else(|f| panic!("{f}"));
     }
 }
 
