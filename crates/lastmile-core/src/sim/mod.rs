@@ -21,6 +21,7 @@ mod capture;
 mod cell;
 mod energy;
 mod estimate;
+pub mod external;
 mod flow;
 mod mobility;
 mod observe;
@@ -38,6 +39,7 @@ use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
 pub use estimate::{Estimate, NOMINAL_EVENTS_PER_S};
+pub use external::{Departure, Emulation, ExternalReport};
 pub use observe::Welford;
 pub use world::StopReason;
 

@@ -209,6 +209,8 @@ pub struct World {
     pub mobility: Mobility,
     /// The power profile the summary's `energy` section uses.
     pub energy: super::energy::EnergySettings,
+    /// Ports to real hosts (`sim::external`); `None` in a simulation.
+    pub(super) external: Option<Box<super::external::External>>,
 }
 
 impl World {
@@ -237,6 +239,7 @@ impl World {
             agents: AgentHooks::default(),
             mobility: Mobility::default(),
             energy: Default::default(),
+            external: None,
         }
     }
 
@@ -282,7 +285,7 @@ impl World {
         Ok(Some(StopReason::StopTime))
     }
 
-    fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
+    pub(super) fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
             Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
@@ -554,6 +557,12 @@ impl World {
         node: NodeId,
         packet: Packet,
     ) -> Result<(), SimError> {
+        if let Some(external) = self.external.as_deref_mut() {
+            if let Some(port) = external.port_at(node) {
+                external.depart(now, port, &packet);
+                return Ok(());
+            }
+        }
         let n = &self.nodes[node.index()];
         if let Transport::Udp(_) = packet.transport {
             self.on_udp_datagram(now, &packet);

@@ -71,5 +71,4 @@ pub const REPLY: &str = concat!(
 );
 
 /// A UDP datagram "hello udp" to port 9999.
-pub const UDP: &str =
-    concat!("4500002583d640004011a2ee0a0000010a000003d31b270f0011c84668656c6c6f20756470",);
+pub const UDP: &str = "4500002583d640004011a2ee0a0000010a000003d31b270f0011c84668656c6c6f20756470";
