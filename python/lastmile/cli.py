@@ -1,5 +1,5 @@
 """The ``lastmile`` command: run, validate, schema, examples, plot, report, sweep, results,
-reproduce.
+reproduce, emulate.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
 path, the bad value and what was expected, and exits with status 2 (any `LastmileError`:
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
+from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view
 from lastmile._errors import LastmileError, RunInterrupted, SimulationError
 from lastmile._examples import example_path, examples
 from lastmile._progress import RunProgress, budget_warning
@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_view.register(commands)
     cli_sweep.register(commands)
     cli_reproduce.register(commands)
+    cli_emulate.register(commands)
     return parser
 
 
@@ -454,6 +455,7 @@ _COMMANDS = {
     **cli_view.COMMANDS,
     **cli_sweep.COMMANDS,
     **cli_reproduce.COMMANDS,
+    **cli_emulate.COMMANDS,
 }
 
 

@@ -21,10 +21,9 @@
 //! Under emulation (`sim::external`) datagrams carry the real bytes of the packets real
 //! hosts sent (`with_payloads`); elsewhere their payload is zeros.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use crate::engine::SimTime;
 use crate::ids::{Direction, LinkId, NodeId};
@@ -157,18 +156,17 @@ pub struct Captures {
     cells: Vec<Option<Capture>>,
     node_names: Vec<String>,
     /// The real payloads of an emulation's packets.
-    payloads: Option<Rc<RefCell<PayloadStore>>>,
+    payloads: Option<Arc<Mutex<PayloadStore>>>,
 }
 
 /// `datagram` (zero payload, as encoded from `packet`) with its real payload, if known.
-fn fill_payload(
-    payloads: Option<&Rc<RefCell<PayloadStore>>>,
-    packet: &Packet,
-    datagram: &mut [u8],
-) {
+fn fill_payload(payloads: Option<&Arc<Mutex<PayloadStore>>>, packet: &Packet, datagram: &mut [u8]) {
     if let Some(store) = payloads {
         let mut bytes = Vec::new();
-        store.borrow().for_capture(packet, &mut bytes);
+        store
+            .lock()
+            .expect("payload store")
+            .for_capture(packet, &mut bytes);
         if !bytes.is_empty() {
             crate::packet::wire::write_payload(datagram, 0, &bytes);
         }
@@ -236,7 +234,7 @@ impl Captures {
     }
 
     /// Writes datagrams with the real payloads `payloads` holds.
-    pub fn with_payloads(mut self, payloads: Rc<RefCell<PayloadStore>>) -> Self {
+    pub fn with_payloads(mut self, payloads: Arc<Mutex<PayloadStore>>) -> Self {
         self.payloads = Some(payloads);
         self
     }
@@ -371,7 +369,7 @@ impl Captures {
 fn encode_cell_frame(
     cap: &mut Capture,
     frame: &MacFrame<LinkFrame>,
-    payloads: Option<&Rc<RefCell<PayloadStore>>>,
+    payloads: Option<&Arc<Mutex<PayloadStore>>>,
 ) -> std::io::Result<(Vec<u8>, Option<String>)> {
     let (body, comment): (Option<(u16, Vec<u8>)>, Option<String>) = match &frame.payload {
         None => (None, None),

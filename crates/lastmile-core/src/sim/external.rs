@@ -31,8 +31,7 @@ mod payload;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -120,7 +119,7 @@ pub(super) struct External {
     /// The port of each node, by node index.
     port_of: Vec<Option<u32>>,
     ports: Vec<Port>,
-    payloads: Rc<RefCell<PayloadStore>>,
+    payloads: Arc<Mutex<PayloadStore>>,
     departures: Vec<Departure>,
     /// (one end, other end, flow) of each flow, to name a packet's flow.
     flows: Vec<(NodeId, NodeId, FlowId)>,
@@ -150,7 +149,8 @@ impl External {
         let p = &mut self.ports[port];
         let shift = p.shifts.shift_for(packet);
         self.payloads
-            .borrow_mut()
+            .lock()
+            .expect("payload store")
             .on_leave(packet, &mut self.scratch);
         let datagram = encode_ipv4_with_payload(packet, shift, &self.scratch);
         p.counters.packets_out += 1;
@@ -223,7 +223,8 @@ impl World {
             s.header.window <<= shift;
         }
         ext.payloads
-            .borrow_mut()
+            .lock()
+            .expect("payload store")
             .on_enter(now, &packet, parsed.payload);
         self.next_packet_id += 1;
         if let Some(agent) = self.agents.local_at(node_of) {
@@ -295,10 +296,10 @@ impl Emulation {
         for f in &world.flows {
             world.timers.retire(f.app_timer);
         }
-        let payloads = Rc::new(RefCell::new(PayloadStore::default()));
+        let payloads = Arc::new(Mutex::new(PayloadStore::default()));
         if let (false, Some(dir)) = (options.pcap.is_empty(), options.out_dir.as_deref()) {
             let captures = super::capture::Captures::open(&world, &options.pcap, dir)?;
-            world.captures = Some(captures.with_payloads(Rc::clone(&payloads)));
+            world.captures = Some(captures.with_payloads(Arc::clone(&payloads)));
         }
         world.external = Some(Box::new(External {
             port_of,
@@ -382,13 +383,17 @@ impl Emulation {
                     counters: p.counters,
                 })
                 .collect(),
-            payload: ext.payloads.borrow().stats,
+            payload: ext.payloads.lock().expect("payload store").stats,
         }
     }
 
     /// Bytes of real payload held for packets in flight.
     pub fn payload_bytes_held(&self) -> usize {
-        self.external().payloads.borrow().bytes_held()
+        self.external()
+            .payloads
+            .lock()
+            .expect("payload store")
+            .bytes_held()
     }
 
     /// Ends the run at `end` for `reason`: closes the captures and returns the run's

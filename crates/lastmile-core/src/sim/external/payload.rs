@@ -15,10 +15,11 @@
 //! unwrapped near the highest offset seen, so a stream may exceed 4 GiB.
 //!
 //! Bytes are released once the real receiver's cumulative ACK (which enters where the
-//! stream leaves, in the outgoing space) covers them. A leaving segment whose bytes are
-//! unknown — released already (a stale duplicate the receiver has acknowledged), or never
-//! entered — leaves with zeros in their place, and the bytes are counted
-//! (`PayloadStats::bytes_unknown`).
+//! stream leaves, in the outgoing space) is `RETAIN_BYTES` past them: a sender's spurious
+//! retransmission, or an agent's copy still queued, may leave after the receiver has
+//! acknowledged its bytes, and it carries them too. A leaving segment whose bytes are
+//! unknown — released already, or never entered — leaves with zeros in their place, and
+//! the bytes are counted (`PayloadStats::bytes_unknown`).
 //!
 //! **UDP: by packet.** A datagram's payload is kept under its packet id until it leaves or
 //! `DATAGRAM_TTL` has passed (it was lost in the simulation).
@@ -33,6 +34,9 @@ use serde::Serialize;
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Packet, PacketId, SeqNumber, Transport};
 use crate::ranges::RangeSet;
+
+/// How far behind the receiver's cumulative ACK bytes are kept (module notes).
+pub const RETAIN_BYTES: u64 = 4 << 20;
 
 /// How long a UDP datagram's payload waits to leave before it is taken as lost.
 pub const DATAGRAM_TTL: SimDuration = SimDuration::from_secs(10);
@@ -186,7 +190,7 @@ impl PayloadStore {
                 if let (Some(ack), Some(rev)) = (h.ack, self.streams.get_mut(&reverse(dir))) {
                     let isn = rev.out_isn.unwrap_or(rev.in_isn);
                     let offset = rev.offset(isn, ack);
-                    rev.release_below(offset);
+                    rev.release_below(offset.saturating_sub(RETAIN_BYTES));
                 }
             }
             _ => {
@@ -370,23 +374,36 @@ mod tests {
     #[test]
     fn the_receivers_ack_releases_bytes_and_a_stale_copy_leaves_as_counted_zeros() {
         let mut store = PayloadStore::default();
-        store.on_enter(
-            SimTime::ZERO,
-            &segment(FH, MH, 1000, None, Control::Syn, 0),
-            &[],
-        );
-        let seg = segment(FH, MH, 1001, Some(1), Control::None, 50);
-        store.on_enter(SimTime::ZERO, &seg, &bytes(0, 50));
-        assert_eq!(store.bytes_held(), 50);
-        // The mobile acknowledges 30 bytes.
-        let ack = segment(MH, FH, 1, Some(1031), Control::None, 0);
+        let isn = 1000;
+        let syn = segment(FH, MH, isn, None, Control::Syn, 0);
+        store.on_enter(SimTime::ZERO, &syn, &[]);
+        let mss = 50_000u32;
+        let n = (RETAIN_BYTES / u64::from(mss)) as u32 + 2;
+        for i in 0..n {
+            let seg = segment(FH, MH, isn + 1 + i * mss, Some(1), Control::None, mss);
+            store.on_enter(SimTime::ZERO, &seg, &bytes(i as u8, mss as usize));
+        }
+        let total = u64::from(n) * u64::from(mss);
+        assert_eq!(store.bytes_held() as u64, total);
+        // The mobile acknowledges all but the last segment: bytes more than RETAIN_BYTES
+        // behind that go.
+        let acked = (n - 1) * mss;
+        let ack = segment(MH, FH, 1, Some(isn + 1 + acked), Control::None, 0);
         store.on_enter(SimTime::ZERO, &ack, &[]);
-        assert_eq!(store.bytes_held(), 20);
+        let released = u64::from(acked) - RETAIN_BYTES;
+        assert_eq!(store.bytes_held() as u64, total - released);
+        // A stale copy of the first segment: its released bytes leave as zeros, counted.
+        let first = segment(FH, MH, isn + 1, Some(1), Control::None, mss);
         let mut out = Vec::new();
-        store.on_leave(&seg, &mut out);
-        assert_eq!(out[..30], [0; 30]);
-        assert_eq!(out[30..], bytes(30, 20)[..]);
-        assert_eq!(store.stats.bytes_unknown, 30);
+        store.on_leave(&first, &mut out);
+        let gone = released as usize;
+        assert!(out[..gone].iter().all(|&b| b == 0));
+        assert!(out[gone..] == bytes(0, mss as usize)[gone..]);
+        assert_eq!(store.stats.bytes_unknown, released);
+        // A copy of acknowledged bytes still retained leaves whole.
+        let recent = segment(FH, MH, isn + 1 + (n - 2) * mss, Some(1), Control::None, mss);
+        store.on_leave(&recent, &mut out);
+        assert!(out == bytes((n - 2) as u8, mss as usize));
     }
 
     #[test]
@@ -410,13 +427,6 @@ mod tests {
         let relayed = segment(FH, MH, 90_011, Some(1), Control::None, 30);
         store.on_leave(&relayed, &mut out);
         assert_eq!(out, data[10..40]);
-        // The mobile's ACK is in the outgoing space.
-        store.on_enter(
-            SimTime::ZERO,
-            &segment(MH, FH, 1, Some(90_041), Control::None, 0),
-            &[],
-        );
-        assert_eq!(store.bytes_held(), 40);
         // A capture on the wired side finds bytes by the incoming space.
         let wired = segment(FH, MH, 541, Some(1), Control::None, 40);
         store.for_capture(&wired, &mut out);

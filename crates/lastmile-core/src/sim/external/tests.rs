@@ -307,3 +307,9 @@ fn snoop_resends_the_real_bytes_the_fixed_host_sent_once() {
     assert_eq!(report.payload.bytes_unknown, 0);
     assert_eq!(report.ports[0].counters.packets_in, 21);
 }
+
+#[test]
+fn an_emulation_can_move_to_the_thread_that_drives_it() {
+    fn movable<T: Send>() {}
+    movable::<Emulation>();
+}

@@ -1,0 +1,191 @@
+"""``lastmile emulate``: real Linux TCP through the simulated chain, in network namespaces
+this test creates and removes (addresses 10.0.0.x exist only inside them).
+
+Needs root, /dev/net/tun and iproute2 (skipped with the reason otherwise); the capture
+checks need tshark. Each run moves 1 MB over a 10 Mbps hop: a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import lastmile_cli, write
+from lastmile.emulate import EmulationUnavailable, emulate, missing_requirements
+from lastmile.emulate._bulk import BLOCK, pattern_block
+from lastmile.emulate._netns import clean_stale, list_namespaces, run_tag
+
+MISSING = missing_requirements()
+needs_emulation = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+TSHARK = shutil.which("tshark")
+needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
+
+LOSSY_SNOOP = """
+name = "emulate-snoop"
+stop_time = "60s"
+[topology]
+preset = "chain"
+wired = { rate = "100Mbps", delay = "5ms", queue = "1000pkt" }
+wireless = { rate = "10Mbps", delay = "1ms", queue = "100pkt",
+             errors = { model = "per", per = 0.03 } }
+[base_station]
+agent = "snoop"
+[[flow]]
+src = "fh"
+dst = "mh"
+app = { kind = "bulk", bytes = "1MB" }
+"""
+
+
+def nothing_left_behind() -> list[str]:
+    """What this process's runs left: namespaces, TUN devices, bulk processes."""
+    left = [n for n in list_namespaces() if n.startswith(f"lastmile-{run_tag()}-")]
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    left += [w for w in links.split() if w.startswith(f"lm{os.getpid()}p")]
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"lastmile.emulate._bulk" in cmdline:
+                left.append(f"process {proc.name}")
+    return left
+
+
+def tshark_rows(path: Path, *fields: str, where: str = "") -> list[list[str]]:
+    assert TSHARK is not None
+    args = [TSHARK, "-r", str(path), "-T", "fields", "-E", "separator=\t"]
+    args += [a for f in fields for a in ("-e", f)]
+    if where:
+        args += ["-Y", where]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=120, check=True)
+    return [line.split("\t") for line in out.stdout.splitlines()]
+
+
+def resent_frames(rows: list[list[str]]) -> int:
+    """Data frames (seq, length) that repeat bytes an earlier frame carried."""
+    highest = 0
+    again = 0
+    for seq, length in rows:
+        start, end = int(seq), int(seq) + int(length)
+        if start < highest:
+            again += 1
+        highest = max(highest, end)
+    return again
+
+
+@needs_emulation
+@needs_tshark
+def test_linux_tcp_crosses_a_lossy_hop_with_snoop_and_the_capture_agrees(
+    tmp_path: Path,
+) -> None:
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+    out = tmp_path / "out"
+    captured = ["wired", "wireless"]
+    result = emulate(scenario, traffic="bulk:1MB", cc="cubic", pcap=captured, out_dir=out)
+    assert nothing_left_behind() == []
+    assert result.stop_reason == "completed", result.to_dict()
+    (t,) = result.transfers
+    assert t["verified"], t
+    assert t["bytes"] == 1_000_000
+    assert t["cc"] == "cubic"
+    assert 0 < t["goodput_bps"] < 10e6
+    agent = result.summary["agent"]
+    assert agent["local_retransmissions"] > 0, agent
+    assert result.ports["payload"]["bytes_unknown"] == 0
+    fh, mh = result.ports["ports"]
+    assert (fh["node"], mh["node"]) == ("fh", "mh")
+
+    # The captures hold every frame the links counted, the lost ones flagged.
+    links = {(row["name"], row["from"]): row for row in result.summary["links"]}
+    wireless = out / "wireless.pcapng"
+    rows = tshark_rows(wireless, "frame.packet_flags_crc_error", "ip.src")
+    sent = links[("wireless", "bs")]["frames_sent"] + links[("wireless", "mh")]["frames_sent"]
+    lost = links[("wireless", "bs")]["frames_lost"] + links[("wireless", "mh")]["frames_lost"]
+    assert len(rows) == sent
+    assert sum(r[0] in ("1", "True") for r in rows) == lost > 0
+    # What entered at fh is what the wired link carried from fh; what reached mh left there.
+    wired_from_fh = tshark_rows(out / "wired.pcapng", "frame.number", where="ip.src==10.0.0.1")
+    assert fh["packets_in"] == len(wired_from_fh)
+    to_mh = tshark_rows(wireless, "frame.packet_flags_crc_error", where="ip.dst==10.0.0.3")
+    assert mh["packets_out"] == sum(r[0] not in ("1", "True") for r in to_mh)
+    # Linux's retransmissions are the wired link's repeated bytes; Snoop's local ones add
+    # to them on the air.
+    wired_data = tshark_rows(
+        out / "wired.pcapng", "tcp.seq", "tcp.len", where="ip.src==10.0.0.1 && tcp.len > 0"
+    )
+    air_data = tshark_rows(wireless, "tcp.seq", "tcp.len", where="ip.src==10.0.0.1 && tcp.len > 0")
+    linux_resent = t["tcp_info"]["total_retrans"]
+    assert resent_frames(wired_data) == linux_resent
+    assert resent_frames(air_data) >= agent["local_retransmissions"]
+    assert resent_frames(air_data) <= agent["local_retransmissions"] + linux_resent
+    # The captured payloads are the real bytes, Snoop's resent copies included.
+    block = pattern_block(1)
+    payloads = tshark_rows(
+        wireless, "tcp.seq", "tcp.payload", where="ip.src==10.0.0.1 && tcp.len > 0"
+    )
+    assert len(payloads) > 600
+    for seq, payload in payloads:
+        data = bytes.fromhex(payload.replace(":", ""))
+        at = (int(seq) - 1) % BLOCK
+        assert data == (block + block)[at : at + len(data)], f"bytes at relative seq {seq}"
+
+
+@needs_emulation
+def test_a_program_cut_short_by_the_duration_leaves_nothing_behind(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+    result = emulate(scenario, exec_programs=[("fh", "sleep 30")], duration_s=1.0)
+    assert result.stop_reason == "stop_time"
+    assert result.programs[0]["returncode"] != 0, "stopped, not finished"
+    assert nothing_left_behind() == []
+    assert result.timing["wall_s"] == pytest.approx(1.0, abs=0.5)
+
+
+@needs_emulation
+def test_clean_removes_the_namespaces_of_dead_runs_only(tmp_path: Path) -> None:
+    dead = "lastmile-4194999.1-0-fh"  # no such process id on Linux (pid_max <= 4194304)
+    live = f"lastmile-{run_tag()}-9-x"
+    for name in (dead, live):
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        removed = clean_stale()
+        assert dead in removed
+        assert live not in removed
+        assert live in list_namespaces()
+    finally:
+        for name in (dead, live):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_without_root_it_refuses_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+    with pytest.raises(EmulationUnavailable, match="needs root"):
+        emulate(scenario)
+
+
+def test_the_cli_names_what_is_missing_and_exits_2(tmp_path: Path) -> None:
+    if MISSING is None:
+        # Run as another user so that root is what is missing.
+        if shutil.which("setpriv") is None:
+            pytest.skip("setpriv is not installed")
+        scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+        proc = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             sys.executable, "-m", "lastmile", "emulate", str(scenario)],
+            capture_output=True, text=True, timeout=60, cwd="/",
+        )  # fmt: skip
+    else:
+        scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+        proc = lastmile_cli("emulate", str(scenario))
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "lastmile emulate needs" in lines[0], proc.stderr
