@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,56 @@ def test_the_cli_names_what_is_missing_and_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "lastmile emulate needs" in lines[0], proc.stderr
+
+
+def test_wtcp_timestamps_in_the_papers_clock_are_flagged(tmp_path: Path) -> None:
+    from lastmile._scenario import load
+    from lastmile.emulate import _scenario_warnings
+
+    wtcp = LOSSY_SNOOP.replace('agent = "snoop"', 'agent = "wtcp"')
+    path = write(tmp_path, "w.toml", wtcp)
+    (warning,) = _scenario_warnings(load(path))
+    assert "PAWS" in warning and 'source_clock = "1ms"' in warning
+    assert _scenario_warnings(load(path, ['base_station.wtcp.source_clock="1ms"'])) == []
+
+
+def _namespaces_of(pid: int) -> list[str]:
+    return [n for n in list_namespaces() if n.startswith(f"lastmile-{pid}.")]
+
+
+def _start_cli(scenario: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lastmile", "emulate", str(scenario), "--exec-fh", "sleep 30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not _namespaces_of(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _namespaces_of(proc.pid), "the run never made its namespaces"
+    time.sleep(0.5)
+    return proc
+
+
+@needs_emulation
+def test_ctrl_c_prints_the_summary_so_far_and_removes_everything(tmp_path: Path) -> None:
+    proc = _start_cli(write(tmp_path, "s.toml", LOSSY_SNOOP))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stop reason: interrupted" in out
+    assert _namespaces_of(proc.pid) == []
+
+
+@needs_emulation
+def test_after_a_sigkill_clean_removes_what_was_left(tmp_path: Path) -> None:
+    proc = _start_cli(write(tmp_path, "s.toml", LOSSY_SNOOP))
+    proc.kill()
+    proc.communicate(timeout=60)
+    left = _namespaces_of(proc.pid)
+    assert len(left) == 2, "a SIGKILL leaves the namespaces (and the sleep in one)"
+    done = lastmile_cli("emulate", "--clean")
+    assert done.returncode == 0, done.stderr
+    assert _namespaces_of(proc.pid) == []
+    assert all(f"removed {n}" in done.stderr for n in left)

@@ -241,6 +241,8 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         print(f"wrote {out_dir / 'emulation.json'}", file=sys.stderr)
         for link in dict.fromkeys(args.pcap):
             print(f"wrote {out_dir / f'{link}.pcapng'}", file=sys.stderr)
+    for w in result.warnings:
+        print(f"lastmile: warning: {w}", file=sys.stderr)
     warning = _lag_warning(result)
     if warning:
         print(warning, file=sys.stderr)

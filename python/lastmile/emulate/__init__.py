@@ -59,13 +59,13 @@ KILL_GRACE_S = 1.0
 class EmulationUnavailable(LastmileError):
     """The machine cannot run an emulation (not root, no /dev/net/tun, ...)."""
 
-    __module__ = "lastmile"
+    __module__ = "lastmile.emulate"
 
 
 class EmulationError(LastmileError, RuntimeError):
     """An emulation failed: a program could not start, a transfer failed."""
 
-    __module__ = "lastmile"
+    __module__ = "lastmile.emulate"
 
 
 @dataclass
@@ -77,8 +77,9 @@ class EmulationResult:
     port (and what was refused or could not be carried whole); `timing` the real-time
     loop's lateness (``lag``: events late by more than 1 ms, maximum, percentiles,
     ``kept_up``) and CPU time; `transfers` the built-in bulk transfers (bytes, goodput,
-    completion, ``verified``: the sink read exactly what the source wrote, and the
-    source's ``tcp_info``); `programs` the programs run and their exit statuses.
+    completion, ``verified``: the sink read exactly what the source wrote, the source's
+    ``tcp_info`` and its namespace's TCP MIB counters ``mib``); `programs` the programs run
+    and their exit statuses.
     """
 
     stop_reason: str
@@ -88,10 +89,13 @@ class EmulationResult:
     transfers: list[dict[str, Any]] = field(default_factory=list)
     programs: list[dict[str, Any]] = field(default_factory=list)
     namespaces: list[str] = field(default_factory=list)
+    #: What in the scenario misbehaves against real hosts (also printed by the CLI).
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "stop_reason": self.stop_reason,
+            "warnings": self.warnings,
             "transfers": self.transfers,
             "programs": self.programs,
             "timing": self.timing,
@@ -149,6 +153,33 @@ def _flow_ends(scenario: Scenario) -> list[tuple[str, str, int | None]]:
         size = parse_quantity(app.get("bytes")) if app.get("kind") == "bulk" else None
         ends.append((src, dst, int(size[0]) if size else None))
     return ends
+
+
+#: Linux's TCP timestamp clock (``TCP_TS_HZ``, 1000 Hz since Linux 4.13).
+LINUX_TS_CLOCK = "1ms"
+
+
+def _scenario_warnings(scenario: Scenario) -> list[str]:
+    """What in `scenario` will misbehave against Linux hosts."""
+    data = scenario.to_dict()
+    stations = data.get("base_station") or []
+    if isinstance(stations, dict):
+        stations = [{**stations.get(stations.get("agent", ""), {}), "kind": stations.get("agent")}]
+    else:
+        stations = [s.get("agent", {}) for s in stations if isinstance(s.get("agent"), dict)]
+    warnings = []
+    for st in stations:
+        if st.get("kind") != "wtcp" or st.get("timestamps", "exact") != "exact":
+            continue
+        clock = st.get("source_clock", "100ms")
+        if parse_quantity(clock) != parse_quantity(LINUX_TS_CLOCK):
+            warnings.append(
+                f"WTCP rewrites timestamps in ticks of source_clock = {clock}, but Linux's "
+                f"timestamp clock ticks every {LINUX_TS_CLOCK}: its local retransmissions will "
+                "carry TSvals older than the receiver's TS.Recent and Linux discards them "
+                f'(PAWS, RFC 7323 §5); set base_station.wtcp.source_clock = "{LINUX_TS_CLOCK}"'
+            )
+    return warnings
 
 
 @contextmanager
@@ -284,6 +315,7 @@ def _transfer(sink: _Program, source: _Program) -> dict[str, Any]:
             "completion_s": c["completion_s"],
             "cc": c["cc"],
             "tcp_info": c["tcp_info"],
+            "mib": c.get("mib", {}),
         }
     )
     return out
@@ -388,12 +420,15 @@ def emulate(
             emulator.stop(interrupted)
             waited_done = all(p.process.poll() is not None for p in session.programs if p.waited)
             _stop(session.programs)
-            thread.join(timeout=30)
+            if thread.ident is not None:
+                thread.join(timeout=30)
             namespaces.close()
     try:
         if failure:
             raise failure[0]
         if not outcome:
+            if interrupted:
+                raise KeyboardInterrupt
             raise EmulationError("the emulation loop did not finish")
         for k in range(0, len(pairs), 2):
             transfers.append(_transfer(pairs[k], pairs[k + 1]))
@@ -420,4 +455,5 @@ def emulate(
         transfers=transfers,
         programs=[p.describe() for p in session.programs],
         namespaces=[p.namespace for p in namespaces.ports],
+        warnings=_scenario_warnings(scenario),
     )

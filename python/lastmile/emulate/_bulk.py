@@ -10,7 +10,8 @@ one JSON object on stdout when it is done.
   bytes of a seeded pseudo-random stream, shuts its side down and waits for the sink to
   close; it reports when it started writing, the SHA-256 of what it wrote, the
   completion time (connect to the sink's close) and the kernel's ``TCP_INFO`` counters
-  at the end (retransmissions, RTT, cwnd, ...).
+  at the end (retransmissions, RTT, cwnd, ...) and its namespace's TCP MIB counters
+  (``nstat``'s: RTOs, tail-loss probes, SACK recoveries, HyStart exits, ...).
 
 Goodput is the sink's bytes over the time from the source's first write to the sink's
 last byte: the same span as a simulated flow's (first data sent to last byte delivered).
@@ -27,6 +28,7 @@ import struct
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 __all__ = ["TCP_INFO_FIELDS", "main", "pattern_block", "tcp_info"]
@@ -74,6 +76,24 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
     for name, fmt, offset in TCP_INFO_FIELDS:
         if offset + struct.calcsize(fmt) <= len(raw):
             out[name] = struct.unpack_from(fmt, raw, offset)[0]
+    return out
+
+
+def mib_counters() -> dict[str, int]:
+    """The namespace's nonzero TCP counters (``/proc/net/netstat`` TcpExt, ``/proc/net/snmp``
+    Tcp): timeouts, loss probes, SACK recoveries, spurious RTOs, HyStart exits, ... . Each
+    emulation's namespaces are new, so they count this run only."""
+    out: dict[str, int] = {}
+    for path, prefix in (("/proc/net/netstat", "TcpExt:"), ("/proc/net/snmp", "Tcp:")):
+        try:
+            lines = [line.split() for line in Path(path).read_text().splitlines()]
+        except OSError:
+            continue
+        rows = [line for line in lines if line and line[0] == prefix]
+        for names, values in zip(rows[0::2], rows[1::2], strict=False):
+            for name, value in zip(names[1:], values[1:], strict=False):
+                if value.lstrip("-").isdigit() and int(value) != 0:
+                    out[f"{prefix[:-1]}{name}"] = int(value)
     return out
 
 
@@ -152,6 +172,7 @@ def _source(args: argparse.Namespace) -> dict[str, Any]:
         "completion_s": t_done - t_connect,
         "cc": cc,
         "tcp_info": info,
+        "mib": mib_counters(),
     }
 
 
