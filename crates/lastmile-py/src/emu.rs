@@ -66,11 +66,12 @@ impl Emulator {
     ) -> PyResult<Self> {
         let source = source_of(py, path, text, format, origin)?;
         let scenario = load_source(py, &source, &overrides)?;
+        // No run budget: a real-time run ends when its real traffic does.
         let options = RunOptions {
             seed,
-            traces: Vec::new(),
             pcap,
             out_dir,
+            ..RunOptions::default()
         };
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             Emulation::new(&scenario, &options)
