@@ -1,8 +1,11 @@
 """``lastmile emulate``: real Linux TCP through the simulated chain, in network namespaces
 this test creates and removes (addresses 10.0.0.x exist only inside them).
 
-Needs root, /dev/net/tun and iproute2 (skipped with the reason otherwise); the capture
-checks need tshark. Each run moves 1 MB over a 10 Mbps hop: a few seconds.
+Needs root, /dev/net/tun, iproute2 and a network namespace that can actually be made
+(skipped with the reason otherwise: ``pytest -rs`` prints it); the capture checks need
+tshark. Each run moves 1 MB over a 10 Mbps hop: a few seconds. Whatever a test leaves,
+passing or failing (namespaces, the processes in them, the CLI runs it started), the
+`no_leftovers` fixture removes after it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,12 +24,57 @@ import pytest
 from conftest import lastmile_cli, write
 from lastmile.emulate import EmulationUnavailable, emulate, missing_requirements
 from lastmile.emulate._bulk import BLOCK, pattern_block
-from lastmile.emulate._netns import clean_stale, list_namespaces, run_tag
+from lastmile.emulate._netns import (
+    NAMESPACE_PREFIX,
+    _kill_namespace,
+    _start_time,
+    clean_stale,
+    list_namespaces,
+    run_tag,
+)
 
-MISSING = missing_requirements()
+
+def _cannot_emulate() -> str | None:
+    """Why this machine cannot run the emulation tests, or None: the requirements the
+    CLI checks, then a namespace actually made and removed (a container may refuse it
+    even to root)."""
+    missing = missing_requirements()
+    if missing is not None:
+        return missing
+    probe = f"{NAMESPACE_PREFIX}{run_tag()}-probe"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"cannot create a network namespace: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
+MISSING = _cannot_emulate()
 needs_emulation = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
+
+#: The CLI runs a test started (`_start_cli`), stopped by `no_leftovers` if still going.
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers() -> Iterator[None]:
+    """After each test, pass or fail: stops the CLI runs it started and removes the
+    namespaces (and their processes) of this process's runs and of its dead children's."""
+    yield
+    if MISSING is not None:
+        return
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+    for name in list_namespaces():
+        if name.startswith(f"{NAMESPACE_PREFIX}{run_tag()}-"):
+            _kill_namespace(name)
+    clean_stale()
+
 
 LOSSY_SNOOP = """
 name = "emulate-snoop"
@@ -153,16 +202,45 @@ def test_a_program_cut_short_by_the_duration_leaves_nothing_behind(tmp_path: Pat
 def test_clean_removes_the_namespaces_of_dead_runs_only(tmp_path: Path) -> None:
     dead = "lastmile-4194999.1-0-fh"  # no such process id on Linux (pid_max <= 4194304)
     live = f"lastmile-{run_tag()}-9-x"
-    for name in (dead, live):
-        subprocess.run(["ip", "netns", "add", name], check=True)
+    # A run killed and not yet waited for by its parent: a zombie, dead all the same.
+    zombie = subprocess.Popen(["sleep", "30"])
+    zombie_tag = f"{zombie.pid}.{_start_time(zombie.pid)}"
+    zombie.kill()
+    while Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
+    of_zombie = f"lastmile-{zombie_tag}-0-fh"
     try:
+        for name in (dead, live, of_zombie):
+            subprocess.run(["ip", "netns", "add", name], check=True)
         removed = clean_stale()
         assert dead in removed
+        assert of_zombie in removed
         assert live not in removed
         assert live in list_namespaces()
     finally:
-        for name in (dead, live):
+        zombie.wait()
+        for name in (dead, live, of_zombie):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+@needs_emulation
+def test_an_error_while_setting_up_removes_what_was_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lastmile.emulate._netns import Namespaces
+
+    create = Namespaces.create
+
+    def second_fails(self: Namespaces, port: object) -> None:
+        if self.created:
+            raise OSError("ip netns add: refused (test)")
+        create(self, port)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Namespaces, "create", second_fails)
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+    with pytest.raises(EmulationUnavailable, match="refused"):
+        emulate(scenario)
+    assert nothing_left_behind() == []
 
 
 def test_without_root_it_refuses_with_one_line(
@@ -208,17 +286,22 @@ def _namespaces_of(pid: int) -> list[str]:
     return [n for n in list_namespaces() if n.startswith(f"lastmile-{pid}.")]
 
 
-def _start_cli(scenario: Path) -> subprocess.Popen[str]:
+def _start_cli(scenario: Path, *, piped: bool = True) -> subprocess.Popen[str]:
+    """A `lastmile emulate` run of `scenario` whose program sleeps 30 s, once its
+    namespaces exist. Not `piped`: its output (and the sleep's) goes nowhere, so that
+    nothing waits for the sleep to close a pipe."""
+    out = subprocess.PIPE if piped else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, "-m", "lastmile", "emulate", str(scenario), "--exec-fh", "sleep 30"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=out,
+        stderr=out,
         text=True,
     )
+    _STARTED.append(proc)
     deadline = time.monotonic() + 30
-    while not _namespaces_of(proc.pid) and time.monotonic() < deadline:
+    while len(_namespaces_of(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _namespaces_of(proc.pid), "the run never made its namespaces"
+    assert len(_namespaces_of(proc.pid)) == 2, "the run never made its namespaces"
     time.sleep(0.5)
     return proc
 
@@ -235,12 +318,20 @@ def test_ctrl_c_prints_the_summary_so_far_and_removes_everything(tmp_path: Path)
 
 @needs_emulation
 def test_after_a_sigkill_clean_removes_what_was_left(tmp_path: Path) -> None:
-    proc = _start_cli(write(tmp_path, "s.toml", LOSSY_SNOOP))
+    proc = _start_cli(write(tmp_path, "s.toml", LOSSY_SNOOP), piped=False)
     proc.kill()
-    proc.communicate(timeout=60)
+    proc.wait(timeout=30)
     left = _namespaces_of(proc.pid)
     assert len(left) == 2, "a SIGKILL leaves the namespaces (and the sleep in one)"
+    sleeping = [p for name in left for p in _pids_in(name)]
+    assert sleeping, "the program is still running in its namespace"
     done = lastmile_cli("emulate", "--clean")
     assert done.returncode == 0, done.stderr
     assert _namespaces_of(proc.pid) == []
     assert all(f"removed {n}" in done.stderr for n in left)
+    assert [p for p in sleeping if _start_time(int(p)) is not None] == [], "still running"
+
+
+def _pids_in(namespace: str) -> list[str]:
+    out = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True)
+    return out.stdout.split()

@@ -99,7 +99,7 @@ class Emulator:
         """The ports, in order: (node name, IPv4 address)."""
     def open_tun(self, port: int, name: str) -> None:
         """Create port ``port``'s TUN device ``name`` in this process's namespace."""
-    def run(self, limit_s: float, realtime: bool = True) -> str:
+    def run(self, limit_s: float, realtime: bool = True, cpu: int | None = None) -> str:
         """Run the real-time loop until ``stop`` or ``limit_s``; return the outcome JSON."""
     def stop(self, interrupted: bool = False) -> None:
         """Ask ``run`` to return (from any thread)."""

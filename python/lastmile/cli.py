@@ -277,6 +277,15 @@ def format_summary(summary: dict[str, Any]) -> str:
     ]
     out += _flows_table(flows, unit, scale, spec)
     out += _fairness_table(summary, unit, scale, spec)
+    out += format_path_sections(summary)
+    out += _energy_lines(summary.get("energy"))
+    return "\n".join(out)
+
+
+def format_path_sections(summary: dict[str, Any]) -> list[str]:
+    """The summary's lines about the path: the wireless link, the cells, the base
+    station's agent and the mobiles."""
+    out: list[str] = []
     wireless = summary.get("wireless")
     if wireless:
         sent = wireless.get("frames_sent", 0)
@@ -327,8 +336,7 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"{_fmt(m.get('outage_s'), '.3f')} s, {m.get('handoff_drops', 0)} packets lost to "
             f"handoffs ({m.get('handoff_data_drops', 0)} with data)"
         )
-    out += _energy_lines(summary.get("energy"))
-    return "\n".join(out)
+    return out
 
 
 def _energy_lines(energy: Any) -> list[str]:

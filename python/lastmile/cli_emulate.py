@@ -97,6 +97,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="do not ask for real-time priority (SCHED_FIFO) for the emulation loop",
     )
+    p.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="do not bind the emulation loop to a CPU of its own (by default it takes the "
+        "last CPU and the run's programs the others)",
+    )
     p.add_argument("--seed", type=int, metavar="N", help="replace the scenario's seed")
     p.add_argument(
         "--set",
@@ -123,6 +130,8 @@ def _show(key: str, value: object) -> str:
 
 
 def _print_text(result: Any) -> None:
+    from lastmile.cli import format_path_sections
+
     print(f"stop reason: {result.stop_reason}")
     for t in result.transfers:
         if "error" in t:
@@ -139,27 +148,35 @@ def _print_text(result: Any) -> None:
         if prog["command"].startswith("bulk"):
             continue
         print(f"program on {prog['node']}: {prog['command']} -> exit {prog['returncode']}")
-    w = result.summary.get("wireless")
-    if w:
-        keys = ("frames_sent", "frames_lost", "loss_rate", "throughput_bps")
-        print("wireless: " + ", ".join(_show(k, w[k]) for k in keys if k in w))
-    agent = result.summary.get("agent")
-    if agent:
-        shown = [_show(k, v) for k, v in agent.items() if isinstance(v, int | float)]
-        print("agent: " + ", ".join(shown))
+    print()
+    for link in result.summary.get("links") or []:
+        print(
+            f"link {link['name']!r} {link['from']} -> {link['to']}: "
+            f"{link['frames_sent']} frames sent, {link['frames_lost']} lost, "
+            f"{link['queue_drops']} queue drops (queue max {link['max_queue_packets']} packets)"
+        )
+    for line in format_path_sections(result.summary):
+        if line:
+            print(line)
     for port in result.ports["ports"]:
         dropped = {k: v for k, v in port.items() if k.startswith(("dropped", "lost")) and v}
         print(
             f"port {port['node']} ({port['address']}): in {port['packets_in']} datagrams, "
             f"out {port['packets_out']}" + (f"; {dropped}" if dropped else "")
         )
-    lag = result.timing["lag"]
+    timing = result.timing
+    lag = timing["lag"]
     print(
-        f"timing: {lag['events']} events, {lag['late_events']} late by > 1 ms, "
-        f"p99 {lag['p99_s'] * 1e3:.3f} ms, max {lag['max_s'] * 1e3:.3f} ms; "
-        f"CPU {result.timing['cpu_s']:.3f} s "
-        f"({result.timing['cpu_per_datagram_s'] * 1e6:.1f} µs per datagram)"
+        f"timing: {lag['events']} events, {lag['late_events']} late by > 1 ms "
+        f"({_stalls(lag['stalls'])}), p99 {lag['p99_s'] * 1e3:.3f} ms, "
+        f"max {lag['max_s'] * 1e3:.3f} ms; loop CPU {timing['cpu_s']:.3f} s "
+        f"(user {timing['cpu_user_s']:.3f}, system {timing['cpu_system_s']:.3f}; "
+        f"{timing['cpu_per_datagram_s'] * 1e6:.1f} µs per datagram)"
     )
+
+
+def _stalls(n: int) -> str:
+    return f"{n} stall" if n == 1 else f"{n} stalls"
 
 
 def _lag_warning(result: Any) -> str | None:
@@ -172,10 +189,13 @@ def _lag_warning(result: Any) -> str | None:
         if not lag["kept_up"]
         else "fell behind the wall clock now and then"
     )
+    worst = ", ".join(
+        f"{w['lag_s'] * 1e3:.1f} ms at {w['at_s']:.3f} s" for w in lag["worst_stalls"][:3]
+    )
     return (
         f"lastmile: warning: the emulation {what}: {lag['late_events']} of {lag['events']} "
-        f"events ({share:.2f} %) ran more than 1 ms late; p99 {lag['p99_s'] * 1e3:.3f} ms, "
-        f"max {lag['max_s'] * 1e3:.3f} ms"
+        f"events ({share:.2f} %) ran more than 1 ms late, in {_stalls(lag['stalls'])} "
+        f"(worst: {worst}); p99 {lag['p99_s'] * 1e3:.3f} ms"
     )
 
 
@@ -229,6 +249,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         out_dir=out_dir,
         duration_s=args.duration,
         realtime=args.realtime,
+        pin=args.pin,
         program_output=sys.stderr if args.json else None,
     )
     if args.json:

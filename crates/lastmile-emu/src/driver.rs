@@ -170,7 +170,8 @@ impl<C: Clock, P: Ports> Driver<C, P> {
         let until = sim_time(now);
         while let Some(due) = self.emulation.step(until)? {
             let processed = self.clock.now() - start;
-            self.lag.record(processed.saturating_sub(wall(due)));
+            self.lag
+                .record(wall(due), processed.saturating_sub(wall(due)));
         }
         Ok(())
     }

@@ -43,14 +43,22 @@ pub struct Timing {
     /// CPU time (user + system) of the thread that ran the loop: the simulation, the TUN
     /// reads and writes, and the kernel's receive processing of the datagrams written.
     pub cpu_s: f64,
+    /// Its user part (the simulation and the loop) and system part (the TUN reads and
+    /// writes, and the receiving namespace's IP and TCP processing of each datagram
+    /// written, which the kernel does in the writing thread).
+    pub cpu_user_s: f64,
+    pub cpu_system_s: f64,
     /// `cpu_s` per datagram read or written.
     pub cpu_per_datagram_s: f64,
     /// The loop ran at real-time priority (`tun::realtime_thread`).
     pub realtime: bool,
+    /// The CPU the loop's thread was bound to (`tun::pin_thread`), if any.
+    pub cpu: Option<usize>,
 }
 
-/// CPU time of the calling thread (`getrusage(RUSAGE_THREAD)`), or zero if unknown.
-pub fn thread_cpu() -> Duration {
+/// User and system CPU time of the calling thread (`getrusage(RUSAGE_THREAD)`), or zero
+/// if unknown.
+pub fn thread_cpu() -> (Duration, Duration) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: getrusage fills the struct it is given.
@@ -59,10 +67,10 @@ pub fn thread_cpu() -> Duration {
             let tv = |t: libc::timeval| {
                 Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
             };
-            return tv(usage.ru_utime) + tv(usage.ru_stime);
+            return (tv(usage.ru_utime), tv(usage.ru_stime));
         }
     }
-    Duration::ZERO
+    (Duration::ZERO, Duration::ZERO)
 }
 
 /// How `run` runs.
@@ -72,6 +80,8 @@ pub struct RunSettings {
     pub limit: Duration,
     /// Ask for real-time priority for the loop's thread.
     pub realtime: bool,
+    /// Bind the loop's thread to this CPU.
+    pub cpu: Option<usize>,
 }
 
 /// Runs `emulation` through `ports` until `stop` is set ("completed": the caller's
@@ -89,12 +99,17 @@ pub fn run<P: Ports>(
     tun::precise_timers();
     #[cfg(target_os = "linux")]
     let realtime = settings.realtime && tun::realtime_thread();
+    #[cfg(target_os = "linux")]
+    let cpu = settings.cpu.filter(|&c| tun::pin_thread(c));
     #[cfg(not(target_os = "linux"))]
-    let realtime = false;
+    let (realtime, cpu) = (false, None);
     let cpu_start = thread_cpu();
     let mut driver = Driver::new(emulation, MonotonicClock::new(), ports);
     let report = driver.run(stop, limit)?;
-    let cpu = thread_cpu().saturating_sub(cpu_start);
+    let cpu_end = thread_cpu();
+    let user = cpu_end.0.saturating_sub(cpu_start.0);
+    let system = cpu_end.1.saturating_sub(cpu_start.1);
+    let cpu_time = user + system;
     let (emulation, ports) = driver.into_parts();
     let reason = match report.ended {
         Ended::TimeLimit => StopReason::StopTime,
@@ -107,13 +122,16 @@ pub fn run<P: Ports>(
     let (summary, port_report) = emulation.finish(end, reason, report.wall_s)?;
     let datagrams = report.datagrams_in + report.datagrams_out;
     let timing = Timing {
-        cpu_s: cpu.as_secs_f64(),
+        cpu_s: cpu_time.as_secs_f64(),
+        cpu_user_s: user.as_secs_f64(),
+        cpu_system_s: system.as_secs_f64(),
         cpu_per_datagram_s: if datagrams == 0 {
             0.0
         } else {
-            cpu.as_secs_f64() / datagrams as f64
+            cpu_time.as_secs_f64() / datagrams as f64
         },
         realtime,
+        cpu,
         driver: report,
     };
     Ok((

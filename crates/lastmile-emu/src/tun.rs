@@ -175,6 +175,23 @@ pub fn realtime_thread() -> bool {
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
 
+/// Binds the calling thread to CPU `cpu` (`sched_setaffinity(2)` on thread id 0); true if
+/// the kernel accepted it. With the run's own programs kept off that CPU, no process of
+/// the run can hold it in a long system call (`fork`, `exec`, `exit`) when the loop's
+/// timer fires: a kernel built without full preemption (`PREEMPT_NONE`) lets such a call
+/// finish before even a real-time thread gets the CPU back.
+pub fn pin_thread(cpu: usize) -> bool {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return false;
+    }
+    // SAFETY: `set` is a plain bit set, filled with the CPU_* helpers before the call.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
 /// Asks the kernel not to delay this thread's timed wake-ups (`prctl(2)`).
 pub fn precise_timers() {
     // SAFETY: PR_SET_TIMERSLACK takes an integer; failure only leaves the default slack.

@@ -123,10 +123,17 @@ impl Emulator {
     }
 
     /// Runs the loop (GIL released) until `stop` or `limit_s` seconds, at real-time
-    /// priority if `realtime` (and permitted); returns the outcome as JSON (`summary`,
-    /// `ports`, `timing`). The TUN devices close when it returns.
-    #[pyo3(signature = (limit_s, realtime = true))]
-    fn run(&self, py: Python<'_>, limit_s: f64, realtime: bool) -> PyResult<String> {
+    /// priority if `realtime` (and permitted), its thread bound to CPU `cpu` if given;
+    /// returns the outcome as JSON (`summary`, `ports`, `timing`). The TUN devices close
+    /// when it returns.
+    #[pyo3(signature = (limit_s, realtime = true, cpu = None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        limit_s: f64,
+        realtime: bool,
+        cpu: Option<usize>,
+    ) -> PyResult<String> {
         let ready = self
             .ready
             .lock()
@@ -144,6 +151,7 @@ impl Emulator {
             let settings = lastmile_emu::RunSettings {
                 limit: Duration::from_secs_f64(limit_s.clamp(0.0, 1e9)),
                 realtime,
+                cpu,
             };
             let (stop, interrupted) = (Arc::clone(&self.stop), Arc::clone(&self.interrupted));
             let outcome = py.allow_threads(move || {
@@ -172,7 +180,7 @@ impl Emulator {
         }
         #[cfg(not(target_os = "linux"))]
         {
-            let _ = (ready, limit_s, realtime);
+            let _ = (ready, limit_s, realtime, cpu);
             Err(io_error(py, "emulation needs Linux".into()))
         }
     }

@@ -35,7 +35,7 @@ from types import FrameType
 from typing import IO, Any
 
 from lastmile import _core
-from lastmile._errors import LastmileError
+from lastmile._errors import LastmileError, SimulationError
 from lastmile._scenario import Overrides, Scenario, load
 from lastmile._units import parse_quantity
 from lastmile.emulate._netns import Namespaces, Port, clean_stale, missing_requirements
@@ -161,14 +161,14 @@ LINUX_TS_CLOCK = "1ms"
 
 def _scenario_warnings(scenario: Scenario) -> list[str]:
     """What in `scenario` will misbehave against Linux hosts."""
-    data = scenario.to_dict()
-    stations = data.get("base_station") or []
+    stations = scenario.to_dict().get("base_station") or []
     if isinstance(stations, dict):
-        stations = [{**stations.get(stations.get("agent", ""), {}), "kind": stations.get("agent")}]
-    else:
-        stations = [s.get("agent", {}) for s in stations if isinstance(s.get("agent"), dict)]
+        stations = [stations]
+    agents = [s.get("agent") for s in stations if isinstance(s, dict)]
     warnings = []
-    for st in stations:
+    for st in agents:
+        if not isinstance(st, dict):
+            continue
         if st.get("kind") != "wtcp" or st.get("timestamps", "exact") != "exact":
             continue
         clock = st.get("source_clock", "100ms")
@@ -214,6 +214,32 @@ def _stop(programs: Sequence[_Program]) -> None:
         p.process.wait()
 
 
+def _cpu_plan(pin: bool) -> tuple[int | None, set[int] | None]:
+    """(the loop's CPU, the programs' CPUs), or (None, None) to leave both to the
+    scheduler: with `pin` and at least two CPUs allowed, the last CPU for the loop and the
+    rest for the programs (module notes)."""
+    if not pin or not hasattr(os, "sched_getaffinity"):
+        return None, None
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None, None
+    return allowed[-1], set(allowed[:-1])
+
+
+@contextmanager
+def _on_cpus(cpus: set[int] | None) -> Iterator[None]:
+    """The calling thread runs on `cpus` for the duration (what it starts inherits them)."""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def _read_json_line(stream: IO[str] | None) -> dict[str, Any]:
     line = stream.readline() if stream is not None else ""
     try:
@@ -226,10 +252,16 @@ def _read_json_line(stream: IO[str] | None) -> dict[str, Any]:
 class _Session:
     """One emulation's processes and namespaces."""
 
-    def __init__(self, namespaces: Namespaces, program_output: IO[str] | None) -> None:
+    def __init__(
+        self,
+        namespaces: Namespaces,
+        program_output: IO[str] | None,
+        program_cpus: set[int] | None = None,
+    ) -> None:
         self.ns = namespaces
         self.programs: list[_Program] = []
         self.output = program_output
+        self.cpus = program_cpus
 
     def port(self, node: str) -> Port:
         for p in self.ns.ports:
@@ -241,13 +273,14 @@ class _Session:
     def spawn(self, node: str, argv: list[str], *, waited: bool, role: str) -> _Program:
         port = self.port(node)
         piped = role != "exec"
-        process = subprocess.Popen(
-            self.ns.exec_argv(port, argv),
-            stdout=subprocess.PIPE if piped else self.output,
-            stderr=subprocess.PIPE if piped else self.output,
-            text=True,
-            start_new_session=True,
-        )
+        with _on_cpus(self.cpus):
+            process = subprocess.Popen(
+                self.ns.exec_argv(port, argv),
+                stdout=subprocess.PIPE if piped else self.output,
+                stderr=subprocess.PIPE if piped else self.output,
+                text=True,
+                start_new_session=True,
+            )
         program = _Program(node, argv, process, waited, role)
         self.programs.append(program)
         return program
@@ -266,7 +299,9 @@ class _Session:
             )
             ready = _read_json_line(sink.process.stdout)
             if not ready.get("listening"):
-                err = sink.process.stderr.read() if sink.process.stderr else ""
+                err = ready.get("error") or (
+                    sink.process.stderr.read() if sink.process.stderr else ""
+                )
                 raise EmulationError(f"the bulk sink on {dst} did not start: {err.strip()}")
             source = self.spawn(
                 src,
@@ -334,12 +369,15 @@ def emulate(
     out_dir: str | os.PathLike[str] | None = None,
     duration_s: float | None = None,
     realtime: bool = True,
+    pin: bool = True,
     program_output: IO[str] | None = None,
 ) -> EmulationResult:
     """Runs `scenario` in real time between real hosts (module notes). `sysctls` are
     ``key=value`` settings of per-namespace ``net.ipv4.tcp_*`` keys applied in every
     namespace. With `realtime` the loop's thread asks for real-time priority (SCHED_FIFO),
-    so that other processes do not delay it (``timing.realtime`` says if it got it).
+    so that other processes do not delay it (``timing.realtime`` says if it got it); with
+    `pin` its thread is bound to a CPU the run's programs stay off (module notes;
+    ``timing.cpu``).
     Raises `EmulationUnavailable` where the machine cannot, `EmulationError`
     when a program or transfer fails to start, `lastmile.ScenarioError` for a bad
     scenario; a Ctrl-C (or SIGTERM) ends the run as "interrupted" and the result is
@@ -352,6 +390,7 @@ def emulate(
     elif overrides:
         raise EmulationError("give overrides with a scenario path, not a loaded Scenario")
     flows = _flow_ends(scenario)
+    warnings = _scenario_warnings(scenario)
     bulk: list[tuple[str, str, int]] = []
     if traffic is not None:
         size = _bulk_bytes(traffic)
@@ -379,13 +418,14 @@ def emulate(
         out_dir=None if out_dir is None else os.fspath(out_dir),
     )
     namespaces = Namespaces.plan(emulator.ports())
-    session = _Session(namespaces, program_output)
+    loop_cpu, program_cpus = _cpu_plan(pin)
+    session = _Session(namespaces, program_output, program_cpus)
     outcome: list[str] = []
     failure: list[BaseException] = []
 
     def loop() -> None:
         try:
-            outcome.append(emulator.run(limit, realtime))
+            outcome.append(emulator.run(limit, realtime, loop_cpu))
         except BaseException as e:  # re-raised in the caller's thread
             failure.append(e)
 
@@ -396,9 +436,14 @@ def emulate(
     thread = threading.Thread(target=loop, name="lastmile-emulate", daemon=True)
     with _sigterm_as_interrupt():
         try:
-            for port in namespaces.ports:
-                emulator.open_tun(port.index, port.device)
-                namespaces.create(port)
+            try:
+                for port in namespaces.ports:
+                    emulator.open_tun(port.index, port.device)
+                    namespaces.create(port)
+            except (OSError, SimulationError) as e:
+                raise EmulationUnavailable(
+                    f"lastmile emulate could not set up its TUN devices and namespaces: {e}"
+                ) from None
             for key, value in settings:
                 try:
                     namespaces.sysctl(key, value)
@@ -455,5 +500,5 @@ def emulate(
         transfers=transfers,
         programs=[p.describe() for p in session.programs],
         namespaces=[p.namespace for p in namespaces.ports],
-        warnings=_scenario_warnings(scenario),
+        warnings=warnings,
     )

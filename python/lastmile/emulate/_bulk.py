@@ -97,9 +97,23 @@ def mib_counters() -> dict[str, int]:
     return out
 
 
+AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
 def _set_cc(sock: socket.socket, cc: str | None) -> None:
-    if cc:
+    if not cc:
+        return
+    try:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    except OSError as e:
+        try:
+            offered = AVAILABLE_CC.read_text().strip()
+        except OSError:
+            offered = "?"
+        raise OSError(
+            f'congestion control "{cc}": {e.strerror}; this kernel offers: {offered} '
+            f"({AVAILABLE_CC})"
+        ) from None
 
 
 def _sink(args: argparse.Namespace) -> dict[str, Any]:

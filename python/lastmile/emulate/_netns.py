@@ -55,13 +55,17 @@ def missing_requirements() -> str | None:
 
 
 def _start_time(pid: int) -> int | None:
-    """The start time of process `pid` in clock ticks since boot, or None if it is gone."""
+    """The start time of process `pid` in clock ticks since boot, or None if it is gone
+    (or dead and not yet reaped: a zombie, as a SIGKILLed run is until its parent waits)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     # The command name (field 2) may contain spaces: split after its closing parenthesis.
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] in ("Z", "X"):
+        return None
+    return int(fields[19])
 
 
 def run_tag() -> str:
