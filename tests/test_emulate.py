@@ -271,6 +271,57 @@ def test_the_cli_names_what_is_missing_and_exits_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and "lastmile emulate needs" in lines[0], proc.stderr
 
 
+def test_without_the_tun_device_the_cli_refuses_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lastmile import cli
+    from lastmile.emulate import _netns
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(_netns, "TUN_CLONE_DEVICE", tmp_path / "no-tun")
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+    for argv in (["emulate", str(scenario)], ["emulate", "--clean"]):
+        assert cli.main(argv) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert lines == [
+            f"lastmile: error: lastmile emulate needs {tmp_path / 'no-tun'} (the tun module)"
+        ]
+
+
+@needs_emulation
+def test_the_namespaces_reach_only_each_other(tmp_path: Path) -> None:
+    """Inside a port's namespace: loopback and the run's TUN device, an address of the
+    simulated network, routes only through the TUN device; the host gains no address,
+    route or device."""
+    scenario = write(tmp_path, "s.toml", LOSSY_SNOOP)
+
+    def host_view() -> tuple[str, str]:
+        addrs = subprocess.run(["ip", "-o", "addr"], capture_output=True, text=True).stdout
+        routes = subprocess.run(["ip", "route"], capture_output=True, text=True).stdout
+        return addrs, routes
+
+    before = host_view()
+    seen = tmp_path / "inside.txt"
+    with seen.open("w") as out:
+        result = emulate(
+            scenario,
+            exec_programs=[("fh", "ip -o link; ip -o -4 addr; ip -4 route; ip -6 route")],
+            program_output=out,
+            duration_s=5.0,
+        )
+    assert result.programs[0]["returncode"] == 0, result.programs
+    assert host_view() == before
+    text = seen.read_text()
+    links = [
+        line.split(":")[1].strip().split("@")[0] for line in text.splitlines() if ": <" in line
+    ]
+    assert links == ["lo", f"lm{os.getpid()}p0"], text
+    routes = [line for line in text.splitlines() if line.startswith(("10.", "default", "fe80"))]
+    assert routes and all(f"dev lm{os.getpid()}p0" in r for r in routes), text
+    assert not any(r.startswith("default") for r in routes), text
+    assert "inet 10.0.0.1/32" in text, text
+
+
 def test_wtcp_timestamps_in_the_papers_clock_are_flagged(tmp_path: Path) -> None:
     from lastmile._scenario import load
     from lastmile.emulate import _scenario_warnings

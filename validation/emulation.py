@@ -93,7 +93,8 @@ def linux_like_tcp(cc: str) -> str:
     return (
         f'{{ recovery = "sack", cc = "{cc}", mss = "1448B", rwnd = "6MB", '
         'initial_window = 10, timestamps = true, ack = "delayed", delack_timeout = "40ms", '
-        'dsack = true, limited_transmit = true, prr = true, abc = 2, min_rto = "200ms", '
+        "dsack = true, limited_transmit = true, prr = true, rack = true, "
+        'keep_sack_after_timeout = true, abc = 2, min_rto = "200ms", '
         f'initial_rto = "1s", timer_granularity = "1ms", pacing = {pacing} }}'
     )
 
@@ -122,6 +123,11 @@ def scenario(
     return path
 
 
+def load_average() -> float:
+    """The machine's one-minute load average (other sessions share its two cores)."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
 def run_linux(path: Path, cc: str, sysctls: Sequence[str] = ()) -> dict[str, Any]:
     r = emulate(path, cc=cc, sysctls=sysctls)
     (t,) = r.transfers
@@ -137,13 +143,17 @@ def run_linux(path: Path, cc: str, sysctls: Sequence[str] = ()) -> dict[str, Any
         "hystart_exits": t.get("mib", {}).get("TcpExtTCPHystartTrainDetect", 0)
         + t.get("mib", {}).get("TcpExtTCPHystartDelayDetect", 0),
         "lag_p99_s": r.timing["lag"]["p99_s"],
+        "lag_max_s": r.timing["lag"]["max_s"],
         "late_events": r.timing["lag"]["late_events"],
         "frames_lost": (r.summary.get("wireless") or {}).get("frames_lost"),
+        "load_avg": load_average(),
     }
 
 
 def run_model(path: Path) -> dict[str, Any]:
-    (f,) = lastmile.run(path).summary["flows"]
+    summary = lastmile.run(path).summary
+    (f,) = summary["flows"]
+    f = {**f, "frames_lost": (summary.get("wireless") or {}).get("frames_lost")}
     return {
         "goodput_bps": 8 * f["bytes_delivered"] / f["completion_s"],
         "completion_s": f["completion_s"],
@@ -152,8 +162,10 @@ def run_model(path: Path) -> dict[str, Any]:
         "loss_probes": None,
         "hystart_exits": None,
         "lag_p99_s": None,
+        "lag_max_s": None,
         "late_events": None,
-        "frames_lost": None,
+        "frames_lost": f.get("frames_lost"),
+        "load_avg": None,
     }
 
 
@@ -181,33 +193,80 @@ def write_rows(name: str, rows: list[dict[str, Any]]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.csv"
     with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        fields = list(dict.fromkeys(k for r in rows for k in r))
+        w = csv.DictWriter(f, fieldnames=fields, restval="")
         w.writeheader()
         w.writerows(rows)
+    (RESULTS / f"{name}.partial.csv").unlink(missing_ok=True)
     return path
 
 
-def model_vs_linux(tmp: Path, runs: int, size: str) -> list[dict[str, Any]]:
-    rows = []
-    for per in PERS:
-        for cc in CCS:
-            for seed in range(1, runs + 1):
-                path = scenario(tmp, cc=cc, per=per, seed=seed, size=size)
-                linux, model = partial(run_linux, path, cc), partial(run_model, path)
-                sides = (("linux", linux), ("model", model))
-                for side, run in sides:
-                    t0 = time.monotonic()
-                    row = {"side": side, "cc": cc, "per": per, "seed": seed, **run()}
-                    rows.append(row)
-                    append_row("emulation", row)
-                    print(
-                        f"{side:5} {cc:5} PER {per:<5} seed {seed}: "
-                        f"{row['goodput_bps'] / 1e6:6.2f} Mbps, {row['retransmits']} rtx "
-                        f"({time.monotonic() - t0:.1f} s)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+def read_partial(name: str) -> dict[tuple[str, ...], dict[str, Any]]:
+    """The rows an interrupted campaign wrote to RESULTS/<name>.partial.csv, by the
+    point each measures (``--resume`` keeps them and runs the rest)."""
+    path = RESULTS / f"{name}.partial.csv"
+    if not path.exists():
+        return {}
+    with path.open() as f:
+        return {point_of(r): dict(r) for r in csv.DictReader(f)}
+
+
+def point_of(row: dict[str, Any]) -> tuple[str, ...]:
+    """What a row measures: side, algorithm or hop and agent, PER, seed."""
+    keys = ("side", "cc", "hop", "agent", "per", "seed")
+    return tuple(str(row[k]) for k in keys if k in row)
+
+
+def campaign(
+    name: str,
+    points: Sequence[tuple[dict[str, Any], Path, str]],
+    sides: Sequence[str],
+    resume: bool,
+) -> list[dict[str, Any]]:
+    """Each point (its labels, its scenario, Linux's algorithm) measured on `sides`;
+    the other side's rows are kept from the last campaign's CSV, and with `resume` the
+    rows an interrupted run of this campaign measured are kept, not measured again."""
+    # Rows written before the model side was added to a campaign are Linux's.
+    rows: list[dict[str, Any]] = [r for r in read_rows(name) if r.get("side", "linux") not in sides]
+    done = read_partial(name) if resume else {}
+    if not resume:
+        (RESULTS / f"{name}.partial.csv").unlink(missing_ok=True)
+    for labels, path, cc in points:
+        for side in sides:
+            key = point_of({"side": side, **labels})
+            if key in done:
+                rows.append(done[key])
+                continue
+            t0 = time.monotonic()
+            run = run_linux(path, cc) if side == "linux" else run_model(path)
+            row = {"side": side, **labels, **run}
+            rows.append(row)
+            append_row(name, row)
+            print(
+                f"{side:5} {cc:5} {' '.join(f'{k} {v}' for k, v in labels.items())}: "
+                f"{row['goodput_bps'] / 1e6:6.2f} Mbps, {row['retransmits']} rtx "
+                f"({time.monotonic() - t0:.1f} s, load {load_average():.2f})",
+                file=sys.stderr,
+                flush=True,
+            )
     return rows
+
+
+def model_vs_linux(
+    tmp: Path, runs: int, size: str, sides: Sequence[str], resume: bool
+) -> list[dict[str, Any]]:
+    """Linux and the model with the same algorithm at every (PER, algorithm, seed)."""
+    points = [
+        (
+            {"cc": cc, "per": per, "seed": seed},
+            scenario(tmp, cc=cc, per=per, seed=seed, size=size),
+            cc,
+        )
+        for per in PERS
+        for cc in CCS
+        for seed in range(1, runs + 1)
+    ]
+    return campaign("emulation", points, sides, resume)
 
 
 AGENT_SETS = (
@@ -220,26 +279,22 @@ AGENT_SETS = (
 )
 
 
-def agents(tmp: Path, runs: int, size: str) -> list[dict[str, Any]]:
-    rows = []
-    for per in AGENT_PERS:
-        for hop, agent in AGENT_SETS:
-            for seed in range(1, runs + 1):
-                path = scenario(
-                    tmp, cc="cubic", per=per, seed=seed, size=size, agent=agent, hop=hop
-                )
-                t0 = time.monotonic()
-                row: dict[str, Any] = {"hop": hop, "agent": agent, "per": per, "seed": seed}
-                row.update(run_linux(path, "cubic"))
-                rows.append(row)
-                append_row("emulation-agents", row)
-                print(
-                    f"linux cubic {hop:5} {agent:5} PER {per:<4} seed {seed}: "
-                    f"{row['goodput_bps'] / 1e6:6.2f} Mbps ({time.monotonic() - t0:.1f} s)",
-                    file=sys.stderr,
-                    flush=True,
-                )
-    return rows
+def agents(
+    tmp: Path, runs: int, size: str, sides: Sequence[str], resume: bool
+) -> list[dict[str, Any]]:
+    """Linux's CUBIC through each hop and agent, and lastmile's CUBIC (set as Linux runs)
+    on the same scenario beside it."""
+    points = [
+        (
+            {"hop": hop, "agent": agent, "per": per, "seed": seed},
+            scenario(tmp, cc="cubic", per=per, seed=seed, size=size, agent=agent, hop=hop),
+            "cubic",
+        )
+        for per in AGENT_PERS
+        for hop, agent in AGENT_SETS
+        for seed in range(1, runs + 1)
+    ]
+    return campaign("emulation-agents", points, sides, resume)
 
 
 #: Linux with features turned off: (per-namespace sysctls, HyStart on). HyStart is a
@@ -253,6 +308,11 @@ ABLATIONS: dict[str, tuple[tuple[str, ...], bool]] = {
     "no F-RTO (tcp_frto=0)": (("net.ipv4.tcp_frto=0",), True),
     "no SACK (tcp_sack=0)": (("net.ipv4.tcp_sack=0",), True),
     "no timestamps (tcp_timestamps=0)": (("net.ipv4.tcp_timestamps=0",), True),
+    "RTO floor 1 ms (tcp_rto_min_us=1000)": (("net.ipv4.tcp_rto_min_us=1000",), True),
+    "RTO floor 1 ms, no F-RTO": (
+        ("net.ipv4.tcp_rto_min_us=1000", "net.ipv4.tcp_frto=0"),
+        True,
+    ),
     "HyStart off": ((), False),
     "HyStart off, no RACK, no TLP": (
         ("net.ipv4.tcp_recovery=0", "net.ipv4.tcp_early_retrans=0"),
@@ -279,11 +339,15 @@ def ablate(
     tmp: Path, runs: int, size: str, points: Sequence[tuple[str, float, str]]
 ) -> list[dict[str, Any]]:
     rows = []
-    for cc, per, label in points:
+    for where, per, label in points:
         sysctls, hystart = ABLATIONS[label]
+        cc, _, hop_agent = where.partition("@")
+        hop, _, agent = hop_agent.partition("+")
         for seed in range(1, runs + 1):
-            path = scenario(tmp, cc=cc, per=per, seed=seed, size=size)
-            row: dict[str, Any] = {"cc": cc, "per": per, "setting": label, "seed": seed}
+            path = scenario(
+                tmp, cc=cc, per=per, seed=seed, size=size, hop=hop or "p2p", agent=agent or "none"
+            )
+            row: dict[str, Any] = {"cc": where, "per": per, "setting": label, "seed": seed}
             row.update(with_hystart(hystart, partial(run_linux, path, cc, sysctls)))
             rows.append(row)
             append_row("emulation-ablations", row)
@@ -315,8 +379,8 @@ def report_model_vs_linux(rows: list[dict[str, str]]) -> list[str]:
     """The table of Linux against the model, one row per (algorithm, PER)."""
     lines = [
         "| algorithm | PER | Linux goodput (Mbps) | model goodput (Mbps) | gap | Linux rtx "
-        "| model rtx |",
-        "|---|---|---|---|---|---|---|",
+        "| model rtx | Linux RTOs | model RTOs |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for cc in CCS:
         for per in PERS:
@@ -326,49 +390,76 @@ def report_model_vs_linux(rows: list[dict[str, str]]) -> list[str]:
             if not linux or not model:
                 continue
             gap = (statistics.fmean(model) - statistics.fmean(linux)) / statistics.fmean(linux)
-            rtx = {
-                side: statistics.fmean(float(r["retransmits"]) for r in pick if r["side"] == side)
-                for side in ("linux", "model")
-            }
+            rtx, rto = (
+                {
+                    side: statistics.fmean(float(r[key] or 0) for r in pick if r["side"] == side)
+                    for side in ("linux", "model")
+                }
+                for key in ("retransmits", "timeouts")
+            )
             flag = " **>15 %**" if abs(gap) > 0.15 else ""
             lines.append(
                 f"| {cc} | {per} | {_mbps(linux)} | {_mbps(model)} | {gap:+.0%}{flag} | "
-                f"{rtx['linux']:.0f} | {rtx['model']:.0f} |"
+                f"{rtx['linux']:.0f} | {rtx['model']:.0f} | {rto['linux']:.1f} | "
+                f"{rto['model']:.1f} |"
             )
     return lines
 
 
+HOP_NAMES = {
+    "p2p": "point-to-point",
+    "fama": "FAMA-NCS",
+    "tulip": "FAMA-NCS + TULIP",
+    "dcf": "802.11b DCF",
+}
+#: Each set's baseline: the same MAC without the mechanism.
+BASELINE = {"p2p": ("p2p", "none"), "tulip": ("fama", "none"), "dcf": ("dcf", "none")}
+
+
 def report_agents(rows: list[dict[str, str]]) -> list[str]:
+    """Linux's CUBIC (and lastmile's beside it) per hop, agent and PER, each mechanism
+    against its baseline."""
     lines = [
-        "| hop | agent | PER | Linux CUBIC goodput (Mbps) | against its baseline |",
-        "|---|---|---|---|---|",
+        "| hop | agent | PER | Linux CUBIC (Mbps) | against its baseline | lastmile CUBIC (Mbps) "
+        "| against its baseline | Linux rtx | frames lost |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    baseline = {"p2p": ("p2p", "none"), "tulip": ("fama", "none"), "dcf": ("dcf", "none")}
+
+    def goodputs(side: str, hop: str, agent: str, per: float) -> list[float]:
+        return [
+            float(r["goodput_bps"])
+            for r in rows
+            if r.get("side", "linux") == side
+            and (r["hop"], r["agent"]) == (hop, agent)
+            and float(r["per"]) == per
+        ]
+
     for per in AGENT_PERS:
         for hop, agent in AGENT_SETS:
-            pick = [
-                float(r["goodput_bps"])
+            base = BASELINE.get(hop, (hop, "none"))
+            cells = []
+            for side in ("linux", "model"):
+                pick = goodputs(side, hop, agent, per)
+                against = ""
+                ref = goodputs(side, *base, per)
+                if pick and ref and (hop, agent) != base:
+                    against = f"{statistics.fmean(pick) / statistics.fmean(ref) - 1:+.0%}"
+                cells += [_mbps(pick) if pick else "-", against]
+            linux = [
+                r
                 for r in rows
-                if r["hop"] == hop and r["agent"] == agent and float(r["per"]) == per
+                if r.get("side", "linux") == "linux"
+                and (r["hop"], r["agent"]) == (hop, agent)
+                and float(r["per"]) == per
             ]
-            if not pick:
+            if not linux:
                 continue
-            base_hop, base_agent = baseline.get(hop, (hop, "none"))
-            base = [
-                float(r["goodput_bps"])
-                for r in rows
-                if r["hop"] == base_hop and r["agent"] == base_agent and float(r["per"]) == per
-            ]
-            against = ""
-            if (hop, agent) != (base_hop, base_agent) and base:
-                against = f"{statistics.fmean(pick) / statistics.fmean(base) - 1:+.0%}"
-            name = {
-                "p2p": "point-to-point",
-                "fama": "FAMA-NCS",
-                "tulip": "FAMA-NCS + TULIP",
-                "dcf": "802.11b DCF",
-            }[hop]
-            lines.append(f"| {name} | {agent} | {per} | {_mbps(pick)} | {against} |")
+            rtx = statistics.fmean(float(r["retransmits"]) for r in linux)
+            lost = statistics.fmean(float(r["frames_lost"] or 0) for r in linux)
+            lines.append(
+                f"| {HOP_NAMES[hop]} | {agent} | {per} | {' | '.join(cells)} | {rtx:.0f} "
+                f"| {lost:.0f} |"
+            )
     return lines
 
 
@@ -458,8 +549,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--ablate",
         nargs="+",
-        metavar="CC:PER:SETTING",
-        help=f"Linux with features off; SETTING one of: {'; '.join(ABLATIONS)}",
+        metavar="CC[@HOP[+AGENT]]:PER:SETTING",
+        help="Linux with features off, on the chain or on an agents' hop (cubic@dcf+lle); "
+        f"SETTING one of: {'; '.join(ABLATIONS)}",
+    )
+    p.add_argument(
+        "--side",
+        choices=("linux", "model"),
+        help="run one side of the comparison only, keeping the other's rows from the CSV",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows an interrupted campaign wrote to its .partial.csv, run the rest",
     )
     p.add_argument("--report", action="store_true", help="tables and figure from the CSVs")
     args = p.parse_args(argv)
@@ -474,10 +576,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             points.append((cc, float(per), label))
         rows = read_rows("emulation-ablations") + ablate(tmp, args.runs, args.size, points)
         print(write_rows("emulation-ablations", rows), file=sys.stderr)
-    elif args.agents:
-        print(write_rows("emulation-agents", agents(tmp, args.runs, args.size)), file=sys.stderr)
     else:
-        print(write_rows("emulation", model_vs_linux(tmp, args.runs, args.size)), file=sys.stderr)
+        sides = (args.side,) if args.side else ("linux", "model")
+        run = agents if args.agents else model_vs_linux
+        name = "emulation-agents" if args.agents else "emulation"
+        rows = run(tmp, args.runs, args.size, sides, args.resume)
+        print(write_rows(name, rows), file=sys.stderr)
     return 0
 
 

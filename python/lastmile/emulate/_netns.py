@@ -39,6 +39,8 @@ NAMESPACE_PREFIX = "lastmile-"
 _STALE = re.compile(r"^lastmile-(\d+)\.(\d+)-")
 #: Sysctls that are global even though they are named net.ipv4.tcp_*.
 _GLOBAL_SYSCTLS = {"net.ipv4.tcp_mem"}
+#: The TUN clone device every port's device is opened from.
+TUN_CLONE_DEVICE = Path("/dev/net/tun")
 
 
 def missing_requirements() -> str | None:
@@ -47,8 +49,8 @@ def missing_requirements() -> str | None:
         return "lastmile emulate needs Linux with network namespaces"
     if os.geteuid() != 0:
         return f"lastmile emulate needs root (running as uid {os.geteuid()})"
-    if not Path("/dev/net/tun").exists():
-        return "lastmile emulate needs /dev/net/tun (the tun module)"
+    if not TUN_CLONE_DEVICE.exists():
+        return f"lastmile emulate needs {TUN_CLONE_DEVICE} (the tun module)"
     if shutil.which("ip") is None:
         return "lastmile emulate needs iproute2's `ip` command"
     return None

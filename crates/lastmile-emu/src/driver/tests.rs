@@ -1,6 +1,7 @@
 //! The loop driven by a fake clock and scripted ports: packets leave exactly when the
-//! simulated links say, a clock that runs away from the simulation shows as lag, and the
-//! loop stops when told or at its limit.
+//! simulated links say, a clock that runs away from the simulation shows as lag, one
+//! stall of the loop is one stall in the report (when, how late), and the loop stops
+//! when told or at its limit.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -17,16 +18,24 @@ use lastmile_core::sim::RunOptions;
 use super::*;
 
 /// A clock that moves only when told, and by `per_read` each time it is read (the cost
-/// of the work between two readings, on a slow machine).
+/// of the work between two readings, on a slow machine); with `stall` (at, by), the first
+/// reading at or after `at` finds it `by` later (the loop's thread held off its CPU).
 #[derive(Clone)]
 struct FakeClock {
     now: Rc<Cell<Duration>>,
     per_read: Duration,
+    stall: Rc<Cell<Option<(Duration, Duration)>>>,
 }
 
 impl Clock for FakeClock {
     fn now(&self) -> Duration {
-        let t = self.now.get();
+        let mut t = self.now.get();
+        if let Some((at, by)) = self.stall.get() {
+            if t >= at {
+                t += by;
+                self.stall.set(None);
+            }
+        }
         self.now.set(t + self.per_read);
         t
     }
@@ -133,6 +142,7 @@ fn driver(
     let clock = FakeClock {
         now: Rc::clone(&now),
         per_read,
+        stall: Rc::new(Cell::new(None)),
     };
     let ports = ScriptedPorts {
         clock: now,
@@ -176,6 +186,24 @@ fn a_clock_that_outruns_the_simulation_shows_as_lag() {
     assert!(!report.lag.kept_up);
     let (_, ports) = d.into_parts();
     assert!(ports.sent[0].0 > CHAIN_TRANSIT, "it left late, as measured");
+}
+
+#[test]
+fn one_stall_of_the_loop_is_one_stall_with_its_time_and_depth() {
+    // The SYN enters at 5 ms and reaches the base station at 7.048 ms; the loop, waking
+    // for that event, finds the clock 4 ms on: that event and the mobile's arrival
+    // (8.288 ms) are processed at 11.048 ms, and the loop is on time again after.
+    let mut d = driver(Duration::ZERO, vec![(Duration::from_millis(5), 0, syn())]);
+    d.clock.stall.set(Some((Duration::from_millis(6), Duration::from_millis(4))));
+    let stop = AtomicBool::new(false);
+    let report = d.run(&stop, Duration::from_millis(100)).expect("runs");
+    let lag = &report.lag;
+    assert_eq!(lag.stalls, 1, "{lag:?}");
+    let worst = lag.worst_stalls[0];
+    assert_eq!(worst.at_s, 0.007_048);
+    assert!((worst.lag_s - 0.004).abs() < 1e-12, "{worst:?}");
+    assert_eq!(worst.events, lag.late_events);
+    assert!(lag.late_events >= 2, "{lag:?}");
 }
 
 #[test]
