@@ -314,6 +314,7 @@ ABLATIONS: dict[str, tuple[tuple[str, ...], bool]] = {
         True,
     ),
     "HyStart off": ((), False),
+    "HyStart off, RTO floor 1 ms": (("net.ipv4.tcp_rto_min_us=1000",), False),
     "HyStart off, no RACK, no TLP": (
         ("net.ipv4.tcp_recovery=0", "net.ipv4.tcp_early_retrans=0"),
         False,
