@@ -194,7 +194,9 @@ fn one_stall_of_the_loop_is_one_stall_with_its_time_and_depth() {
     // for that event, finds the clock 4 ms on: that event and the mobile's arrival
     // (8.288 ms) are processed at 11.048 ms, and the loop is on time again after.
     let mut d = driver(Duration::ZERO, vec![(Duration::from_millis(5), 0, syn())]);
-    d.clock.stall.set(Some((Duration::from_millis(6), Duration::from_millis(4))));
+    d.clock
+        .stall
+        .set(Some((Duration::from_millis(6), Duration::from_millis(4))));
     let stop = AtomicBool::new(false);
     let report = d.run(&stop, Duration::from_millis(100)).expect("runs");
     let lag = &report.lag;
