@@ -14,12 +14,17 @@ of 10, 1448-byte segments with timestamps (1500-byte packets like Linux's), dela
 ample window, pacing for BBR only. Goodput = bytes x 8 / (last byte delivered - first
 byte sent), both sides.
 
-Agents (``--agents``): CUBIC, PER 0.01 / 0.05 / 0.1, each mechanism against its own
-baseline on its own MAC: Snoop over the point-to-point hop above; TULIP as the hop's link
-layer (FAMA-NCS, its paper's MAC) against the same MAC without it; LLE-TCP on an 802.11b
-DCF cell (``wlan``, 11 Mbps) against the same cell without it.
+Agents (``--agents``): CUBIC, PER 0.01 / 0.05 / 0.1, Linux and lastmile's CUBIC set as
+above, each mechanism against its own baseline on its own MAC: Snoop over the
+point-to-point hop above; TULIP as the hop's link layer (FAMA-NCS, its paper's MAC)
+against the same MAC without it; LLE-TCP on an 802.11b DCF cell (``wlan``, 11 Mbps)
+against the same cell without it.
 
-    sudo python validation/emulation.py [--runs 5] [--size 10MB] [--agents] [--ablate]
+    sudo python validation/emulation.py [--runs 5] [--size 10MB] [--agents]
+        [--side linux|model] [--resume]
+    sudo python validation/emulation.py --runs 3 --size 4MB
+        --ablate CC[@HOP[+AGENT]]:PER:SETTING ...
+    python validation/emulation.py --report
 
 Writes ``validation/results/emulation*.csv`` and ``.md``, and ``docs/emulation.png``.
 """
