@@ -6,13 +6,14 @@ public API in ``lastmile`` instead of calling these directly.
 
 from collections.abc import Callable, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, final
 
 from lastmile._errors import ScenarioError as ScenarioError
 from lastmile._errors import SimulationError as SimulationError
 
 __all__ = [
     "PROGRESS_EVERY",
+    "Emulator",
     "ScenarioError",
     "SimulationError",
     "__version__",
@@ -77,3 +78,28 @@ def version() -> str:
 
 def trace_names() -> list[str]:
     """The traces a run can record."""
+
+@final
+class Emulator:
+    """A scenario with its flows' endpoints as ports to real hosts (``lastmile emulate``)."""
+
+    def __new__(
+        cls,
+        *,
+        path: str | PathLike[str] | None = None,
+        text: str | None = None,
+        format: str | None = None,
+        origin: str | None = None,
+        overrides: Sequence[str] = ...,
+        seed: int | None = None,
+        pcap: Sequence[str] = ...,
+        out_dir: str | PathLike[str] | None = None,
+    ) -> Emulator: ...
+    def ports(self) -> list[tuple[str, str]]:
+        """The ports, in order: (node name, IPv4 address)."""
+    def open_tun(self, port: int, name: str) -> None:
+        """Create port ``port``'s TUN device ``name`` in this process's namespace."""
+    def run(self, limit_s: float, realtime: bool = True, cpu: int | None = None) -> str:
+        """Run the real-time loop until ``stop`` or ``limit_s``; return the outcome JSON."""
+    def stop(self, interrupted: bool = False) -> None:
+        """Ask ``run`` to return (from any thread)."""

@@ -1,5 +1,5 @@
 """The ``lastmile`` command: run, validate, schema, examples, plot, report, sweep, results,
-reproduce.
+reproduce, emulate.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
 path, the bad value and what was expected, and exits with status 2 (any `LastmileError`:
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
+from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view
 from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
 from lastmile._progress import RunProgress, budget_warning
 from lastmile._run import RunResult, check_out_dir, event_budget, run, validate
@@ -160,7 +160,7 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p_examples.add_argument(
         "--show", metavar="NAME", help="print example NAME, to start a scenario from"
     )
-    for module in (cli_view, cli_sweep, cli_reproduce):
+    for module in (cli_view, cli_sweep, cli_reproduce, cli_emulate):
         if commands.wants_any(module.COMMANDS):
             module.register(commands)
     return parser
@@ -323,6 +323,15 @@ def format_summary(summary: dict[str, Any]) -> str:
     ]
     out += _flows_table(flows, unit, scale, spec)
     out += _fairness_table(summary, unit, scale, spec)
+    out += format_path_sections(summary)
+    out += _energy_lines(summary.get("energy"))
+    return "\n".join(out)
+
+
+def format_path_sections(summary: dict[str, Any]) -> list[str]:
+    """The summary's lines about the path: the wireless link, the cells, the base
+    station's agent and the mobiles."""
+    out: list[str] = []
     wireless = summary.get("wireless")
     if wireless:
         sent = wireless.get("frames_sent", 0)
@@ -373,8 +382,7 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"{_fmt(m.get('outage_s'), '.3f')} s, {m.get('handoff_drops', 0)} packets lost to "
             f"handoffs ({m.get('handoff_data_drops', 0)} with data)"
         )
-    out += _energy_lines(summary.get("energy"))
-    return "\n".join(out)
+    return out
 
 
 def _energy_lines(energy: Any) -> list[str]:
@@ -639,6 +647,7 @@ _COMMANDS = {
     **cli_view.COMMANDS,
     **cli_sweep.COMMANDS,
     **cli_reproduce.COMMANDS,
+    **cli_emulate.COMMANDS,
 }
 
 

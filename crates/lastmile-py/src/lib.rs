@@ -23,6 +23,8 @@
 //!
 //! The typed signatures live in `python/lastmile/_core.pyi`, checked by `mypy.stubtest`.
 
+mod emu;
+
 use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -536,5 +538,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(trace_names, m)?)?;
+    emu::register(m)?;
     Ok(())
 }

@@ -1,11 +1,13 @@
 //! Packets as plain header structs (RFC 791 IPv4 with the RFC 3168 ECN field, RFC 9293 TCP
 //! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP, and the WTP and WTCP-Sinha headers
 //! of `transport`, each carried in a UDP datagram); payload bytes are never stored, only
-//! their length. Each packet carries an id for tracing, the time
+//! their length (the emulator keeps real bytes beside the simulation, `sim::external`;
+//! `wire` reads and writes the wire format). Each packet carries an id for tracing, the time
 //! its data was first sent (for per-packet delay) and simulation metadata (the flow it
 //! belongs to, the link-layer service it needs) that protocols must not read.
 
 pub mod seq;
+pub mod wire;
 
 pub use seq::SeqNumber;
 

@@ -17,9 +17,13 @@
 //! queue in start order and are written once every earlier one is settled: the file stays
 //! in time order. Frames still on the air when the run ends are written with a comment
 //! saying so. See `metrics::pcap` for the encodings.
+//!
+//! Under emulation (`sim::external`) datagrams carry the real bytes of the packets real
+//! hosts sent (`with_payloads`); elsewhere their payload is zeros.
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use crate::engine::SimTime;
 use crate::ids::{Direction, LinkId, NodeId};
@@ -40,6 +44,7 @@ use crate::wireless::link::LinkFrame;
 use crate::wireless::mac::{FrameKind, MacFrame};
 use crate::wireless::medium::{RxOutcome, TxId};
 
+use super::external::PayloadStore;
 use super::world::World;
 use super::SimError;
 
@@ -155,6 +160,22 @@ pub struct Captures {
     links: Vec<Option<Capture>>,
     cells: Vec<Option<Capture>>,
     node_names: Vec<String>,
+    /// The real payloads of an emulation's packets.
+    payloads: Option<Arc<Mutex<PayloadStore>>>,
+}
+
+/// `datagram` (zero payload, as encoded from `packet`) with its real payload, if known.
+fn fill_payload(payloads: Option<&Arc<Mutex<PayloadStore>>>, packet: &Packet, datagram: &mut [u8]) {
+    if let Some(store) = payloads {
+        let mut bytes = Vec::new();
+        store
+            .lock()
+            .expect("payload store")
+            .for_capture(packet, &mut bytes);
+        if !bytes.is_empty() {
+            crate::packet::wire::write_payload(datagram, 0, &bytes);
+        }
+    }
 }
 
 impl Captures {
@@ -213,7 +234,14 @@ impl Captures {
             links,
             cells,
             node_names,
+            payloads: None,
         })
+    }
+
+    /// Writes datagrams with the real payloads `payloads` holds.
+    pub fn with_payloads(mut self, payloads: Arc<Mutex<PayloadStore>>) -> Self {
+        self.payloads = Some(payloads);
+        self
     }
 
     /// A frame starts on link `link` in direction `dir`.
@@ -227,7 +255,8 @@ impl Captures {
         let Some(Some(cap)) = self.links.get_mut(link.index()) else {
             return Ok(());
         };
-        let frame = cap.writer.shifts().datagram(packet)?;
+        let mut frame = cap.writer.shifts().datagram(packet)?;
+        fill_payload(self.payloads.as_ref(), packet, &mut frame);
         let id = cap.push(Pending {
             time: now,
             frame,
@@ -277,7 +306,7 @@ impl Captures {
         let Some(Some(cap)) = self.cells.get_mut(cell) else {
             return Ok(());
         };
-        let (bytes, comment) = encode_cell_frame(cap, frame)?;
+        let (bytes, comment) = encode_cell_frame(cap, frame, self.payloads.as_ref())?;
         let id = cap.push(Pending {
             time: now,
             frame: bytes,
@@ -345,6 +374,7 @@ impl Captures {
 fn encode_cell_frame(
     cap: &mut Capture,
     frame: &MacFrame<LinkFrame>,
+    payloads: Option<&Arc<Mutex<PayloadStore>>>,
 ) -> std::io::Result<(Vec<u8>, Option<String>)> {
     let (body, comment): (Option<(u16, Vec<u8>)>, Option<String>) = match &frame.payload {
         None => (None, None),
@@ -352,7 +382,8 @@ fn encode_cell_frame(
             let (carried, comment, control) = describe(link_frame);
             match (carried, control) {
                 (Some(p), _) => {
-                    let datagram = cap.writer.shifts().datagram(p)?;
+                    let mut datagram = cap.writer.shifts().datagram(p)?;
+                    fill_payload(payloads, p, &mut datagram);
                     (Some((ETHERTYPE_IPV4, datagram)), comment)
                 }
                 (None, Some(fields)) => (Some((ETHERTYPE_LOCAL_EXPERIMENTAL, fields)), comment),

@@ -23,6 +23,7 @@ mod capture;
 mod cell;
 mod energy;
 mod estimate;
+pub mod external;
 mod flow;
 mod mobility;
 mod observe;
@@ -40,6 +41,7 @@ use crate::scenario::Scenario;
 
 pub use build::SINK_PORT;
 pub use estimate::{Estimate, NOMINAL_EVENTS_PER_S};
+pub use external::{Departure, Emulation, ExternalReport};
 pub use observe::Welford;
 pub use world::{Budget, StopReason};
 

@@ -276,6 +276,8 @@ pub struct World {
     pub energy: super::energy::EnergySettings,
     /// When to give up (none by default).
     pub budget: Budget,
+    /// Ports to real hosts (`sim::external`); `None` in a simulation.
+    pub(super) external: Option<Box<super::external::External>>,
 }
 
 impl World {
@@ -305,6 +307,7 @@ impl World {
             mobility: Mobility::default(),
             energy: Default::default(),
             budget: Budget::default(),
+            external: None,
         }
     }
 
@@ -354,7 +357,7 @@ impl World {
         Ok(Some(StopReason::StopTime))
     }
 
-    fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
+    pub(super) fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
             Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
@@ -707,6 +710,12 @@ impl World {
         node: NodeId,
         packet: Packet,
     ) -> Result<(), SimError> {
+        if let Some(external) = self.external.as_deref_mut() {
+            if let Some(port) = external.port_at(node) {
+                external.depart(now, port, &packet);
+                return Ok(());
+            }
+        }
         let n = &self.nodes[node.index()];
         if let Transport::Udp(_) = packet.transport {
             self.on_udp_datagram(now, &packet);
