@@ -684,8 +684,9 @@ impl World {
         node: NodeId,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
+        // A port to a real host (or a UDP sink) takes the packet by value.
         let packet = self.packets.get(slot);
-        if let Transport::Udp(_) = packet.transport {
+        if self.external.is_some() || matches!(packet.transport, Transport::Udp(_)) {
             let packet = self.packets.remove(slot);
             return self.deliver_local(now, node, packet);
         }
