@@ -77,9 +77,7 @@ def main() -> None:
     for window in WINDOWS:
         curves: dict[str, list[float]] = {}
         for sim, fn in (("lastmile", ours), ("ns-2", ns2)):
-            curves[sim] = [
-                statistics.mean(fn(p, window, s) for s in SEEDS) / 1e6 for p in PERS
-            ]
+            curves[sim] = [statistics.mean(fn(p, window, s) for s in SEEDS) / 1e6 for p in PERS]
         for i, p in enumerate(PERS):
             a, b = curves["lastmile"][i], curves["ns-2"][i]
             rows.append(f"| {window} | {p:g} | {a:.3f} | {b:.3f} | {a / b:.3f} |")
