@@ -248,14 +248,15 @@ def delay_why(ctx: Context, scenario: str, points: Mapping[str, Mapping[str, Any
             )
         )
     return (
-        "Both sources keep their window full (the Poisson source offers 1 Mbps, more than "
-        "either carries), and the delay we measure (first transmission to in-order delivery) "
-        "is the part of the window on its way to the mobile over the throughput (Little's "
-        "law). Seed 1, traced: "
+        "The Poisson source offers 1 Mbps, more than either protocol carries, so TCP keeps "
+        "as much outstanding as its window allows, and the delay we measure (first "
+        "transmission to in-order delivery) is the part of it on its way to the mobile over "
+        "the throughput (Little's law). Seed 1, traced: "
         + ". ".join(parts)
         + ". TULIP's TCP ACKs go back inside the data's floor (MAC acceleration); Snoop's "
         "wait at the mobile for a floor of their own, each contention with the base "
         "station's data won by either side, so part of Snoop's window waits there as ACKs "
-        "and less of it queues at the base station: its packets' delay is shorter though "
-        "its throughput is lower."
+        "and less of it queues at the base station, which shortens its packets' delay; "
+        "where Snoop's source has cut its window (less outstanding), its delay is the "
+        "smaller window over its own throughput."
     )
