@@ -22,9 +22,9 @@ part under errors; a 20-segment window shared by all would make their runs ident
 RTS/CTS off runs beside it in Fig. 8 as a sensitivity series, and Fig. 9 runs again with
 ns-2's default 20-packet window (``fig9w20``) to show what the window does to the zero
 points (validation/results/lle-per-zero.md runs the same comparison in ns-2.35). Throughput
-is measured from 2 s to the end of the run as in Fig. 5 (20 s runs; the paper's are 100 s). The versions
-whose ns-2 code came from their authors (Westwood, FAST, Illinois) run here with NewReno
-recovery and their window rule from ``tcp.cc`` (Westwood+ for Westwood).
+is measured from 2 s to the end of the run as in Fig. 5 (20 s runs; the paper's are 100 s).
+The versions whose ns-2 code came from their authors (Westwood, FAST, Illinois) run here
+with NewReno recovery and their window rule from ``tcp.cc`` (Westwood+ for Westwood).
 """
 
 from __future__ import annotations
