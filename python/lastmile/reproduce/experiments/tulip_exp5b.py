@@ -38,6 +38,7 @@ from lastmile.reproduce.experiments._tulip import (
     MECHANISMS,
     METRICS,
     VARIANTS,
+    delay_why,
     measured_loss,
 )
 from lastmile.reproduce.framework import (
@@ -246,13 +247,6 @@ def claim_noll(ctx: Context) -> None:
     )
 
 
-def _flight(data: Any, v: str, ber: float) -> float:
-    """Delay x throughput: the data in flight, in KB (Little's law)."""
-    d = data.value("delay_mean_s", v, ber=ber).mean
-    t = data.value("throughput_bps", v, ber=ber).mean
-    return float(d * t / 8e3)
-
-
 def _rarer_share(ctx: Context, name: str, ber: float, clear: float) -> float:
     """TCP alone's throughput with fades `name` rarer, as a share of its error-free one."""
     return float(ctx["fades"].value("throughput_bps", f"nollc_rarer{name}", ber=ber).mean / clear)
@@ -289,11 +283,13 @@ def claim_delay(ctx: Context) -> None:
         quote=Q_DELAY,
         band="mean delays within 10 % of each other at every BER below the highest "
         "('similar'); Snoop's delay deviation above TULIP's at every BER",
-        explanation=(
-            "Our delay is the data in flight over the throughput (Little's law): at "
-            f"{bers[0] * 1e6:g} per million TULIP keeps {_flight(data, 'tulip', bers[0]):.1f} KB "
-            f"in flight, Snoop {_flight(data, 'snoop', bers[0]):.1f} KB, and their means part "
-            "by more than 10 % where those differ."
+        explanation=lambda: delay_why(
+            ctx,
+            SCENARIO,
+            {
+                f"Good-state BER {b * 1e6:g} per million": {GOOD: b, REV_GOOD: b}
+                for b in [float(bers[0]), *(float(x) * 1e-6 for x in apart[-1:])]
+            },
         ),
     )
 
