@@ -29,14 +29,22 @@
 //!   (`next_seg`) under cwnd − pipe or awnd; both fall back to NewReno when the peer does
 //!   not offer SACK (`without_sack`). PRR (RFC 6937, `prr.rs`) may drive SACK's cwnd.
 //!
-//! Common to all: a fast retransmit is only allowed once the cumulative ACK has
-//! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too, RFC
-//! 6675 §5.1), and a retransmission timeout sets `recover` = the highest sequence sent (RFC
-//! 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
-//! retransmit (unless `fast_retransmit_after_timeout`: then a timeout sets `recover` =
-//! SND.UNA, and they can, as in 4.4BSD's `tcp_input`). `recover` is stored as an exclusive
-//! stream offset (SND.MAX at entry), so
-//! "the ACK covers more than recover" reads `ack >= recover`.
+//! Common to all: a fast retransmit is only allowed once the cumulative ACK covers more
+//! than `recover` (RFC 6582 §3.2 step 1, ns-2's `bug_fix_` for Tahoe and Reno too; RFC
+//! 6675 §5.1 for SACK and FACK), and a retransmission timeout sets `recover` = the highest
+//! sequence sent (RFC 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout
+//! cannot start a fast retransmit (unless `fast_retransmit_after_timeout`: then a timeout
+//! sets `recover` = SND.UNA and an ACK reaching it passes, so they can, as in 4.4BSD's
+//! `tcp_input`). `recover` is stored as an exclusive stream offset (SND.MAX at entry). For
+//! Tahoe, Reno and NewReno "covers more than recover" is strict, `ack > recover`: the
+//! Careful variant that RFC 2582 §6 recommended and RFC 3782 / RFC 6582 kept, as ns-2
+//! (`highest_ack_ > recover_`, `tcp-newreno.cc` `dupack_action`) has it.
+//! An ACK equal to SND.MAX at the timeout is exactly what the go-back-N duplicates of data
+//! the receiver already held produce, so it must not start a fast retransmit. Before any
+//! recovery or timeout there is no guard (RFC 6582 initialises `recover` to the ISN; ns-2's
+//! `bugfix_ss_` lets the loss of the first segment be fast-retransmitted). RFC 6675 §5.1
+//! says "HighACK is greater than or equal to" RecoveryPoint, so SACK and FACK keep
+//! `ack >= recover`.
 //!
 //! **Limited transmit** (RFC 3042, `limited_transmit`): for Tahoe, Reno and NewReno, each of
 //! the first DupThresh − 1 duplicate ACKs lets one new segment beyond cwnd out (outstanding
@@ -191,7 +199,13 @@ impl DupAcks {
     /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
     fn reaches_threshold(&mut self, f: &Flight) -> bool {
         self.count += 1;
-        self.count == self.threshold && f.snd_una >= self.recover
+        self.count == self.threshold && self.covers_more_than_recover(f.snd_una)
+    }
+    /// RFC 6582 §3.2 step 1, the Careful variant: the cumulative ACK covers more than
+    /// `recover`; `recover` = 0 is no guard (nothing sent before a recovery or timeout).
+    /// With `after_timeout` (4.4BSD, whose timeout sets it to SND.UNA) reaching it is enough.
+    fn covers_more_than_recover(&self, ack: u64) -> bool {
+        self.recover == 0 || ack > self.recover || (self.after_timeout && ack == self.recover)
     }
 }
 

@@ -126,3 +126,100 @@ fn rfc6582_duplicates_of_data_sent_before_a_timeout_start_no_fast_retransmit() {
 fn bsd_duplicates_after_a_timeout_start_a_fast_retransmit_at_the_third() {
     assert_eq!(dupacks_after_timeout(true), [false, false, true]);
 }
+
+/// Ten segments sent, a timeout, the retransmissions acknowledged up to SND.MAX at the
+/// timeout (10 SMSS) while two new segments went out, then three duplicate ACKs: for an
+/// ACK of exactly `ack_at_dupacks`, the fast retransmits they start.
+fn dupacks_once_the_timed_out_window_is_acked(
+    kind: RecoveryKind,
+    ack_at_dupacks: u64,
+) -> Vec<bool> {
+    let mut r = LossRecovery::new(kind, 3);
+    let mut w = CongestionWindow {
+        cwnd: 10 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    r.on_timeout(&flight(0, 10 * SMSS));
+    r.on_retransmitted(0, SMSS);
+    r.on_new_ack(&mut w, &flight(ack_at_dupacks, 12 * SMSS), ack_at_dupacks);
+    let f = flight(ack_at_dupacks, 12 * SMSS);
+    (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect()
+}
+
+#[test]
+fn rfc6582_careful_an_ack_equal_to_recover_starts_no_fast_retransmit() {
+    // The go-back-N copies of segments the receiver already held produce exactly these
+    // duplicates: they must not halve ssthresh again (RFC 6582 §3.2 step 1, "covers more
+    // than recover"; ns-2 `highest_ack_ > recover_`).
+    for kind in [
+        RecoveryKind::Tahoe,
+        RecoveryKind::Reno,
+        RecoveryKind::Newreno,
+    ] {
+        assert_eq!(
+            dupacks_once_the_timed_out_window_is_acked(kind, 10 * SMSS),
+            [false, false, false],
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn rfc6582_careful_an_ack_beyond_recover_allows_the_fast_retransmit() {
+    for kind in [
+        RecoveryKind::Tahoe,
+        RecoveryKind::Reno,
+        RecoveryKind::Newreno,
+    ] {
+        assert_eq!(
+            dupacks_once_the_timed_out_window_is_acked(kind, 11 * SMSS),
+            [false, false, true],
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn rfc6582_careful_a_loss_right_after_a_recovery_waits_for_the_timer() {
+    // Fast recovery of segment 0 with 10 outstanding; the full ACK (10 SMSS) ends it; the
+    // segment at 10 SMSS is lost too and three duplicates for it follow: they do not cover
+    // more than recover, so no second fast retransmit (ns-2 NewReno alike).
+    let (mut r, mut w) = in_fast_recovery(RecoveryKind::Newreno);
+    r.on_retransmitted(0, SMSS);
+    r.on_new_ack(&mut w, &flight(10 * SMSS, 14 * SMSS), 10 * SMSS);
+    assert!(!r.in_recovery());
+    let mut cc = reno_cc();
+    let f = flight(10 * SMSS, 14 * SMSS);
+    let fired: Vec<bool> = (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect();
+    assert_eq!(fired, [false, false, false]);
+}
+
+#[test]
+fn the_first_segment_lost_is_fast_retransmitted() {
+    // No recovery or timeout yet: no guard (ns-2's `bugfix_ss_`).
+    let mut r = LossRecovery::new(RecoveryKind::Newreno, 3);
+    let mut w = CongestionWindow {
+        cwnd: 4 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    let f = flight(0, 4 * SMSS);
+    let fired: Vec<bool> = (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect();
+    assert_eq!(fired, [false, false, true]);
+}
