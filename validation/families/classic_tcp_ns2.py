@@ -1,0 +1,243 @@
+"""Classic TCP (Tahoe, Reno, NewReno, SACK, FACK, Vegas) against ns-2.35's one-way agents on
+the issue's Path B: fixed host —10 Mbps, 10 ms— base station —2 Mbps, 10 ms, uniform packet
+errors towards the mobile— mobile host, drop-tail queues of 50 packets, 60 s of bulk data,
+PER 0 to 0.2, windows of 20 packets (below the 60 packets of BDP plus queue) and 100 (the
+queue overflows), with ns-2.35's defaults matched setting by setting.
+
+The ns-2 side is `validation/ns2/chain.tcl`. The target is 10 % of ns-2's mean goodput up to
+PER 0.1 (both implement the same documents there: RFC 5681, RFC 6582, RFC 6675 / Fall &
+Floyd's Sack1, Mathis & Mahdavi's FACK, Brakmo & Peterson's Vegas); PER 0.15 and 0.2 are
+reported without a target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from validation import harness
+from validation.framework import Outcome, Point, Setting
+
+#: ns-2 agent name → (lastmile TCP settings, limited transmit as ns-2 runs it).
+AGENTS: dict[str, dict[str, Any]] = {
+    "Tahoe": {"variant": "tahoe"},
+    "Reno": {"variant": "reno"},
+    "Newreno": {"variant": "newreno"},
+    "Sack1": {"recovery": "sack"},
+    "Fack": {"recovery": "fack"},
+    "Vegas": {"cc": "vegas", "recovery": "reno"},
+}
+#: ns-2's `singledup_ 1` (RFC 3042 limited transmit) is in TcpAgent, RenoTcpAgent,
+#: NewRenoTcpAgent and Sack1TcpAgent's recv(); FackTcpAgent and VegasTcpAgent have their own
+#: recv() without it.
+LIMITED_TRANSMIT = {"Tahoe", "Reno", "Newreno", "Sack1"}
+LABELS = {
+    "Tahoe": "Tahoe",
+    "Reno": "Reno",
+    "Newreno": "NewReno",
+    "Sack1": "SACK",
+    "Fack": "FACK",
+    "Vegas": "Vegas",
+}
+PERS = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2)
+WINDOWS = (20, 100)
+PAYLOAD_BYTES = 1000
+DURATION_S = 60.0
+
+
+def scenario(agent: str, window: int, per: float, seed: int, duration_s: float) -> dict[str, Any]:
+    """Path B in lastmile, ns-2's defaults written out."""
+    tcp: dict[str, Any] = {
+        **AGENTS[agent],
+        "mss": f"{PAYLOAD_BYTES}B",
+        "rwnd": f"{window * PAYLOAD_BYTES}B",
+        "initial_ssthresh": f"{window * PAYLOAD_BYTES}B",
+        "initial_window": 2,
+        "timer_granularity": "10ms",
+        "rtt_estimator": "ns2",
+        "min_rto": "200ms",
+        "max_rto": "60s",
+        "initial_rto": "3s",
+        "max_backoff": 64,
+        "ack": "every",
+        "limited_transmit": agent in LIMITED_TRANSMIT,
+    }
+    errors = {"model": "per", "per": per} if per > 0 else {"model": "none"}
+    return {
+        "name": f"classic-{agent}-w{window}-per{per}",
+        "seed": seed,
+        "stop_time": f"{duration_s}s",
+        "topology": {
+            "preset": "chain",
+            "wired": {"rate": "10Mbps", "delay": "10ms", "queue": "50pkt"},
+            "wireless": {"rate": "2Mbps", "delay": "10ms", "queue": "50pkt", "errors": errors},
+        },
+        "flow": [{"src": "fh", "dst": "mh", "tcp": tcp, "app": {"kind": "bulk", "bytes": "10GB"}}],
+    }
+
+
+def _point(agent: str, window: int, per: float, duration_s: float = DURATION_S) -> Point:
+    series = f"{LABELS[agent]}, window {window}"
+    return Point(
+        label=f"{series}, PER {per:g}",
+        series=series,
+        x=per,
+        params={"agent": agent, "window": window, "per": per, "duration_s": duration_s},
+        target=0.10 if per <= 0.1 else None,
+    )
+
+
+SETTINGS = (
+    Setting(
+        "path",
+        "chain: wired 10 Mbps 10 ms, wireless 2 Mbps 10 ms, queues 50 packets each end",
+        "duplex-links 10Mb 10ms and 2Mb 10ms, DropTail, queue-limit 50 each direction",
+    ),
+    Setting(
+        "losses",
+        "wireless.errors = per on bs → mh, judged after the frame's airtime",
+        "ErrorModel, unit pkt, Uniform on $defaultRNG, link-lossmodel bs → mh (after "
+        "transmission and propagation)",
+    ),
+    Setting(
+        "segments",
+        "mss 1000 B + 40 B of IP/TCP headers; ACKs 40 B",
+        "packetSize_ 1000 + tcpip_base_hdr_size_ 40; ACKs 40 B (Vegas: packetSize_ 1040, since "
+        "its output() adds no header; goodput counts 1000 B)",
+    ),
+    Setting(
+        "window",
+        "rwnd = W x 1000 B, initial_ssthresh = W x 1000 B (W = 20, 100)",
+        "window_ W; reset() sets ssthresh_ = window_",
+    ),
+    Setting("initial window", "initial_window = 2", "windowInit_ 2"),
+    Setting(
+        "RTT estimator",
+        'rtt_estimator = "ns2", timer_granularity = 10 ms',
+        "tcpTick_ 10 ms, integer t_srtt_/t_rttvar_ (T_SRTT_BITS 3, T_RTTVAR_BITS 2)",
+    ),
+    Setting(
+        "RTO bounds",
+        "min_rto 200 ms, max_rto 60 s, initial_rto 3 s, max_backoff 64",
+        "minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0, back-off capped at 64",
+    ),
+    Setting("ACKs", 'ack = "every"', "TCPSink (Sack1 sink for SACK and FACK)"),
+    Setting(
+        "limited transmit",
+        "limited_transmit = true for Tahoe, Reno, NewReno, SACK; false for FACK, Vegas",
+        "singledup_ 1 (default since 2001): send_one() on the 1st and 2nd duplicate ACK in "
+        "TcpAgent, Reno, Newreno and Sack1; Fack and Vegas have their own recv() without it",
+    ),
+    Setting(
+        "fast retransmit guard",
+        "a cumulative ACK must cover more than recover (RFC 6582's Careful variant)",
+        "bugFix_ true: highest_ack_ > recover_",
+    ),
+    Setting(
+        "Vegas",
+        'cc = "vegas" (alpha 1, beta 3, gamma 1), recovery = "reno"',
+        "Agent/TCP/Vegas v_alpha_ 1, v_beta_ 3, v_gamma_ 1",
+    ),
+    Setting(
+        "goodput",
+        "bytes delivered in order to the receiver x 8 / 60 s",
+        "(ack_ + 1) x 1000 B x 8 / 60 s at the sender",
+        note="sender-side against receiver-side: at most one window in flight apart",
+    ),
+    Setting(
+        "timeouts, retransmissions",
+        "tcp_timeouts, tcp_retransmits",
+        "nrexmit_ (FACK: back-offs of the timer, its timeout() does not count nrexmit_), "
+        "nrexmitpack_",
+    ),
+    Setting(
+        "timer",
+        "the retransmission timer fires on a 10 ms tick boundary (BSD slow timer)",
+        "the timer fires exactly RTO after it was set",
+        matched=False,
+        note="lastmile's timeouts come up to one tick (10 ms) earlier",
+    ),
+    Setting(
+        "ssthresh after a loss",
+        "max(FlightSize / 2, 2 SMSS) in bytes (RFC 5681 (4))",
+        "max(min(cwnd, window_) / 2, 2), truncated to whole packets",
+        matched=False,
+        note="RFC 5681 warns against cwnd in place of FlightSize; they differ after go-back-N",
+    ),
+    Setting(
+        "receive window",
+        "rwnd less the bytes held out of order; the right edge never moves left",
+        "window_ is a fixed cap above the cumulative ACK; the sink holds any amount out of order",
+        matched=False,
+        note="while a hole is open lastmile's sender cannot go past the right edge it was offered",
+    ),
+    Setting(
+        "handshake",
+        "SYN (44 B with MSS), SYN-ACK, then data",
+        "a 40 B first packet (syn_ true) acknowledged like data",
+        matched=False,
+        note="the same timing; a lost SYN costs the same 3 s in both",
+    ),
+)
+
+EXPLANATIONS: dict[str, str] = {}
+
+
+class ClassicTcpNs2:
+    """The family object (`validation.framework.Family`)."""
+
+    name = "classic-tcp-ns2"
+    title = "Classic TCP against ns-2.35 (Path B)"
+    reference = "ns-2.35"
+    metric = "goodput_kbps"
+    extra_metrics = ("timeouts", "retransmissions")
+    x_label = "packet error rate on the wireless hop"
+    settings = SETTINGS
+    points = tuple(_point(a, w, per) for a in AGENTS for w in WINDOWS for per in PERS)
+    #: The issue asks for at least 10; at PER 0.1 one run's goodput varies by 10 % from seed
+    #: to seed in either simulator, so 10 seeds leave each mean 3 % uncertain: 30 are run.
+    seeds = 30
+    smoke = _point("Newreno", 20, 0.05, duration_s=10.0)
+    explanations: Mapping[str, str] = EXPLANATIONS
+    #: `--quick`: these PERs only.
+    quick_x = (0.0, 0.02, 0.1, 0.2)
+
+    def run_lastmile(self, point: Point, seed: int) -> Outcome:
+        p = point.params
+        summary, wall = harness.run_lastmile(
+            scenario(
+                harness.param_str(p, "agent"),
+                harness.param_int(p, "window"),
+                harness.param_float(p, "per"),
+                seed,
+                harness.param_float(p, "duration_s"),
+            )
+        )
+        flow = summary["flows"][0]
+        return Outcome(
+            metrics={
+                "goodput_kbps": flow["throughput_bps"] / 1000,
+                "timeouts": float(flow["tcp_timeouts"]),
+                "retransmissions": float(flow["tcp_retransmits"]),
+            },
+            wall_s=wall,
+            engine_s=float(summary["engine"]["wall_s"]),
+        )
+
+    def run_reference(self, point: Point, seed: int) -> Outcome:
+        p = point.params
+        result, wall = harness.run_ns2(
+            "chain.tcl", [p["agent"], p["window"], p["per"], seed, p["duration_s"]]
+        )
+        return Outcome(
+            metrics={
+                "goodput_kbps": float(result["goodput_kbps"]),
+                "timeouts": float(result["timeouts"]),
+                "retransmissions": float(result["retransmissions"]),
+            },
+            wall_s=wall,
+            engine_s=float(result["engine_s"]),
+        )
+
+
+FAMILY = ClassicTcpNs2()
