@@ -190,7 +190,7 @@ def _needed(
             for seed in range(1, seeds + 1):
                 old = kept.get(str(seed))
                 fresh = old is not None and simulator not in rerun
-                if fresh and simulator == "lastmile" and old.get("lastmile") != stamp:
+                if old is not None and simulator == "lastmile" and old.get("lastmile") != stamp:
                     fresh = False
                 if fresh:
                     continue
@@ -388,7 +388,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             p.error(f"unknown family {', '.join(unknown)}; known: {', '.join(sorted(names))}")
     chosen = [f for f in every if not args.family or f.name in args.family]
-    rerun = {"all": {"lastmile", "reference"}, None: set()}.get(args.rerun, {args.rerun})
+    rerun: set[str] = set()
+    if args.rerun == "all":
+        rerun = {"lastmile", "reference"}
+    elif args.rerun:
+        rerun = {args.rerun}
 
     failures: list[str] = []
     if not args.report_only:
