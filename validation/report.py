@@ -395,6 +395,9 @@ def _family_section(
     out += [*_results_table(family, table), ""]
     if family.explanations:
         out += ["### Differences and their causes", ""]
+        keys_by_text: dict[str, list[str]] = {}
         for key, text in family.explanations.items():
-            out += [f"**{key}.** {text}", ""]
+            keys_by_text.setdefault(text, []).append(key)
+        for text, keys in keys_by_text.items():
+            out += [f"**{'; '.join(keys)}.** {text}", ""]
     return out
