@@ -63,8 +63,10 @@ def edit_example(tmp_path: Path, name: str, old: str, new: str, *, out: str = "s
 
 
 def without_wall_time(summary: dict[str, Any]) -> dict[str, Any]:
+    """The summary's results: without the wall-clock time and the command line typed."""
     summary = json.loads(json.dumps(summary))
     summary["engine"].pop("wall_s")
+    summary.pop("command", None)
     return summary
 
 

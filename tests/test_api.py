@@ -167,10 +167,10 @@ def test_unknown_format_is_a_value_error() -> None:
         lastmile.Scenario.from_text("", "ini")  # type: ignore[arg-type]
 
 
-def test_pcap_without_out_dir_is_a_simulation_error() -> None:
-    with pytest.raises(lastmile.SimulationError, match="output directory") as info:
+def test_pcap_without_out_dir_is_an_argument_error() -> None:
+    with pytest.raises(lastmile.ArgumentError, match="give out_dir too") as info:
         lastmile.run(example("tulip-basic"), overrides=SMALL, pcap=["wireless"])
-    assert info.value.kind == "invalid"
+    assert info.value.argument == "pcap"
 
 
 def test_native_surface() -> None:

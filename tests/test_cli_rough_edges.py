@@ -76,7 +76,7 @@ def test_out_without_traces_says_what_it_wrote(tmp_path: Path) -> None:
     proc = lastmile_cli("run", "--example", "tulip-basic", *SMALL, "--out", str(out), check=True)
     assert "--out without --trace or --pcap wrote no traces or captures" in proc.stderr
     assert f"wrote {out / 'summary.json'}" in proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["scenario.json", "summary.json"]
 
 
 def test_pcap_does_not_swallow_the_scenario_file() -> None:

@@ -43,6 +43,10 @@ CASES: dict[str, tuple[tuple[str, ...], bool]] = {
     "tulip-fama": (SMALL, True),
     "lle-adhoc": (SMALL, True),
     "cells-handoff": (("--set", "stop_time=30s"), False),
+    "snoop-side-by-side": (
+        ("--set", "flow.0.app.bytes=300KB", "--set", "flow.1.app.bytes=300KB"),
+        True,
+    ),
 }
 
 

@@ -88,7 +88,11 @@ def test_scenario_name_cannot_write_outside_the_output_folder(tmp_path: Path, na
 def test_traces_go_under_out_slash_name(tmp_path: Path) -> None:
     lastmile_cli("run", TULIP, *SMALL, "--trace", "cwnd", cwd=tmp_path, check=True)
     files = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
-    assert files == [Path("out/tulip-basic/cwnd.parquet"), Path("out/tulip-basic/summary.json")]
+    assert files == [
+        Path("out/tulip-basic/cwnd.parquet"),
+        Path("out/tulip-basic/scenario.json"),
+        Path("out/tulip-basic/summary.json"),
+    ]
 
 
 def test_a_link_name_cannot_point_pcap_elsewhere(tmp_path: Path) -> None:
@@ -106,7 +110,7 @@ def test_a_link_name_cannot_point_pcap_elsewhere(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "99999999999999999999999"])
 def test_out_of_range_seeds_are_one_line_errors(seed: str) -> None:
     line = one_error_line(lastmile_cli("run", TULIP, *SMALL, "--seed", seed))
-    assert f"seed = {seed}" in line and "2**64-1" in line, line
+    assert f"--seed {seed}: expected a whole number" in line and "2**64-1" in line, line
 
 
 def test_largest_seed_runs() -> None:
@@ -213,6 +217,7 @@ def test_exceptions_show_and_pickle_as_lastmile_names() -> None:
         lastmile.ArgumentError,
         lastmile.StoreError,
         lastmile.SweepError,
+        lastmile.BudgetExceeded,
         lastmile.RunInterrupted,
     ):
         assert cls.__module__ == "lastmile" and getattr(lastmile, cls.__name__) is cls
@@ -226,6 +231,11 @@ def test_exceptions_show_and_pickle_as_lastmile_names() -> None:
     assert type(again) is lastmile.ScenarioError
     assert (again.path, again.value) == ("topology.wired.delay", '"1e308s"')
     assert "lastmile.ScenarioError" in repr(type(info.value))
+    with pytest.raises(lastmile.BudgetExceeded) as over:
+        lastmile.run(TULIP, max_events=100)
+    again_over = pickle.loads(pickle.dumps(over.value))
+    assert type(again_over) is lastmile.BudgetExceeded
+    assert again_over.result.engine["events"] == 100
 
 
 def test_a_long_bad_value_is_quoted_to_80_characters(tmp_path: Path) -> None:

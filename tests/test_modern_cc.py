@@ -7,8 +7,8 @@ overturns a finding fails:
 - on TULIP's channel 802.11's own ARQ hides every loss: the four loss-based TCPs deliver
   exactly the same, BBR (paced) within 2 % of them;
 - LLE-TCP, which takes the TCP ACKs off the air, beats the MAC alone for every TCP there;
-- with no ARQ below it BBR, which does not cut its rate on loss, keeps well above every
-  loss-based TCP (the page: about twice) on both channels.
+- with no ARQ below it BBR, which does not cut its rate on random loss, keeps well above
+  every loss-based TCP (the page: 1.6 to 2.2 times on the full runs) on both channels.
 """
 
 from __future__ import annotations
@@ -66,4 +66,4 @@ def test_without_arq_bbr_keeps_well_above_every_loss_based_tcp(mcc: ModuleType) 
         bbr = _kbps(mcc, channel, "no ARQ", "BBR")
         for tcp in LOSS_BASED:
             other = _kbps(mcc, channel, "no ARQ", tcp)
-            assert bbr > 1.5 * other, (channel, tcp, bbr, other)
+            assert bbr > 1.3 * other, (channel, tcp, bbr, other)

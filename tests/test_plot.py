@@ -75,7 +75,11 @@ def test_run_result_plot_draws_every_picture(result: lastmile.RunResult, tmp_pat
     # The wireless picture names the hop as the scenario does.
     hop_legend = figures["wireless"].axes[0].get_legend()
     assert hop_legend is not None
-    assert [t.get_text() for t in hop_legend.get_texts()] == ["wireless: sent", "wireless: lost"]
+    assert [t.get_text() for t in hop_legend.get_texts()] == [
+        "wireless: data frames sent",
+        "wireless: data frames lost",
+        "wireless: frames without data (ACKs, control) sent",
+    ]
 
 
 def test_run_result_plot_says_which_trace_to_record() -> None:

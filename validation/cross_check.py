@@ -58,24 +58,33 @@ class Algo:
 
 ALGOS = [
     Algo("NewReno", "reno", "TcpNewReno"),
+    # Reno's loss handling, as ns-3's Vegas (lastmile's default adds Brakmo & Peterson's
+    # fine-grained retransmission, which ns-3 does not have).
     Algo(
         "Vegas alpha=1 beta=3",
         "vegas",
         "TcpVegas",
-        {},
+        {"vegas": {"fine_grained_retransmission": False}},
         ("ns3::TcpVegas::Alpha=1", "ns3::TcpVegas::Beta=3"),
     ),
     Algo(
         "Vegas alpha=2 beta=4",
         "vegas",
         "TcpVegas",
-        {"vegas": {"alpha": 2.0, "beta": 4.0}},
+        {"vegas": {"alpha": 2.0, "beta": 4.0, "fine_grained_retransmission": False}},
         (),
     ),
     Algo("Westwood+", "westwood_plus", "TcpWestwoodPlus"),
     Algo("Veno", "veno", "TcpVeno"),
     Algo("Illinois", "illinois", "TcpIllinois"),
-    Algo("CUBIC", "cubic", "TcpCubic", {}, ("ns3::TcpCubic::HyStart=false",)),
+    # Without HyStart on both sides (lastmile's default runs HyStart++, ns-3's HyStart).
+    Algo(
+        "CUBIC",
+        "cubic",
+        "TcpCubic",
+        {"cubic": {"hystart": False}},
+        ("ns3::TcpCubic::HyStart=false",),
+    ),
     Algo("BBR", "bbr", "TcpBbr"),
     Algo("FAST alpha=4", "fast", None, {"fast": {"alpha": 4.0}}),
     Algo("Santa Cruz", "santa_cruz", None, {"timestamps": True}),

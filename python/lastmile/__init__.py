@@ -14,7 +14,8 @@ run's `Estimate`), `run`, `RunResult`, `examples`, `schema`, `trace_names`, `swe
 `results` (parameter campaigns, see `lastmile.sweep`), and the exceptions: every one
 derives from `LastmileError` (`ScenarioError`, `SimulationError`, `ArgumentError`,
 `ArgumentTypeError`, `UnknownNameError`, `StoreError`, `SweepError`), besides
-`RunInterrupted`, the KeyboardInterrupt of a run stopped by Ctrl-C.
+`RunInterrupted`, the KeyboardInterrupt of a run stopped by Ctrl-C; `BudgetExceeded` (a
+`LastmileError`) carries the partial result of a run stopped by its budget.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from lastmile._core import version as _version
 from lastmile._errors import (
     ArgumentError,
     ArgumentTypeError,
+    BudgetExceeded,
     LastmileError,
     RunInterrupted,
     ScenarioError,
@@ -53,6 +55,7 @@ __all__ = [
     "LINK_COLUMNS",
     "ArgumentError",
     "ArgumentTypeError",
+    "BudgetExceeded",
     "Estimate",
     "Example",
     "LastmileError",

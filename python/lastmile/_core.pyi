@@ -45,7 +45,7 @@ def check(
 def load(
     path: str | PathLike[str], overrides: Sequence[str] = ...
 ) -> tuple[str, list[str], list[str], int]:
-    """Load and check a file; return (scenario JSON, node names, link names, flows)."""
+    """Load and check a file; return (resolved scenario JSON, node names, link names, flows)."""
 
 def load_text(
     text: str, format: str, origin: str = ..., overrides: Sequence[str] = ...
@@ -64,8 +64,10 @@ def run(
     pcap: Sequence[str] = ...,
     out_dir: str | PathLike[str] | None = None,
     progress: Callable[[dict[str, Any]], object] | None = None,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
 ) -> tuple[str, list[tuple[str, list[tuple[str, str, bytes, bytes | None]]]]]:
-    """Run a scenario; return (summary JSON, [(trace, [(column, dtype, bytes, validity)])])."""
+    """Run a scenario (within its budget, if given); return (summary JSON, traces)."""
 
 def schema() -> str:
     """The JSON Schema of scenario files."""

@@ -15,13 +15,17 @@ would otherwise expect, so existing ``except ValueError`` code keeps working:
   the parameter and ``value`` holds the offending value.
 - `StoreError` (`RuntimeError`): a results store cannot be opened or read (missing,
   locked, truncated, corrupt).
+- `BudgetExceeded` (`RuntimeError`): a run used up its budget (``max_events``,
+  ``max_wall_s``) and was stopped; carries the partial ``result``, as `RunInterrupted`
+  does.
 - `RunInterrupted` is not a `LastmileError`: it is the `KeyboardInterrupt` of a run
   stopped by Ctrl-C, carrying the partial `result`, so that ``except Exception`` never
   swallows a Ctrl-C.
 
 The classes report themselves as ``lastmile.<Name>`` (their ``__module__``), which is
 where the public package exports them. The CLI turns any `LastmileError` into one line on
-stderr and exit status 2 (1 for a `SimulationError` other than "invalid").
+stderr and exit status 2 (1 for a `SimulationError` other than "invalid"; 3 for
+`BudgetExceeded`, after printing the partial summary).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
+    "BudgetExceeded",
     "LastmileError",
     "RunInterrupted",
     "ScenarioError",
@@ -45,8 +50,19 @@ QUOTE_MAX = 80
 
 
 def clip(value: object, limit: int = QUOTE_MAX) -> str:
-    """`value`'s repr (strings quoted) on one line, at most `limit` characters (then "…")."""
-    text = repr(value)
+    """`value`'s repr (strings quoted) on one line, at most `limit` characters (then "…").
+
+    A value without a printable repr (an integer of more digits than Python prints, a repr
+    that raises) is named by its type and size instead."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        if isinstance(value, int):
+            text = f"<an integer of {value.bit_length()} bits>"
+        else:
+            text = f"<{type(value).__name__}>"
+    except Exception:
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -129,6 +145,20 @@ class StoreError(LastmileError, RuntimeError):
     """A results store cannot be opened or read, or lacks what was asked for."""
 
     __module__ = "lastmile"
+
+
+class BudgetExceeded(LastmileError, RuntimeError):
+    """A run used up its budget (``max_events`` or ``max_wall_s``) and was stopped cleanly;
+    ``result`` is the `RunResult` of the run so far (``engine.stop_reason`` "budget")."""
+
+    __module__ = "lastmile"
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.result))
 
 
 class RunInterrupted(KeyboardInterrupt):

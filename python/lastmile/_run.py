@@ -8,22 +8,34 @@ imported only when a DataFrame or Arrow table is asked for, so `import lastmile`
 `validate` does everything `run` does before the first event, without running, and returns
 the run's estimated size (`Estimate`); `event_budget` is the size above which the CLI
 warns. A run can report its progress (a callable) and is stopped cleanly by Ctrl-C: the
-partial result comes with `lastmile.RunInterrupted`.
+partial result comes with `lastmile.RunInterrupted`. A run may be given a budget
+(``max_events``, ``max_wall_s``): past it, it stops cleanly and `lastmile.BudgetExceeded`
+carries the partial result. An output folder that cannot be written is refused before the
+run starts (`check_out_dir`).
+
+The summary says what ran: ``scenario`` is the resolved scenario the core ran (every key,
+defaults filled in, units spelled out, the run's seed), and ``command`` a ``lastmile run``
+command line that runs it again (when the scenario came from a file).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import operator
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lastmile import _core
 from lastmile._errors import (
     ArgumentError,
     ArgumentTypeError,
+    BudgetExceeded,
     RunInterrupted,
     UnknownNameError,
     clip,
@@ -41,6 +53,7 @@ __all__ = [
     "Estimate",
     "RunResult",
     "Validation",
+    "check_out_dir",
     "event_budget",
     "run",
     "trace_frame",
@@ -158,6 +171,8 @@ class RunResult:
     - `groups`: a run of several flows, one row per group with Jain's fairness index and
       the shares (the summary's ``groups``; ``summary["fairness"]`` is over all flows).
     - `trace(name)`: a recorded trace as a pandas DataFrame; `arrow(name)` as Arrow.
+    - `scenario`: the resolved scenario that ran (the summary's ``scenario``); `command`
+      a command line that runs it again, when one is known.
     """
 
     __slots__ = ("_flows", "_tables", "_traces", "summary")
@@ -178,6 +193,18 @@ class RunResult:
     def seed(self) -> int:
         """The seed the run used."""
         return int(self.summary["seed"])
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The scenario as run: every key, defaults filled in, the run's seed."""
+        scenario: dict[str, Any] = self.summary.get("scenario") or {}
+        return scenario
+
+    @property
+    def command(self) -> str | None:
+        """A ``lastmile run`` command line that runs this again, when one is known."""
+        command = self.summary.get("command")
+        return str(command) if command else None
 
     @property
     def wireless(self) -> dict[str, Any] | None:
@@ -281,6 +308,7 @@ class RunResult:
             kinds=plots or _plot.PLOTS,
             flow_names=[str(f.get("name")) for f in self.summary.get("flows", [])],
             hops=_plot.hop_names(self.summary),
+            rwnd=_plot.receiver_windows(self.summary),
             title=f"{self.name} (seed {self.seed})",
             out_dir=Path(out_dir) if out_dir is not None else None,
             formats=formats,
@@ -353,12 +381,19 @@ def _core_arguments(
                 argument="traces",
                 value=name,
             )
+    captures = _names(pcap, "pcap")
+    if captures and out_dir is None:
+        raise ArgumentError(
+            f"pcap = {clip(captures)}: a capture is written to a file: give out_dir too",
+            argument="pcap",
+            value=pcap,
+        )
     common: dict[str, Any] = {
         "overrides": normalise_overrides(overrides),
         "seed": _seed(seed),
         "traces": names,
-        "pcap": _names(pcap, "pcap"),
-        "out_dir": None if out_dir is None else check_path(out_dir, "out_dir"),
+        "pcap": captures,
+        "out_dir": None if out_dir is None else check_out_dir(out_dir),
     }
     if isinstance(scenario, Scenario):
         return {
@@ -368,6 +403,84 @@ def _core_arguments(
             **common,
         }
     return {"path": check_path(scenario, "scenario"), **common}
+
+
+def check_out_dir(out_dir: object, argument: str = "out_dir") -> Path:
+    """`out_dir` as a `Path` if a run can write there, else `ArgumentError` before anything
+    runs: an existing directory that can be written, or a path whose nearest existing
+    ancestor is one (the run creates the rest)."""
+    path = Path(check_path(out_dir, argument, "a directory"))
+
+    def refuse(why: str) -> ArgumentError:
+        # An option names itself as typed (`--out DIR`), an argument as `out_dir = 'DIR'`.
+        named = (
+            f"{argument} {path}" if argument.startswith("--") else f"{argument} = {clip(str(path))}"
+        )
+        return ArgumentError(f"{named}: {why}", argument=argument, value=path)
+
+    if path.exists():
+        if not path.is_dir():
+            raise refuse("exists and is not a directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise refuse("the directory cannot be written (permission denied)")
+        return path
+    ancestor = path.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise refuse(f"cannot be created: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise refuse(f"cannot be created: {ancestor} cannot be written (permission denied)")
+    return path
+
+
+def _budget(max_events: object, max_wall_s: object) -> dict[str, Any]:
+    """The `_core.run` budget arguments, checked."""
+    events: int | None = None
+    if max_events is not None:
+        if isinstance(max_events, bool):
+            pass
+        elif isinstance(max_events, numbers.Integral):
+            events = int(max_events)
+        if events is None or not 1 <= events < 2**64:
+            raise ArgumentError(
+                f"max_events = {clip(max_events)}: expected a whole number of events, at least 1",
+                argument="max_events",
+                value=max_events,
+            )
+    wall: float | None = None
+    if max_wall_s is not None:
+        if isinstance(max_wall_s, bool):
+            pass
+        elif isinstance(max_wall_s, numbers.Real):
+            wall = float(max_wall_s)
+        if wall is None or not math.isfinite(wall) or not wall > 0:
+            raise ArgumentError(
+                f"max_wall_s = {clip(max_wall_s)}: expected a positive number of seconds",
+                argument="max_wall_s",
+                value=max_wall_s,
+            )
+    return {"max_events": events, "max_wall_s": wall}
+
+
+def command_line(
+    scenario: object, seed: int, overrides: Sequence[str], *, example: str | None = None
+) -> str | None:
+    """``lastmile run FILE --seed N --set K=V ...``: a command that runs the same scenario
+    again (None for a scenario given as text, which has no file to name)."""
+    if example is not None:
+        words = ["lastmile", "run", "--example", example]
+    else:
+        path: Any = scenario.path if isinstance(scenario, Scenario) else scenario
+        if path is None:
+            return None
+        words = ["lastmile", "run", os.fspath(path)]
+    if isinstance(scenario, Scenario):
+        overrides = [*scenario.overrides, *overrides]
+    words += ["--seed", str(seed)]
+    for text in overrides:
+        words += ["--set", text]
+    return shlex.join(words)
 
 
 @dataclass(frozen=True)
@@ -472,12 +585,14 @@ def run(
     pcap: Sequence[str] = (),
     out_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[dict[str, Any]], object] | None = None,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
 ) -> RunResult:
     """Run `scenario` (a `Scenario` or a path to a scenario file) to the end.
 
     `seed` replaces the scenario's seed (0 to 2**64-1); `overrides` change fields as
     ``--set`` does; `traces` names the traces to record (see `lastmile.trace_names()`);
-    `pcap` names links to capture into ``<out_dir>/<link>.pcap`` (the core creates the
+    `pcap` names links to capture into ``<out_dir>/<link>.pcapng`` (the core creates the
     directory). The GIL is released while the core runs.
 
     `progress`, if given, is called with a dict: first ``{"phase": "start",
@@ -486,8 +601,16 @@ def run(
     "stop_time_s"}``. Ctrl-C stops the run cleanly and raises `lastmile.RunInterrupted`
     (a KeyboardInterrupt) whose ``result`` is the run so far.
 
+    `max_events` and `max_wall_s` are the run's budget: a run that would go on past that
+    many events, or that many seconds of wall-clock time, is stopped cleanly and
+    `lastmile.BudgetExceeded` carries its partial result (``stop_reason`` "budget").
+
+    The result's summary carries ``scenario`` (the resolved scenario that ran) and, for a
+    scenario read from a file, ``command`` (a ``lastmile run`` line that runs it again).
+
     Raises `lastmile.ScenarioError` for a bad scenario, `lastmile.ArgumentError` for a bad
-    argument and `lastmile.SimulationError` when the run fails.
+    argument (an output folder that cannot be written included, before anything runs) and
+    `lastmile.SimulationError` when the run fails.
     """
     if progress is not None and not callable(progress):
         raise ArgumentTypeError(
@@ -496,8 +619,29 @@ def run(
             value=progress,
         )
     arguments = _core_arguments(scenario, seed, overrides, traces, pcap, out_dir)
-    summary, tables = _core.run(**arguments, progress=progress)
+    budget = _budget(max_events, max_wall_s)
+    summary, tables = _core.run(**arguments, progress=progress, **budget)
     result = RunResult(summary, tables)
-    if result.engine.get("stop_reason") == "interrupted":
+    command = command_line(scenario, result.seed, arguments["overrides"])
+    if command is not None:
+        result.summary["command"] = command
+    reason = result.engine.get("stop_reason")
+    if reason == "interrupted":
         raise RunInterrupted(result)
+    if reason == "budget":
+        raise BudgetExceeded(
+            f"the run used up its budget ({_describe_budget(budget)}) after "
+            f"{result.engine.get('events', 0):,} events, "
+            f"{result.engine.get('sim_time_s', 0.0):.4g} s simulated",
+            result,
+        )
     return result
+
+
+def _describe_budget(budget: dict[str, Any]) -> str:
+    parts = []
+    if budget["max_events"] is not None:
+        parts.append(f"max_events = {budget['max_events']:,}")
+    if budget["max_wall_s"] is not None:
+        parts.append(f"max_wall_s = {budget['max_wall_s']:g}")
+    return ", ".join(parts)

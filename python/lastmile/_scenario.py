@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,7 +20,16 @@ from typing import Any, Literal
 from lastmile import _core
 from lastmile._errors import ArgumentError, ArgumentTypeError, clip
 
-__all__ = ["FORMATS", "Overrides", "Scenario", "check_path", "load", "normalise_overrides"]
+__all__ = [
+    "FORMATS",
+    "OVERRIDE_DEPTH_MAX",
+    "Overrides",
+    "Scenario",
+    "check_path",
+    "check_text",
+    "load",
+    "normalise_overrides",
+]
 
 #: Overrides as a mapping ``{"flow.0.tcp.variant": "newreno"}`` or as ``"key=value"``
 #: strings (the CLI's ``--set``).
@@ -31,21 +41,60 @@ Format = Literal["toml", "yaml", "json"]
 FORMATS = ("toml", "yaml", "yml", "json")
 
 
-def _literal(value: object, key: str) -> str:
-    """`value` as a TOML literal, the syntax the core reads override values in."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
+#: The deepest nesting of mappings and lists an override value may have (a scenario needs
+#: a handful of levels; the core refuses brackets nested deeper than 64).
+OVERRIDE_DEPTH_MAX = 32
+
+
+def check_text(text: str, argument: str) -> str:
+    """`text` if it is valid Unicode (no lone surrogate), else `ArgumentError`."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ArgumentError(
+            f"{argument}: {clip(text[max(0, e.start - 20) : e.end + 20])} is not valid "
+            f"Unicode text (a lone surrogate at character {e.start})",
+            argument=argument,
+            value=text,
+        ) from None
+    return text
+
+
+def _is_bool(value: object) -> bool:
+    """True for `bool` and NumPy's ``bool_`` (which is not a `numbers.Integral`)."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    return isinstance(value, bool) or (kind == "b" and getattr(value, "ndim", 1) == 0)
+
+
+def _literal(value: object, key: str, depth: int = 0) -> str:
+    """`value` as a TOML literal, the syntax the core reads override values in.
+
+    Numbers are any `numbers.Real` (int, float, Fraction, NumPy scalars)."""
+    if depth > OVERRIDE_DEPTH_MAX:
+        raise ArgumentError(
+            f"override {clip(key, 60)}: nested more than {OVERRIDE_DEPTH_MAX} levels deep "
+            "(a mapping or list that contains itself?)",
+            argument="overrides",
+            value=None,
+        )
+    if _is_bool(value):
+        return "true" if bool(value) else "false"
     if isinstance(value, str):
+        check_text(value, f"override {clip(key, 60)}")
         return json.dumps(value)  # a JSON string is a TOML basic string
-    if isinstance(value, int | float):
-        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
     if isinstance(value, Mapping):
         items = ", ".join(
-            f"{json.dumps(str(k))} = {_literal(v, f'{key}.{k}')}" for k, v in value.items()
+            f"{json.dumps(check_text(str(k), 'override key'))} = "
+            f"{_literal(v, f'{key}.{k}', depth + 1)}"
+            for k, v in value.items()
         )
         return "{ " + items + " }"
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return "[" + ", ".join(_literal(v, key) for v in value) + "]"
+        return "[" + ", ".join(_literal(v, key, depth + 1) for v in value) + "]"
     raise ArgumentTypeError(
         f"override {clip(key, 60)}: cannot use {clip(value)} ({type(value).__name__}) as a "
         "scenario value; expected a string, number, bool, list or mapping",
@@ -62,7 +111,7 @@ def normalise_overrides(overrides: Overrides | None) -> list[str]:
     if overrides is None:
         return []
     if isinstance(overrides, str):
-        return [overrides]
+        return [check_text(overrides, "override")]
     if isinstance(overrides, Mapping):
         out = []
         for key, value in overrides.items():
@@ -73,6 +122,7 @@ def normalise_overrides(overrides: Overrides | None) -> list[str]:
                     argument="overrides",
                     value=key,
                 )
+            check_text(key, "override key")
             out.append(f"{key}={_literal(value, key)}")
         return out
     if not isinstance(overrides, Sequence):
@@ -89,17 +139,25 @@ def normalise_overrides(overrides: Overrides | None) -> list[str]:
                 argument="overrides",
                 value=item,
             )
+        check_text(item, "override")
     return list(overrides)
 
 
-def check_path(path: object, argument: str = "path") -> str | os.PathLike[str]:
-    """`path` if it is a file path (``str`` or ``os.PathLike``), else `ArgumentTypeError`."""
+def check_path(
+    path: object,
+    argument: str = "path",
+    what: str = "a path to a .toml, .yaml or .json file",
+) -> str | os.PathLike[str]:
+    """`path` if it is a file path (``str`` or ``os.PathLike``), else `ArgumentTypeError`
+    saying it expected `what`; an empty path is an `ArgumentError`."""
     if isinstance(path, str) or (
         isinstance(path, os.PathLike) and isinstance(os.fspath(path), str)
     ):
+        if not os.fspath(path):
+            raise ArgumentError(f"{argument} = '': expected {what}", argument=argument, value=path)
         return path
     raise ArgumentTypeError(
-        f"{argument} = {clip(path)}: expected a path to a .toml, .yaml or .json file",
+        f"{argument} = {clip(path)}: expected {what}",
         argument=argument,
         value=path,
     )
@@ -109,11 +167,21 @@ class Scenario:
     """A scenario that the core has read and checked, in its normalised form.
 
     Create one with `lastmile.load` (a file) or `Scenario.from_text`. Its `to_dict()` is
-    the normalised scenario (units spelled out, defaults filled in); `nodes` and `links`
-    are the resolved topology's node and link names.
+    the resolved scenario as the core writes it out (every key with its default filled in,
+    units spelled out, TCP's `recovery` and `cc` named; it loads again to the same
+    scenario); `nodes` and `links` are the resolved topology's node and link names.
     """
 
-    __slots__ = ("_data", "_flow_count", "_json", "_origin", "links", "nodes", "path")
+    __slots__ = (
+        "_data",
+        "_flow_count",
+        "_json",
+        "_origin",
+        "_overrides",
+        "links",
+        "nodes",
+        "path",
+    )
 
     def __init__(
         self,
@@ -123,8 +191,10 @@ class Scenario:
         flow_count: int,
         path: Path | None = None,
         origin: str | None = None,
+        overrides: Sequence[str] = (),
     ) -> None:
         self._json = normalised_json
+        self._overrides = tuple(overrides)
         self._origin = origin
         self._data: dict[str, Any] = json.loads(normalised_json)
         #: The resolved topology's node names (a preset expanded).
@@ -161,8 +231,11 @@ class Scenario:
             raise ArgumentTypeError(
                 f"origin = {clip(origin)}: expected a string", argument="origin", value=origin
             )
-        loaded = _core.load_text(text, format, origin, normalise_overrides(overrides))
-        return cls(*loaded, origin=origin)
+        check_text(text, "text")
+        check_text(origin, "origin")
+        sets = normalise_overrides(overrides)
+        loaded = _core.load_text(text, format, origin, sets)
+        return cls(*loaded, origin=origin, overrides=sets)
 
     @property
     def name(self) -> str:
@@ -173,6 +246,11 @@ class Scenario:
     def seed(self) -> int:
         """The run seed written in the scenario (default 1)."""
         return int(self._data["seed"])
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The ``key=value`` overrides it was read with (as ``--set`` writes them)."""
+        return self._overrides
 
     @property
     def flow_count(self) -> int:
@@ -215,5 +293,6 @@ def load(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Sc
     and `lastmile.ArgumentError` for an argument of the wrong kind.
     """
     check_path(path)
-    loaded = _core.load(path, normalise_overrides(overrides))
-    return Scenario(*loaded, path=Path(path))
+    sets = normalise_overrides(overrides)
+    loaded = _core.load(path, sets)
+    return Scenario(*loaded, path=Path(path), overrides=sets)

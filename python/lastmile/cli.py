@@ -3,10 +3,12 @@ reproduce.
 
 Bad input never shows a traceback: it prints one line on stderr naming the file, the field
 path, the bad value and what was expected, and exits with status 2 (any `LastmileError`:
-a bad scenario, argument, store or sweep). A run that fails inside the simulator exits with
-status 1. ``run`` warns when the scenario implies a huge run, shows its progress after a few
-seconds, and on Ctrl-C prints the summary of the run so far and exits with status 130;
-``validate`` makes every check ``run`` makes before the first event.
+a bad scenario, argument, store or sweep; an output folder that cannot be written, found
+before the run). A run that fails inside the simulator exits with status 1. ``run`` warns
+when the scenario implies a huge run, shows its progress after a few seconds, and on
+Ctrl-C (or SIGTERM) prints the summary of the run so far and exits with status 130 (143);
+with ``--max-events`` / ``--max-wall`` a run past its budget stops the same way, with
+status 3. ``validate`` makes every check ``run`` makes before the first event.
 
 The module imports only the standard library and the native core at start-up; pyarrow is
 imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a whole
@@ -16,16 +18,20 @@ imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a
 from __future__ import annotations
 
 import argparse
+import math
+import shlex
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from lastmile import _core, cli_hints, cli_reproduce, cli_sweep, cli_view
-from lastmile._errors import LastmileError, RunInterrupted, SimulationError
+from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
 from lastmile._examples import example_path, examples
 from lastmile._progress import RunProgress, budget_warning
-from lastmile._run import RunResult, event_budget, run, validate
+from lastmile._run import RunResult, check_out_dir, event_budget, run, validate
 from lastmile._scenario import Scenario, load
 
 __all__ = ["main"]
@@ -33,7 +39,9 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 #: A CLI-level input problem (unknown example, conflicting arguments): exit status 2.
@@ -51,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     p_run = commands.add_parser("run", help="run a scenario and print its summary")
     p_run.add_argument("scenario", nargs="?", metavar="SCENARIO", help="a .toml/.yaml/.json file")
     p_run.add_argument("--example", metavar="NAME", help="run a built-in example instead")
-    p_run.add_argument("--seed", type=int, metavar="N", help="replace the scenario's seed")
+    cli_view.add_seed(p_run)
     _add_set(p_run)
     p_run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p_run.add_argument(
@@ -69,15 +77,31 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         default=[],
         metavar="LINK",
-        help="capture a link's frames into DIR/LINK.pcap (e.g. wireless)",
+        help="capture a link's frames into DIR/LINK.pcapng (e.g. wireless)",
     )
     p_run.add_argument(
-        "--out", metavar="DIR", type=Path, help="where traces and pcaps go (out/<scenario name>)"
+        "--out",
+        metavar="DIR",
+        help="where the summary, traces and captures go (out/<scenario name>)",
+    )
+    p_run.add_argument(
+        "--max-events",
+        metavar="N",
+        help="stop the run after N events (e.g. 1e9): partial summary, exit status 3",
+    )
+    p_run.add_argument(
+        "--max-wall",
+        metavar="TIME",
+        help="stop the run after TIME of wall-clock time (e.g. 30s, 5min, or seconds): "
+        "partial summary, exit status 3",
     )
 
     p_validate = commands.add_parser("validate", help="check a scenario file")
     p_validate.add_argument("file", metavar="FILE")
     _add_set(p_validate)
+    p_validate.add_argument(
+        "--out", metavar="DIR", help="also check that a run could write into DIR"
+    )
 
     p_schema = commands.add_parser("schema", help="print the JSON Schema of scenario files")
     p_schema.add_argument(
@@ -343,51 +367,160 @@ def _print_result(result: RunResult, as_json: bool) -> None:
         sys.stdout.write(format_summary(result.summary) + "\n")
 
 
+def _max_events(text: str | None) -> int | None:
+    """``--max-events``: a whole number of events, written ``1000000`` or ``1e6``."""
+    if text is None:
+        return None
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 1 or not value.is_integer() or value >= 2**64:
+        raise _BadInput(f"--max-events {text}: expected a whole number of events, e.g. 1e9")
+    return int(value)
+
+
+def _max_wall(text: str | None) -> float | None:
+    """``--max-wall``: a time with its unit (``30s``, ``5min``) or a number of seconds."""
+    if text is None:
+        return None
+    from lastmile._units import parse_quantity
+
+    quantity = parse_quantity(text)
+    try:
+        seconds = quantity[0] if quantity is not None and quantity[1] == "s" else float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise _BadInput(f"--max-wall {text}: expected a time, e.g. 30s, 5min or 90")
+    return seconds
+
+
+def out_dir_argument(text: str | None) -> Path | None:
+    """``--out DIR`` checked before anything runs: an empty name, a file or a folder that
+    cannot be written is a one-line error (exit status 2)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise _BadInput("--out '': expected a directory")
+    return check_out_dir(text, "--out")
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM during a run: stops it as Ctrl-C does (the core's check sees a
+    KeyboardInterrupt)."""
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[bool]]:
+    """While a run goes on, SIGTERM stops it cleanly, as Ctrl-C does; the flag says it
+    came. Off the main thread nothing changes."""
+    came = [False]
+
+    def handler(_signum: int, _frame: object) -> None:
+        came[0] = True
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield came
+        return
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _command(args: argparse.Namespace, seed: int) -> str:
+    """The command line as typed, with the run's seed made explicit."""
+    argv = list(getattr(args, "argv", []) or [])
+    if args.seed is None:
+        argv += ["--seed", str(seed)]
+    return shlex.join(["lastmile", *argv])
+
+
+def _stall_warnings(result: RunResult) -> None:
+    """One line on stderr per stalled flow, saying whether the stall is the scenario's own
+    back-off (its timeouts can span it) or a lockup."""
+    for f in result.summary.get("flows", []):
+        if not f.get("stalled"):
+            continue
+        timeouts = int(f.get("tcp_timeouts") or 0)
+        if f.get("stall_cause") == "backoff":
+            why = (
+                f"the scenario's own back-off: a run of retransmission timeouts ({timeouts:,} "
+                "in the run), each doubling the RTO, can span it; the channel kept losing"
+            )
+        else:
+            why = (
+                f"a lockup: the source's {timeouts:,} retransmission timeouts cannot span it; "
+                "data was outstanding that no timer resent"
+            )
+        print(
+            f"lastmile: warning: flow {f.get('name')!r} stalled: no progress for "
+            f"{f.get('longest_stall_s', 0.0):.1f} s with data outstanding (threshold "
+            f"{f.get('stall_threshold_s', 0.0):.1f} s; last delivery at "
+            f"{_fmt(f.get('last_delivery_s'), '.3f')} s): {why}",
+            file=sys.stderr,
+        )
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     path = _scenario_file(args)
+    seed = cli_view.seed_argument(args.seed)
+    out_dir = out_dir_argument(args.out)
+    max_events, max_wall = _max_events(args.max_events), _max_wall(args.max_wall)
     scenario: Scenario | Path = path
-    out_dir: Path | None = args.out
     wants_files = bool(args.trace or args.pcap)
     if wants_files and out_dir is None:
         # The name is an identifier (the core refuses separators and leading dots), so
         # this stays inside ./out.
         scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
-        out_dir = Path("out") / scenario.name
+        out_dir = out_dir_argument(str(Path("out") / scenario.name))
     progress = RunProgress(sys.stderr, budget=event_budget())
-    try:
-        result = _explained(
-            args.overrides,
-            path,
-            lambda: run(
-                scenario,
-                seed=args.seed,
-                overrides=None if isinstance(scenario, Scenario) else args.overrides,
-                traces=args.trace,
-                pcap=args.pcap,
-                out_dir=out_dir if wants_files else None,
-                progress=progress,
-            ),
-        )
-    except RunInterrupted as stopped:
-        progress.close()
-        _print_result(stopped.result, args.json)
+    status, budget_note = EXIT_OK, ""
+    with _sigterm_as_interrupt() as terminated:
+        try:
+            result = _explained(
+                args.overrides,
+                path,
+                lambda: run(
+                    scenario,
+                    seed=seed,
+                    overrides=None if isinstance(scenario, Scenario) else args.overrides,
+                    traces=args.trace,
+                    pcap=args.pcap,
+                    out_dir=out_dir if wants_files else None,
+                    progress=progress,
+                    max_events=max_events,
+                    max_wall_s=max_wall,
+                ),
+            )
+        except RunInterrupted as stopped:
+            result = stopped.result
+            status = EXIT_TERMINATED if terminated[0] else EXIT_INTERRUPTED
+        except BudgetExceeded as over:
+            result = over.result
+            status = EXIT_BUDGET
+            budget_note = str(over)
+    progress.close()
+    result.summary["command"] = _command(args, result.seed)
+    _print_result(result, args.json)
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         print(
-            "lastmile: interrupted: the summary covers the run so far "
-            f"({stopped.result.engine.get('sim_time_s', 0):.4g} s simulated)",
+            f"lastmile: {'terminated' if status == EXIT_TERMINATED else 'interrupted'}: the "
+            "summary covers the run so far "
+            f"({result.engine.get('sim_time_s', 0):.4g} s simulated)",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
-    progress.close()
-    _print_result(result, args.json)
-    for f in result.summary.get("flows", []):
-        if f.get("stalled"):
-            print(
-                f"lastmile: warning: flow {f.get('name')!r} stalled: no progress for "
-                f"{f.get('longest_stall_s', 0.0):.1f} s with data outstanding (threshold "
-                f"{f.get('stall_threshold_s', 0.0):.1f} s; last delivery at "
-                f"{_fmt(f.get('last_delivery_s'), '.3f')} s)",
-                file=sys.stderr,
-            )
+    elif status == EXIT_BUDGET:
+        print(
+            f"lastmile: stopped: {budget_note}; the summary covers the run so far",
+            file=sys.stderr,
+        )
+    else:
+        _stall_warnings(result)
     if out_dir is not None:
         written = cli_view.write_run_dir(result, out_dir, args.trace)
         written += [out_dir / f"{link}.pcapng" for link in dict.fromkeys(args.pcap)]
@@ -399,7 +532,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 f"summary; add e.g. --trace {' '.join(_core.trace_names())} or --pcap LINK",
                 file=sys.stderr,
             )
-    return EXIT_OK
+    return status
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -407,8 +540,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     instead = cli_hints.example_instead_of_file(args.file)
     if instead is not None:
         raise _BadInput(instead)
+    out_dir = out_dir_argument(args.out)
     # Everything `run` does before the first event: builds the world, runs nothing.
-    found = _explained(args.overrides, path, lambda: validate(path, args.overrides))
+    found = _explained(
+        args.overrides, path, lambda: validate(path, args.overrides, out_dir=out_dir)
+    )
     print(f"ok: {found.describe()}")
     warning = budget_warning(found.estimate, event_budget())
     if warning is not None:
@@ -471,7 +607,9 @@ def _error(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: ``sys.argv[1:]``); return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    args.argv = argv
     try:
         return _COMMANDS[args.command](args)
     except SimulationError as e:

@@ -111,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out",
         type=Path,
         metavar="FILE",
-        help="where --plot draws (.png, .svg or .pdf; default <store>-<METRIC>-vs-<AXIS>.png)",
+        help="where --plot draws (.png, .svg or .pdf; default out/<store>-<METRIC>-vs-<AXIS>.png)",
     )
     r.set_defaults(handler=cmd_results)
 
@@ -233,11 +233,13 @@ def _results(args: argparse.Namespace) -> int:
         code_version=args.code_version,
         flows=args.flows,
     )
+    from lastmile._fresh import write_fresh
+
     if args.csv is not None:
-        frame.to_csv(args.csv, index=False)
+        write_fresh(args.csv, lambda p: frame.to_csv(p, index=False))
         print(f"wrote {len(frame)} rows to {args.csv}", file=sys.stderr)
     elif args.parquet is not None:
-        frame.to_parquet(args.parquet, index=False)
+        write_fresh(args.parquet, lambda p: frame.to_parquet(p, index=False))
         print(f"wrote {len(frame)} rows to {args.parquet}", file=sys.stderr)
     elif args.runs or args.flows:
         print(frame.to_string(index=False))
@@ -262,7 +264,7 @@ def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
         code_version=args.code_version,
     )
     figure = results_figure(frame, args.plot, args.x)
-    out = args.out or args.store.with_name(f"{args.store.stem}-{args.plot}-vs-{args.x}.png")
+    out = args.out or Path("out") / f"{args.store.stem}-{args.plot}-vs-{args.x}.png"
     if out.suffix not in (".png", ".svg", ".pdf"):
         raise ValueError(f"--out {out}: expected a .png, .svg or .pdf file")
     out.parent.mkdir(parents=True, exist_ok=True)

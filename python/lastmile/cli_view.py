@@ -10,31 +10,67 @@ run directory (summary, traces, pictures) to ``--out`` (default ``out/<name>``).
 directory, a sweep results store (``.duckdb``) or a ``lastmile reproduce`` output directory
 (`lastmile.report`).
 
-Also here: `add_set` (the ``--set`` option every scenario-reading command shares) and
-`write_run_dir` (what ``lastmile run --out`` writes). Registering imports only argparse.
+``lastmile plot --from T --to T`` draws only that stretch of simulated time (a long run
+otherwise draws solid blobs).
+
+Also here: `add_set` and `add_seed` (the ``--set`` and ``--seed`` options the
+scenario-reading commands share) and `write_run_dir` (what ``lastmile run --out`` writes:
+``summary.json`` with the resolved scenario and the command line, ``scenario.json`` — the
+scenario as run, which ``lastmile run`` reads again — and the traces). Every file is
+written beside its name and renamed over it (`lastmile._fresh.write_fresh`): a link
+planted in the output folder is replaced, never written through. Registering imports only argparse.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lastmile import _core
+from lastmile._fresh import write_fresh
 from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
 
 if TYPE_CHECKING:
     from lastmile._run import RunResult
 
-__all__ = ["COMMANDS", "add_set", "register", "write_run_dir"]
+__all__ = [
+    "COMMANDS",
+    "SCENARIO_FILE",
+    "add_seed",
+    "add_set",
+    "register",
+    "seed_argument",
+    "write_run_dir",
+]
 
 EXIT_OK = 0
 
 #: The summary file of a run directory.
 SUMMARY_FILE = "summary.json"
+#: The scenario as run (resolved), a file ``lastmile run`` reads again.
+SCENARIO_FILE = "scenario.json"
+
+
+def add_seed(parser: argparse.ArgumentParser) -> None:
+    """``--seed N``, read by `seed_argument` (a one-line error, not argparse's usage)."""
+    parser.add_argument("--seed", metavar="N", help="replace the scenario's seed (0 to 2**64-1)")
+
+
+def seed_argument(text: str | None) -> int | None:
+    """The ``--seed`` given, as a number; a one-line error for anything else."""
+    if text is None:
+        return None
+    words = text.strip().replace("_", "")
+    if not words.isdigit() or int(words) > 2**64 - 1:
+        raise BadInput(
+            f"--seed {text}: expected a whole number from 0 to 2**64-1, written in digits"
+        )
+    return int(words)
 
 
 def add_set(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +101,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "target", nargs="?", metavar="RUN_DIR|SCENARIO", help="a run directory or scenario file"
     )
     p.add_argument("--example", metavar="NAME", help="run a built-in example instead")
-    p.add_argument("--seed", type=int, metavar="N", help="replace the scenario's seed")
+    add_seed(p)
     add_set(p)
     p.add_argument(
         "--only", nargs="+", choices=PLOTS, metavar="PLOT", help=f"some of: {', '.join(PLOTS)}"
@@ -79,6 +115,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--out", type=Path, metavar="DIR", help="where the pictures go (default: the run dir)"
+    )
+    p.add_argument(
+        "--from",
+        dest="time_from",
+        metavar="TIME",
+        help="draw from this simulated time on (e.g. 100s, 2min; default: the start)",
+    )
+    p.add_argument(
+        "--to",
+        dest="time_to",
+        metavar="TIME",
+        help="draw up to this simulated time (default: the end)",
     )
     r = subparsers.add_parser(
         "report",
@@ -96,16 +144,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def write_run_dir(result: RunResult, out_dir: Path, traces: Sequence[str]) -> list[Path]:
-    """Write a run directory: ``summary.json`` and each trace as ``NAME.parquet``."""
+    """Write a run directory: ``summary.json`` (with the resolved scenario and the command
+    line), ``scenario.json`` (the scenario as run) and each trace as ``NAME.parquet``."""
     import pyarrow.parquet as pq
 
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = out_dir / SUMMARY_FILE
-    summary.write_text(json.dumps(result.summary, indent=1) + "\n", encoding="utf-8")
+    text = json.dumps(result.summary, indent=1) + "\n"
+    write_fresh(summary, lambda p: p.write_text(text, encoding="utf-8"))
     written = [summary]
+    if result.scenario:
+        scenario = out_dir / SCENARIO_FILE
+        as_run = json.dumps(result.scenario, indent=1) + "\n"
+        write_fresh(scenario, lambda p: p.write_text(as_run, encoding="utf-8"))
+        written.append(scenario)
     for name in dict.fromkeys(traces):
         path = out_dir / f"{name}.parquet"
-        pq.write_table(result.arrow(name), path)
+        table = result.arrow(name)
+        write_fresh(path, lambda p, table=table: pq.write_table(table, p))  # type: ignore[misc]
         written.append(path)
     return written
 
@@ -153,13 +209,14 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
     traces = list(dict.fromkeys(t for k in kinds for t in TRACES_FOR[k]))
     try:
         scenario = load(path, args.overrides)
-        result = run(scenario, seed=args.seed, traces=traces)
+        result = run(scenario, seed=seed_argument(args.seed), traces=traces)
     except _core.ScenarioError as e:
         better = explain_override_error(e, args.overrides, path)
         if better is None:
             raise
         raise BadInput(better) from None
     out_dir = args.out or Path("out") / scenario.name
+    result.summary["command"] = shlex.join(["lastmile", *getattr(args, "argv", [])])
     for written in write_run_dir(result, out_dir, traces):
         print(f"wrote {written}", file=sys.stderr)
     return out_dir
@@ -167,7 +224,7 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """``lastmile plot``: draw the pictures of a run directory or of a fresh run."""
-    from lastmile.plot import PLOTS, draw, hop_names, traces_from_dir
+    from lastmile.plot import PLOTS, draw, hop_names, receiver_windows, traces_from_dir
 
     kinds = list(dict.fromkeys(args.only or PLOTS))
     if args.example is not None and args.target is not None:
@@ -177,10 +234,20 @@ def cmd_plot(args: argparse.Namespace) -> int:
             "give a run directory (lastmile run --trace ... --out DIR), a SCENARIO "
             "file or --example NAME"
         )
+    window = _time_window(args.time_from, args.time_to)
     if args.target is not None and Path(args.target).is_dir():
         if args.seed is not None or args.overrides:
             raise BadInput(f"{args.target} is a run directory: --seed and --set need a scenario")
         run_dir = Path(args.target)
+    elif (
+        args.target is not None
+        and not Path(args.target).suffix
+        and example_instead_of_file(args.target) is None
+    ):
+        raise BadInput(
+            f"{args.target}: no such directory (a run directory: lastmile run --trace ... "
+            "--out DIR; or a scenario file .toml, .yaml, .json)"
+        )
     else:
         run_dir = _run_for_plot(args, kinds)
     summary = read_summary(run_dir)
@@ -189,9 +256,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
         kinds=kinds,
         flow_names=flow_names(summary),
         hops=hop_names(summary),
+        rwnd=receiver_windows(summary),
         title=run_title(summary),
         out_dir=args.out or run_dir,
         formats=args.format,
+        window=window,
     )
     for path in made.files:
         print(f"wrote {path}", file=sys.stderr)
@@ -203,6 +272,30 @@ def cmd_plot(args: argparse.Namespace) -> int:
             f"{' '.join(_core.trace_names())} --out {run_dir}, or plot a scenario"
         )
     return EXIT_OK
+
+
+def _time_window(start: str | None, end: str | None) -> tuple[float, float] | None:
+    """``--from`` / ``--to`` as (start, end) in seconds, or None for the whole run."""
+    if start is None and end is None:
+        return None
+    from lastmile._units import parse_quantity
+
+    def seconds(text: str | None, option: str, default: float) -> float:
+        if text is None:
+            return default
+        quantity = parse_quantity(text)
+        try:
+            value = quantity[0] if quantity is not None and quantity[1] == "s" else float(text)
+        except ValueError:
+            value = float("nan")
+        if not value >= 0 or value == float("inf"):
+            raise BadInput(f"{option} {text}: expected a simulated time, e.g. 100s or 2min")
+        return value
+
+    window = (seconds(start, "--from", 0.0), seconds(end, "--to", float("inf")))
+    if window[0] >= window[1]:
+        raise BadInput(f"--from {start} --to {end}: the window is empty (--from must be less)")
+    return window
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -82,7 +82,7 @@ fn quiet_panics() {
 type PyColumn = (String, &'static str, Py<PyBytes>, Option<Py<PyBytes>>);
 /// One trace: (name, columns).
 type PyTrace = (String, Vec<PyColumn>);
-/// A loaded scenario: (normalised JSON, node names, link names).
+/// A loaded scenario: (the resolved scenario as JSON, node names, link names, flow count).
 type Loaded = (String, Vec<String>, Vec<String>, usize);
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -203,7 +203,8 @@ fn load_source(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResul
 fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loaded> {
     let s = load_source(py, source, overrides)?;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let json = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+        let json =
+            serde_json::to_string(&scenario::resolved(&s, s.seed)).map_err(|e| e.to_string())?;
         let topo = scenario::resolve_topology(&s).map_err(|e| e.to_string())?;
         let flows = scenario::expand_flows(&s, &topo)
             .map_err(|e| e.to_string())?
@@ -220,8 +221,8 @@ fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loa
 }
 
 /// Reads and checks the scenario file at `path` (format from its extension) with
-/// `overrides` ("key.path=value") applied; returns (JSON, node names, link names, the
-/// number of flows its `[[flow]]` entries expand to).
+/// `overrides` ("key.path=value") applied; returns (the resolved scenario as JSON, node
+/// names, link names, the number of flows its `[[flow]]` entries expand to).
 #[pyfunction]
 #[pyo3(signature = (path, overrides = Vec::new()))]
 fn load(py: Python<'_>, path: PathBuf, overrides: Vec<String>) -> PyResult<Loaded> {
@@ -307,6 +308,7 @@ fn check<'py>(
         traces,
         pcap,
         out_dir,
+        ..RunOptions::default()
     };
     let checked = catch_unwind(AssertUnwindSafe(|| {
         let estimate = sim::check(&scenario, &options)?;
@@ -414,7 +416,8 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
 /// once with the estimate (`phase` "start"), then every `PROGRESS_EVERY` events (`phase`
 /// "running": `events`, `sim_time_s`, `stop_time_s`). Ctrl-C ends the run as
 /// "interrupted" and returns its summary so far; an exception from `progress` stops the run
-/// and is raised.
+/// and is raised. `max_events` and `max_wall_s` are the run's budget: past either, it ends
+/// as "budget" with its summary so far.
 #[pyfunction]
 #[pyo3(signature = (
     *,
@@ -428,6 +431,8 @@ fn trace_to_py(py: Python<'_>, t: &TraceTable) -> PyTrace {
     pcap = Vec::new(),
     out_dir = None,
     progress = None,
+    max_events = None,
+    max_wall_s = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -442,14 +447,28 @@ fn run(
     pcap: Vec<String>,
     out_dir: Option<PathBuf>,
     progress: Option<PyObject>,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
 ) -> PyResult<(String, Vec<PyTrace>)> {
     let source = source_of(py, path, text, format, origin)?;
     let scenario = load_source(py, &source, &overrides)?;
+    let max_wall = match max_wall_s {
+        None => None,
+        Some(s) => Some(std::time::Duration::try_from_secs_f64(s).map_err(|_| {
+            argument_error(
+                py,
+                "max_wall_s",
+                format!("max_wall_s = {s}: expected a positive number of seconds"),
+            )
+        })?),
+    };
     let options = RunOptions {
         seed,
         traces,
         pcap,
         out_dir,
+        max_events,
+        max_wall,
     };
     let mut observer = PyObserver {
         progress,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from lastmile import _core
+from lastmile._fresh import write_fresh
 
 __all__ = ["ReportError", "build_report", "detect"]
 
@@ -75,5 +76,6 @@ def build_report(target: Path, out: Path | None = None) -> Path:
 
         page = run_page(target, page_dir)
     generator = f"lastmile {_core.version()} — lastmile report {target.name}"
-    out.write_text(page.render(generator), encoding="utf-8")
+    text = page.render(generator)
+    write_fresh(out, lambda p: p.write_text(text, encoding="utf-8"))
     return out

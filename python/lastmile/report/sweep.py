@@ -1,6 +1,8 @@
 """The report of a sweep results store (``lastmile sweep``): per campaign, what it varied,
-the table of means with 95 % confidence intervals over seeds (`lastmile.results`), and each
-default metric drawn against the campaign's first axis, one line per variant.
+the command that runs it and its base scenario as resolved when it ran (every key, defaults
+filled in, with units), the table of means with 95 % confidence intervals over seeds
+(`lastmile.results`), and each default metric drawn against the campaign's first axis, one
+line per variant, the axis labelled with the key's description and unit.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lastmile.report.html import Page, esc, figure_matplotlib, table
+from lastmile.report.run import command_html, scenario_table
 
 __all__ = ["results_table", "sweep_page"]
 
@@ -73,6 +76,16 @@ def _spec_html(spec: dict[str, Any]) -> str:
     seeds = spec.get("seeds")
     if seeds:
         parts.append(f"<p>seeds: {esc(len(seeds))} ({esc(seeds[0])} to {esc(seeds[-1])})</p>")
+    if spec.get("command"):
+        parts.append("<p>Run (or resume) it with:</p>" + command_html([str(spec["command"])]))
+    base = spec.get("base_scenario")
+    if isinstance(base, dict):
+        parts.append(
+            "<details><summary>The base scenario as run: every key, defaults filled in, "
+            "with its unit (each point changes the axes' and its variant's keys)</summary>"
+            + scenario_table(base)
+            + "</details>"
+        )
     return "".join(parts)
 
 

@@ -10,25 +10,22 @@ checks every claim (`Context.claim`), reports what it ran to find out why we dif
 run's integrity (`lastmile.reproduce.integrity`), calls ``analyse`` and writes
 ``comparison.md`` / ``.csv`` / ``.json`` (`lastmile.reproduce.report`).
 
-**Claims.** A claim carries the paper's sentence verbatim (`quote`) and the `band` that
-sentence implies, as tested; the band is fixed from the words before the run and never
+**Claims.** A claim carries the paper's sentence verbatim (`quote`) and the band that
+sentence implies, as tested; the band is read from the words by the rules of
+`lastmile.reproduce.words` (the same for every paper), fixed before the run and never
 widened after seeing ours. A claim that fails keeps failing, with an `explanation` that
-points at evidence (a series of the same experiment, or a run named in it). How words
-become bands, the same for every experiment:
-
-- a number is tested at the precision it is written: "around 2 %" is 1.5-2.5 %, "4 - 5 %"
-  is 3.5-5.5 %, "30 %" is 25-35 %, "2.4 seconds" is 2.35-2.45 s, "five fold" 4.5-5.5x;
-  two published numbers give the range their roundings allow (4.71 / 4.1: 13.4-16.4 %);
-- "similar", "nearly identical", "comparable": within 10 % of each other;
-- "no appreciable degradation", "degrades once ...": less than 5 % below, and not;
-- "does not greatly modify": stays within a factor of two either way;
-- "near standstill": below 10 % of the mechanism's throughput at the same point;
-- "clearly", "significantly", "much": the 95 % confidence intervals do not overlap;
-- "in every instance", "consistently": at every point we run;
-- a comparison ("above", "lower", "more than twice") compares means.
+points at evidence (a series of the same experiment, or a run named in it). An experiment's
+claims are functions of the `Context` (`Experiment.claims`), so that the same code can be
+fed the paper's own published numbers (`Experiment.published`, `paper_claims`): every claim
+those numbers bear on must hold for them, or its band is mis-read. A claim that chose a
+setting the paper leaves out (`calibration=True`) is reported but not counted.
 
 **Numbers.** A published number beside ours is flagged when ours differs by more than
-10 % ("10%") or 25 % ("25%"); a published zero is flagged unless ours is zero too.
+10 % ("10%") or 25 % ("25%"); a published zero is flagged unless ours is zero too. Each
+published number is counted once (`Comparison.ref` names it), against the series the
+experiment's declared settings run; the same number beside another series is a
+"sensitivity" row, and a number a setting was chosen by is a "calibration" row: both are
+shown and not counted.
 
 Aggregation is column-wise (pandas group-by over the runs table): no per-row Python loops.
 matplotlib is imported only when a figure is drawn.
@@ -41,7 +38,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,9 +57,17 @@ __all__ = [
     "Experiment",
     "ExperimentError",
     "Finding",
+    "NotClaim",
+    "NotPublished",
+    "PaperClaims",
+    "Published",
     "Stat",
     "clearly_above",
+    "paper_claims",
+    "paper_marks",
+    "paper_stat",
     "ratio",
+    "run_claims",
     "scaled",
     "within",
 ]
@@ -70,8 +75,16 @@ __all__ = [
 #: Where the experiment files' scenarios live (next to the modules).
 EXPERIMENTS_DIR = Path(__file__).resolve().parent / "experiments"
 
-#: Relative differences above which a published number is flagged (item 7 of issue 10).
+#: Relative differences above which a published number is flagged.
 FLAG_LIMITS = (0.10, 0.25)
+#: What a published number beside ours is (`Comparison.role`).
+ROLES = ("measure", "sensitivity", "calibration")
+
+T = TypeVar("T")
+
+
+class NotPublished(LookupError):
+    """A claim asked the paper's numbers for one the paper does not publish."""
 
 
 class ExperimentError(Exception):
@@ -169,7 +182,13 @@ def _rel(stat: Stat) -> float:
 
 
 def clearly_above(a: Stat, b: Stat) -> bool:
-    """a is above b with non-overlapping 95 % intervals ("clearly", "significantly")."""
+    """a is above b with non-overlapping 95 % intervals ("clearly", "significantly").
+
+    A published number (`paper_stat`: no runs behind it, ``n == 0``) carries no interval,
+    so a claim about significance cannot be fed it: `NotPublished`.
+    """
+    if a.n == 0 or b.n == 0:
+        raise NotPublished("a published number has no confidence interval")
     return a.mean - _ci(a) > b.mean + _ci(b)
 
 
@@ -312,6 +331,16 @@ class Comparison:
     paper: float | None
     ours: Stat
     note: str = ""
+    #: "measure" (counted), "sensitivity" (the same published number beside another
+    #: series) or "calibration" (a number a setting was chosen by): only "measure" counts.
+    role: str = "measure"
+    #: The published number's name, unique within its paper among counted rows.
+    ref: str = ""
+
+    @property
+    def counted(self) -> bool:
+        """A published number counted in the headline (once per paper)."""
+        return self.paper is not None and self.role == "measure"
 
     @property
     def difference(self) -> float | None:
@@ -350,6 +379,8 @@ class ClaimResult:
     band: str
     #: Why it fails, pointing at evidence; None when it holds.
     explanation: str | None = None
+    #: A setting the paper leaves out was chosen by this claim's number: shown, not counted.
+    calibration: bool = False
 
 
 @dataclass(frozen=True)
@@ -360,9 +391,73 @@ class Finding:
     text: str
 
 
+@dataclass(frozen=True)
+class Published:
+    """The numbers a paper publishes for one experiment, addressed as our runs are.
+
+    `points`: (campaign, metric, variant, point, value): what `Data.value(metric, variant,
+    **point)` gives for our runs (e.g. a table cell); `numbers`: what
+    `Context.quantity(name, ...)` gives for a quantity the paper states in its text or
+    derives (a ratio, a share, the largest RTO), in the type the claim computes.
+    """
+
+    points: Sequence[tuple[str, str, str, Mapping[str, Any], float]] = ()
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+
+
+def paper_stat(value: float) -> Stat:
+    """A published number as a `Stat`: no runs of ours behind it (``n == 0``), no interval."""
+    return Stat(float(value), float("nan"), 0)
+
+
+class PaperData:
+    """A campaign's published points, answering `value` as `Data` does (else `NotPublished`)."""
+
+    def __init__(self, campaign: str, published: Published) -> None:
+        self.name = campaign
+        self._points = [p for p in published.points if p[0] == campaign]
+
+    def value(self, metric: str, variant: str = "base", **where: Any) -> Stat:
+        for _, m, v, point, value in self._points:
+            if m == metric and v == variant and _same_point(point, where):
+                return paper_stat(value)
+        raise NotPublished(f"{self.name}: {metric} of {variant} at {where}")
+
+    def __getattr__(self, name: str) -> Any:
+        # series, samples, runs, ...: the paper publishes single points, not our runs.
+        raise NotPublished(f"{self.name}.{name}")
+
+
+def _same_point(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    if set(a) != set(b):
+        return False
+    for key, x in a.items():
+        y = b[key]
+        if isinstance(x, float) and isinstance(y, float):
+            if abs(x - y) > 1e-9 * max(abs(x), abs(y), 1e-300):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _text(text: Text) -> str:
+    return text if isinstance(text, str) else text()
+
+
+#: A detail or explanation: text, or a function giving it (called only for our runs, so a
+#: claim fed the paper's numbers need not know every number it reports).
+Text = str | Callable[[], str]
+
+
 @dataclass
 class Context:
-    """What an experiment's ``analyse`` works with, and collects what it reports."""
+    """What an experiment's claims and ``analyse`` work with, and collects what they report.
+
+    With `published` set the context is the paper's: `ctx[campaign]` answers with the
+    published points, `quantity` with the published numbers, and anything else a claim
+    asks for raises `NotPublished` (the claim is then not one the paper's numbers bear on).
+    """
 
     experiment: Experiment
     quick: bool
@@ -373,9 +468,31 @@ class Context:
     findings: list[Finding] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
     integrity: list[IntegrityRow] = field(default_factory=list)
+    published: Published | None = None
+    #: Results computed once and shared by several claims (`memo`).
+    memos: dict[str, Any] = field(default_factory=dict)
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` once per context (e.g. a set of traced runs several claims read)."""
+        if key not in self.memos:
+            self.memos[key] = compute()
+        value: T = self.memos[key]
+        return value
 
     def __getitem__(self, campaign: str) -> Data:
+        if self.published is not None:
+            return PaperData(campaign, self.published)  # type: ignore[return-value]
         return self.data[campaign]
+
+    def quantity(self, name: str, compute: Callable[[], T]) -> T:
+        """A quantity a claim tests: `compute()` for our runs, the paper's number `name`
+        when the context is the paper's."""
+        if self.published is None:
+            return compute()
+        if name not in self.published.numbers:
+            raise NotPublished(name)
+        value: T = self.published.numbers[name]
+        return value
 
     def compare(
         self,
@@ -385,35 +502,48 @@ class Context:
         paper: float | None,
         ours: Stat,
         note: str = "",
+        *,
+        role: str = "measure",
+        ref: str = "",
     ) -> None:
-        """Put a published number (in `unit`) beside ours (in the same unit)."""
-        self.comparisons.append(Comparison(item, source, unit, paper, ours, note))
+        """Put a published number (in `unit`) beside ours (in the same unit); `role` and
+        `ref` as in `Comparison`."""
+        if role not in ROLES:
+            raise ExperimentError(f"compare({item!r}): role {role!r} is not one of {ROLES}")
+        if paper is not None and role == "measure" and not ref:
+            raise ExperimentError(f"compare({item!r}): a counted number needs its ref")
+        if self.published is None:
+            self.comparisons.append(Comparison(item, source, unit, paper, ours, note, role, ref))
 
     def claim(
         self,
         claim: str,
         source: str,
         holds: bool,
-        detail: str,
+        detail: Text,
         *,
         quote: str,
         band: str,
-        explanation: str | None = None,
+        explanation: Text | None = None,
+        calibration: bool = False,
     ) -> bool:
         """Record whether one of the paper's claims holds; `detail` gives our numbers.
 
         `quote` is the paper's sentence, `band` what it implies as tested; `explanation`
-        (kept only when the claim fails) says why, with evidence.
+        (kept only when the claim fails) says why, with evidence. `calibration`: a setting
+        the paper leaves out was chosen by this claim's number (shown, not counted).
         """
         holds = bool(holds)
-        self.claims.append(
-            ClaimResult(claim, source, holds, detail, quote, band, None if holds else explanation)
-        )
+        paper = self.published is not None
+        text = "" if paper else _text(detail)
+        why = None if holds or paper or explanation is None else _text(explanation)
+        self.claims.append(ClaimResult(claim, source, holds, text, quote, band, why, calibration))
         return holds
 
     def finding(self, title: str, text: str) -> None:
         """Report a run made to test a suspected cause of a difference, whatever it showed."""
-        self.findings.append(Finding(title, " ".join(text.split())))
+        if self.published is None:
+            self.findings.append(Finding(title, " ".join(text.split())))
 
     @contextmanager
     def figure(
@@ -454,6 +584,9 @@ class Context:
     ) -> RunResult:
         """One run with traces (the store keeps summaries only), e.g. WTCP Fig. 5's RTO."""
         from lastmile._run import run
+
+        if self.published is not None:
+            raise NotPublished(f"a traced run of {scenario}")
 
         path = Path(scenario)
         path = path if path.is_absolute() else EXPERIMENTS_DIR / path
@@ -520,6 +653,15 @@ def spread_bars(
 
 
 @dataclass(frozen=True)
+class NotClaim:
+    """A sentence of the paper deliberately not tested as a claim, and why."""
+
+    quote: str
+    source: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Experiment:
     """One reproduction: what to run and how to read it against the paper."""
 
@@ -531,7 +673,76 @@ class Experiment:
     differences: str
     #: The campaigns for the full run (``quick=False``) and for ``--quick``.
     campaigns: Callable[[bool], Sequence[Campaign]]
-    #: Compare, check claims, report findings, draw figures.
+    #: Compare, report findings, draw figures (the claims are `claims`).
     analyse: Callable[[Context], None]
     #: The seed document (``/work/shared/seeds/<seed>_*.txt``) the quotes come from.
     seed: str = ""
+    #: The claims, each a function recording one or more `Context.claim`s from the data it
+    #: asks the context for; run for our runs and, for `paper_claims`, on the paper's numbers.
+    claims: Sequence[Callable[[Context], None]] = ()
+    #: The numbers the paper publishes, as the claims ask for them.
+    published: Published = field(default_factory=Published)
+    #: The settings the paper leaves out and what we chose, from which evidence: one line each.
+    settings: Sequence[str] = ()
+    #: Sentences deliberately not tested, and why.
+    not_claims: Sequence[NotClaim] = ()
+
+
+def run_claims(ctx: Context) -> None:
+    """Record every claim of the context's experiment for its runs."""
+    for check in ctx.experiment.claims:
+        check(ctx)
+
+
+@dataclass(frozen=True)
+class PaperClaims:
+    """The claims the paper's own numbers bear on, and the checks they do not reach."""
+
+    claims: list[ClaimResult]
+    #: The checks (function names) that asked for a number the paper does not publish.
+    not_fed: list[str]
+
+
+def paper_claims(experiment: Experiment) -> PaperClaims:
+    """Every claim of `experiment`, fed the paper's published numbers instead of our runs."""
+    ctx = Context(
+        experiment=experiment,
+        quick=False,
+        data={},
+        out_dir=Path(),
+        published=experiment.published,
+    )
+    not_fed = []
+    for check in experiment.claims:
+        before = len(ctx.claims)
+        try:
+            check(ctx)
+        except NotPublished:
+            del ctx.claims[before:]
+            not_fed.append(getattr(check, "__name__", repr(check)))
+    return PaperClaims(ctx.claims, not_fed)
+
+
+def paper_marks(
+    ax: Axes,
+    xs: Sequence[float] | np.ndarray,
+    ys: Sequence[float] | np.ndarray,
+    label: str = "paper",
+    **style: Any,
+) -> None:
+    """The paper's published points beside our series: black hollow squares, no line."""
+    ax.plot(
+        list(xs),
+        list(ys),
+        **{
+            "marker": "s",
+            "linestyle": "none",
+            "markerfacecolor": "none",
+            "markeredgecolor": "k",
+            "markersize": 8,
+            "markeredgewidth": 1.5,
+            "label": label,
+            "zorder": 6,
+            **style,
+        },
+    )

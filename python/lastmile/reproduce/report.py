@@ -9,8 +9,12 @@
 - ``comparison.json``: the same, machine-readable, in the shape of ``REPRODUCE_JSON.md``
   (``format`` 1); ``<out>/index.json`` lists every experiment whose report is in ``<out>``.
 - `write_docs` gathers every experiment into ``docs/reproductions.md`` (figures copied under
-  ``docs/reproductions/<name>/``, PNG only), with a closing note of the claims held before
-  issue 10's rewrite of the claims and now.
+  ``docs/reproductions/<name>/``, PNG only), opening with the headline per paper and
+  closing with the headline per paper before the claims were read by the rules of
+  `lastmile.reproduce.words` and counted strictly, and now.
+
+The headline counts each published number once (`Comparison.counted`: calibration and
+sensitivity rows are shown, not counted) and leaves calibration claims out.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "comparison_json",
     "comparison_markdown",
     "headline",
+    "paper_headlines",
     "write_comparison",
     "write_docs",
     "write_index",
@@ -41,17 +46,23 @@ __all__ = [
 
 FORMAT = 1
 
-#: Claims held per experiment in ``docs/reproductions.md`` at commit 3dfbda5, before the
-#: claims were rewritten from the papers' sentences (issue 10): (held, total).
-BEFORE_ISSUE_10: dict[str, tuple[int, int]] = {
-    "lle-fig5": (8, 8),
-    "lle-fig7": (3, 3),
-    "survey-table1": (5, 5),
-    "tulip-exp1": (6, 10),
-    "tulip-exp2": (4, 4),
-    "tulip-exp5a": (4, 4),
-    "tulip-exp5b": (1, 2),
-    "wtcp": (11, 12),
+#: The seed documents by paper, in the order the headline lists them.
+PAPERS: dict[str, str] = {
+    "000": "TULIP (Parsa & Garcia-Luna-Aceves)",
+    "001": "WTCP (Ratnam & Matta)",
+    "003": "Survey (Pentikousis)",
+    "004": "LLE-TCP (Kliazovich, Granelli & Gerla)",
+}
+
+#: The headline per paper before the bands were read by `lastmile.reproduce.words` and the
+#: numbers counted once each (``lastmile reproduce all`` at commit 00a58d8, its own
+#: counting: every comparison, calibration targets and sensitivity series included):
+#: (claims held, claims, numbers within 10 %, within 25 %, numbers).
+BEFORE: dict[str, tuple[int, int, int, int, int]] = {
+    "000": (12, 26, 15, 21, 42),
+    "001": (12, 25, 10, 14, 21),
+    "003": (26, 51, 6, 9, 16),
+    "004": (16, 39, 27, 40, 54),
 }
 
 _FLAG_TEXT = {"": "", "10%": "> 10 %", "25%": "**> 25 %**"}
@@ -77,12 +88,15 @@ def _finite(value: float | None) -> float | None:
 
 
 def headline(outcome: Outcome) -> dict[str, int]:
-    """Claims held and published numbers within 10 % / 25 %, as counts."""
+    """Claims held (calibration claims apart) and published numbers within 10 % / 25 %
+    (each counted once: `Comparison.counted`), as counts."""
     ctx = outcome.context
-    numbers = [c for c in ctx.comparisons if c.paper is not None]
+    numbers = [c for c in ctx.comparisons if c.counted]
+    claims = [c for c in ctx.claims if not c.calibration]
     return {
-        "claims_held": sum(c.holds for c in ctx.claims),
-        "claims_total": len(ctx.claims),
+        "claims_held": sum(c.holds for c in claims),
+        "claims_total": len(claims),
+        "calibration_claims": len(ctx.claims) - len(claims),
         "numbers_within_10": sum(c.flag == "" for c in numbers),
         "numbers_within_25": sum(c.flag != "25%" for c in numbers),
         "numbers_total": len(numbers),
@@ -90,9 +104,11 @@ def headline(outcome: Outcome) -> dict[str, int]:
 
 
 def headline_text(h: dict[str, int]) -> str:
+    calibration = h.get("calibration_claims", 0)
     return (
-        f"claims: {h['claims_held']} of {h['claims_total']} hold; numbers: "
-        f"{h['numbers_within_10']} of {h['numbers_total']} within 10 % "
+        f"claims: {h['claims_held']} of {h['claims_total']} hold"
+        + (f" (and {calibration} calibration)" if calibration else "")
+        + f"; numbers: {h['numbers_within_10']} of {h['numbers_total']} within 10 % "
         f"({h['numbers_within_25']} within 25 %)"
     )
 
@@ -141,38 +157,73 @@ def _number_lines(outcome: Outcome, h: str) -> list[str]:
     lines = [
         f"{h}# Published numbers beside ours",
         "",
-        "| item | source | unit | paper | ours | difference | flag | note |",
-        "|---|---|---|---|---|---|---|---|",
+        "Counted: each published number once, beside the series the declared settings run; "
+        "`sensitivity` rows put it beside another series, `calibration` rows are the numbers "
+        "a setting was chosen by (neither counted).",
+        "",
+        "| item | source | unit | paper | ours | difference | flag | counted | note |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in outcome.context.comparisons:
         diff = c.difference
         diff_text = "-" if diff is None else f"{fmt_num(diff)} ({_pct(c.relative)})"
+        counted = "yes" if c.counted else ("-" if c.paper is None else c.role)
         lines.append(
             f"| {_md(c.item)} | {c.source} | {c.unit} | {_cell(c.paper)} | "
             f"{fmt_stat(c.ours.mean, c.ours.ci)} | {diff_text} | {_FLAG_TEXT[c.flag]} | "
-            f"{_md(c.note)} |"
+            f"{counted} | {_md(c.note)} |"
         )
     return lines
 
 
 def _claim_lines(outcome: Outcome, h: str) -> list[str]:
     claims = outcome.context.claims
-    held = sum(c.holds for c in claims)
+    counted = [c for c in claims if not c.calibration]
+    held = sum(c.holds for c in counted)
     lines = [
-        f"{h}# Claims ({held} of {len(claims)} hold)",
+        f"{h}# Claims ({held} of {len(counted)} hold)",
         "",
-        "Each claim quotes the paper; its band is what that sentence says, fixed before the "
-        "run (the rules are in `python/lastmile/reproduce/framework.py`).",
+        "Each claim quotes the paper; its band is what that sentence says, read by the rules "
+        "of `python/lastmile/reproduce/words.py` before the run. A claim marked "
+        "*(calibration)* chose a setting the paper leaves out and is not counted.",
         "",
         "| claim | source | the paper's words | band, as tested | holds | ours | why it fails |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in claims:
         mark = "yes" if c.holds else "**NO**"
+        name = f"{c.claim} *(calibration)*" if c.calibration else c.claim
         lines.append(
-            f'| {_md(c.claim)} | {c.source} | "{_md(c.quote)}" | {_md(c.band)} | {mark} | '
+            f'| {_md(name)} | {c.source} | "{_md(c.quote)}" | {_md(c.band)} | {mark} | '
             f"{_md(c.detail)} | {_md(c.explanation)} |"
         )
+    return lines
+
+
+def _settings_lines(outcome: Outcome, h: str) -> list[str]:
+    settings = outcome.experiment.settings
+    if not settings:
+        return []
+    return [
+        f"{h}# Settings the paper leaves out",
+        "",
+        "Chosen once, from the paper's own evidence, and held for every claim:",
+        "",
+        *[f"- {_md(line)}" for line in settings],
+    ]
+
+
+def _not_claim_lines(outcome: Outcome, h: str) -> list[str]:
+    dropped = outcome.experiment.not_claims
+    if not dropped:
+        return []
+    lines = [
+        f"{h}# Sentences not tested as claims",
+        "",
+        "| the paper's words | source | why not a claim |",
+        "|---|---|---|",
+    ]
+    lines += [f'| "{_md(n.quote)}" | {n.source} | {_md(n.why)} |' for n in dropped]
     return lines
 
 
@@ -203,7 +254,14 @@ def comparison_markdown(outcome: Outcome, figure_prefix: str = "", level: int = 
     if figure_prefix:
         for name, caption in ctx.figures:
             lines += [f"![{_md(caption)}]({figure_prefix}{name}.png)", "", f"*{_md(caption)}*", ""]
-    for part in (_integrity_lines, _number_lines, _claim_lines, _finding_lines):
+    for part in (
+        _settings_lines,
+        _integrity_lines,
+        _number_lines,
+        _claim_lines,
+        _not_claim_lines,
+        _finding_lines,
+    ):
         section = part(outcome, h)
         if section:
             lines += [*section, ""]
@@ -240,6 +298,9 @@ def comparison_json(outcome: Outcome) -> dict[str, Any]:
                 "relative": _finite(c.relative),
                 "flag": c.flag,
                 "note": c.note,
+                "role": c.role,
+                "ref": c.ref,
+                "counted": c.counted,
             }
             for c in ctx.comparisons
         ],
@@ -252,8 +313,13 @@ def comparison_json(outcome: Outcome) -> dict[str, Any]:
                 "holds": c.holds,
                 "detail": c.detail,
                 "explanation": c.explanation,
+                "calibration": c.calibration,
             }
             for c in ctx.claims
+        ],
+        "settings": list(exp.settings),
+        "not_claims": [
+            {"quote": n.quote, "source": n.source, "why": n.why} for n in exp.not_claims
         ],
         "integrity": [
             {
@@ -382,11 +448,19 @@ figures redrawn from the runs; the integrity of every run (stalled, incomplete, 
 kept apart from the paper's claims; every number the paper publishes beside ours (mean ±
 95 % confidence half-width over seeds), flagged where ours differs by more than 10 % or
 25 %; each of the paper's claims with its sentence quoted, the band that sentence implies
-(fixed before the run, never widened after it) and whether it holds; and what we ran to
-find out why we differ. `--quick` (fewer seeds and points) checks the same claims in
-seconds; the tests use it.
+(read by the rules of `python/lastmile/reproduce/words.py` before the run, never widened
+after it) and whether it holds; the settings each paper leaves out and what we chose from
+its evidence; the sentences not tested and why; and what we ran to find out why we differ.
+`--quick` (fewer seeds and points) checks the same claims in seconds; the tests use it.
+
+The counting is strict: each published number counts once, against the series the declared
+settings run (the same number beside another series is a sensitivity row), and neither the
+numbers a setting was chosen by nor their claims count (calibration). A test feeds each
+paper's own numbers through every claim they bear on (`tests/test_reproduce_papers.py`).
 
 **All experiments: {total}.**
+
+{papers}
 
 {summary}
 """
@@ -413,27 +487,58 @@ def _summary_rows(outcomes: Sequence[Outcome]) -> list[str]:
     return rows
 
 
+def paper_headlines(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """The headline summed per paper (seed document), in `PAPERS` order."""
+    out: dict[str, dict[str, int]] = {seed: {} for seed in PAPERS}
+    for o in outcomes:
+        total = out.setdefault(o.experiment.seed, {})
+        for key, value in headline(o).items():
+            total[key] = total.get(key, 0) + value
+    return {seed: h for seed, h in out.items() if h}
+
+
+def _paper_rows(outcomes: Sequence[Outcome]) -> list[str]:
+    rows = [
+        "| paper | claims held | calibration claims | numbers within 10 % | within 25 % |",
+        "|---|---|---|---|---|",
+    ]
+    for seed, h in paper_headlines(outcomes).items():
+        rows.append(
+            f"| {PAPERS.get(seed, seed)} | {h['claims_held']} / {h['claims_total']} | "
+            f"{h['calibration_claims']} | {h['numbers_within_10']} / {h['numbers_total']} | "
+            f"{h['numbers_within_25']} / {h['numbers_total']} |"
+        )
+    return rows
+
+
 def _closing_note(outcomes: Sequence[Outcome]) -> str:
     lines = [
-        "## Closing note: claims held before and after issue 10",
+        "## Closing note: the headline per paper, before and after the strict counting",
         "",
-        "Before: the claims of `docs/reproductions.md` at commit 3dfbda5, several of them "
-        "loosened or chosen after seeing our results. After: every claim quotes the paper's "
-        "sentence and tests the band that sentence implies; claims that could not fail "
-        "moved to the integrity section or went; sentences the old claims skipped are now "
-        "checked.",
+        "Before: `lastmile reproduce all` at commit 00a58d8 with its own counting (every "
+        "comparison counted, calibration targets and sensitivity series included; bands "
+        "chosen claim by claim). After: the bands read by one set of rules "
+        "(`words.py`), each published number counted once, calibration left out, the "
+        "settings each paper leaves out chosen once from its evidence, vacuous claims "
+        "dropped (each experiment's 'Sentences not tested as claims') and the paper's "
+        "untested statements added.",
         "",
-        "| experiment | claims held before | claims held after | numbers within 10 % |",
-        "|---|---|---|---|",
+        "| paper | claims held before | after | numbers within 10 % before | after | "
+        "within 25 % before | after |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for o in outcomes:
-        before = BEFORE_ISSUE_10.get(o.experiment.name)
-        hl = headline(o)
+    for seed, h in paper_headlines(outcomes).items():
+        b = BEFORE.get(seed)
+        before = (
+            ("-",) * 3
+            if b is None
+            else (f"{b[0]} / {b[1]}", f"{b[2]} / {b[4]}", f"{b[3]} / {b[4]}")
+        )
         lines.append(
-            f"| {o.experiment.name} | "
-            f"{'-' if before is None else f'{before[0]} / {before[1]}'} | "
-            f"{hl['claims_held']} / {hl['claims_total']} | "
-            f"{hl['numbers_within_10']} / {hl['numbers_total']} |"
+            f"| {PAPERS.get(seed, seed)} | {before[0]} | {h['claims_held']} / "
+            f"{h['claims_total']} | {before[1]} | {h['numbers_within_10']} / "
+            f"{h['numbers_total']} | {before[2]} | {h['numbers_within_25']} / "
+            f"{h['numbers_total']} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -458,6 +563,7 @@ def write_docs(outcomes: Sequence[Outcome], docs_dir: Path, total_wall_s: float)
             quick=" --quick" if quick else "",
             mode="quick" if quick else "full",
             total=headline_text(total),
+            papers="\n".join(_paper_rows(outcomes)),
             summary="\n".join(rows),
         )
     ]

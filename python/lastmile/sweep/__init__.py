@@ -161,9 +161,11 @@ def results(
     are grouped apart). Raises `StoreError` for an unknown store, campaign, column or
     metric, or a damaged store.
     """
+    from lastmile._scenario import check_path
     from lastmile.sweep.analysis import results as summarise
     from lastmile.sweep.store import store_errors
 
+    check_path(store, "store", "a path to a results store (.duckdb)")
     with store_errors(store):
         return summarise(
             store,

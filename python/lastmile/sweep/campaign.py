@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lastmile._errors import ArgumentError, ArgumentTypeError, clip
+from lastmile._scenario import check_path
 from lastmile.sweep import executors
 from lastmile.sweep.progress import Progress
 from lastmile.sweep.runner import (
@@ -177,6 +179,7 @@ def run_campaign(
     `progress` None reports on stderr; False is silent. Ctrl-C stops the sweep cleanly:
     the outcome says ``interrupted`` and what was stored stays stored.
     """
+    _check_arguments(sweep, jobs, store, chunk_size)
     spec = load_sweep(sweep if isinstance(sweep, SweepSpec | Mapping) else Path(sweep))
     points = spec.points()
     validate_points(spec, points, validator)
@@ -198,7 +201,7 @@ def run_campaign(
         if dry_run:
             outcome.dry_run = True
             return outcome
-        st.record_campaign(spec.name, spec.axes, spec.to_json(), str(spec.file or ""))
+        st.record_campaign(spec.name, spec.axes, _stored_sweep(spec), str(spec.file or ""))
         tasks = _tasks(spec, points, missing)
         if not tasks:
             return outcome
@@ -218,6 +221,64 @@ def run_campaign(
         with _ctrl_c_as_a_request() as stop:
             _drain(stream, chunker, st, constants, outcome, bar, stop)
     return outcome
+
+
+def _resolved_base(spec: SweepSpec) -> dict[str, Any] | None:
+    """The base scenario as the core resolves it (every key, defaults filled in), or None
+    when it cannot be read (a campaign run with a stand-in runner)."""
+    import lastmile
+
+    try:
+        if isinstance(spec.scenario, Path):
+            return lastmile.load(spec.scenario).to_dict()
+        return lastmile.Scenario.from_text(canonical_json(spec.scenario), "json").to_dict()
+    except lastmile.LastmileError:
+        return None
+
+
+def _stored_sweep(spec: SweepSpec) -> str:
+    """What the store keeps of a campaign: the sweep (canonical JSON), with the base
+    scenario resolved (``base_scenario``) and the command that runs it (``command``), so a
+    report can say what ran."""
+    import json
+    import shlex
+
+    stored = json.loads(spec.to_json())
+    stored["base_scenario"] = _resolved_base(spec)
+    if spec.file is not None:
+        stored["command"] = shlex.join(["lastmile", "sweep", str(spec.file)])
+    return canonical_json(stored)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_arguments(sweep: object, jobs: object, store: object, chunk_size: object) -> None:
+    """Refuse arguments of the wrong kind before anything is read or run."""
+    if not isinstance(sweep, SweepSpec | Mapping | str | os.PathLike):
+        raise ArgumentTypeError(
+            f"spec = {clip(sweep)}: expected a sweep file path, a dict or a SweepSpec",
+            argument="spec",
+            value=sweep,
+        )
+    if store is not None:
+        check_path(store, "store", "a path to a results store (.duckdb)")
+    for name, value in (("jobs", jobs), ("chunk_size", chunk_size)):
+        if value is None:
+            continue
+        if not _whole(value):
+            raise ArgumentTypeError(
+                f"{name} = {clip(value)}: expected a whole number, at least 1",
+                argument=name,
+                value=value,
+            )
+        if value < 1:  # type: ignore[operator]
+            raise ArgumentError(
+                f"{name} = {clip(value)}: expected a whole number, at least 1",
+                argument=name,
+                value=value,
+            )
 
 
 @contextmanager

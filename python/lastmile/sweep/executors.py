@@ -305,6 +305,10 @@ def _quiet_dask_logs(stack: ExitStack) -> Callable[[], None]:
     return silence
 
 
+#: How long `connect_dask` waits for a scheduler before giving up.
+DASK_CONNECT_TIMEOUT_S = 10.0
+
+
 def connect_dask(address: str, stack: ExitStack) -> Any:
     """A `distributed.Client` for `address`, closed when `stack` closes.
 
@@ -327,7 +331,14 @@ def connect_dask(address: str, stack: ExitStack) -> Any:
         )
         client = stack.enter_context(dask.Client(cluster))
     else:
-        client = stack.enter_context(dask.Client(address))
+        try:
+            client = stack.enter_context(dask.Client(address, timeout=DASK_CONNECT_TIMEOUT_S))
+        except (OSError, TimeoutError) as e:
+            raise ExecutorError(
+                f"cannot reach the Dask scheduler at {address} within "
+                f"{DASK_CONNECT_TIMEOUT_S:g} s ({' '.join(str(e).split()) or type(e).__name__}); "
+                "is it running? (dask scheduler; or --dask local:N for a local cluster)"
+            ) from None
     stack.callback(silence)  # runs before the client closes
     return client
 

@@ -9,7 +9,8 @@ Flattening (the store's metric columns): every leaf of the summary becomes one c
 nested names joined by ``_``; list items take the singular of the list's name and their
 index (``flows[0].throughput_bps`` → ``flow0_throughput_bps``, ``links[2].queue_drops`` →
 ``link2_queue_drops``); ``wireless.goodput_wireless`` → ``wireless_goodput_wireless``;
-``engine.events`` → ``engine_events``; the scenario's ``name`` → ``scenario_name``. When a
+``engine.events`` → ``engine_events``; the scenario's ``name`` → ``scenario_name`` (the
+resolved ``scenario`` and the ``command`` are not metrics and are left out). When a
 run has exactly one flow (or one beside its `background` flows) that flow's non-text
 metrics are also stored unprefixed (``throughput_bps``, ``tcp_timeouts``, ...). The
 summary's ``seed`` is the ``seed`` column. A multi-flow run's ``fairness`` and ``groups``
@@ -145,7 +146,8 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The run summary as flat metric columns (the rule is in the module docstring)."""
     flows = summary.get("flows")
     many = isinstance(flows, list) and len(flows) > MAX_FLOW_COLUMNS
-    skip = ("name", "seed", "flows") if many else ("name", "seed")
+    # The resolved scenario and the command line say what ran; they are no metrics.
+    skip = ("name", "seed", "scenario", "command", *(("flows",) if many else ()))
     rest = {k: v for k, v in summary.items() if k not in skip}
     out: dict[str, Any] = {"scenario_name": summary["name"]} if "name" in summary else {}
     _flatten_into(out, "", rest)

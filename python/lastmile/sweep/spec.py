@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import numbers
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -236,8 +237,30 @@ def load_sweep(source: str | Path | Mapping[str, Any] | SweepSpec) -> SweepSpec:
     return _parse(data, path)
 
 
+def plain(value: Any) -> Any:
+    """`value` with NumPy scalars (and any other `numbers.Real`) made plain Python bools,
+    ints and floats, through lists and tables: a grid may be ``list(np.linspace(...))``."""
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if getattr(getattr(value, "dtype", None), "kind", None) == "b" and not getattr(
+        value, "ndim", 1
+    ):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
 def _parse(data: Mapping[str, Any], file: Path | None) -> SweepSpec:
     origin = str(file) if file is not None else "<dict>"
+    if file is None:
+        data = {k: v if k == "scenario" else plain(v) for k, v in data.items()}
 
     def fail(message: str, axis: str | None = None, value: Any = None) -> SweepError:
         return SweepError(message, file=origin, axis=axis, value=value)

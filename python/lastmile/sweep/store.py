@@ -168,10 +168,28 @@ class Store:
             )
             raise StoreError(f"{self.path}: cannot open the results store ({text}); {why}") from e
         with store_errors(self.path):
+            self._refuse_a_foreign_database()
             if not read_only:
                 self.con.execute(_SCHEMA)
             self._types = self._column_types()
             self._flow_types = self._column_types("flows")
+
+    def _refuse_a_foreign_database(self) -> None:
+        """A DuckDB file that holds tables but not a results store's is refused before
+        anything is written to it (an empty file becomes a store)."""
+        tables = {
+            str(name)
+            for (name,) in self.con.execute(
+                "SELECT table_name FROM information_schema.tables"
+            ).fetchall()
+        }
+        if tables and not {"runs", "campaigns"} <= tables:
+            self.con.close()
+            shown = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "")
+            raise StoreError(
+                f"{self.path}: not a lastmile results store (it holds the tables {shown}); "
+                "it was left untouched: give another --store"
+            )
 
     def close(self) -> None:
         """Close the file (a checkpoint folds the write-ahead log into it)."""

@@ -171,6 +171,11 @@ pub struct AgentOutbox {
     /// Packets the agent sends from its node, routed by their destination. The world
     /// assigns their ids and fixes their IP length.
     pub packets: Vec<Packet>,
+    /// Packets the agent sends ahead of the data waiting in its node's interface queue (a
+    /// local retransmission at high priority), in order, before `packets`: routed the same
+    /// way, they start at once on an idle link or wait at the head of the queue, which
+    /// drops its last packets if it is full (ns-2's `PriQueue`).
+    pub ahead: Vec<Packet>,
     pub trace: Vec<AgentTrace>,
     /// After `MobilityNotice::Left`: the mobile's connections for its new base station's
     /// agent, and how long the transfer takes from the moment the mobile joins it.
@@ -181,6 +186,7 @@ impl AgentOutbox {
     pub fn clear(&mut self) {
         self.verdict = Verdict::Forward;
         self.packets.clear();
+        self.ahead.clear();
         self.trace.clear();
         self.handover = None;
     }
@@ -225,6 +231,15 @@ pub trait Agent {
     fn summary(&self, end: SimTime) -> AgentSummary;
     /// The agent wants its station's MAC signals for data frames (`AgentInput::Link`).
     fn wants_link_signals(&self) -> bool {
+        false
+    }
+    /// The agent follows its node's datagrams leaving: `AgentInput::Link` with `Trans` when
+    /// one leaves the interface queue for the link (on a point-to-point link its
+    /// transmission starts; in a cell it goes to the link layer and MAC, ahead of
+    /// everything still queued) and, on a point-to-point link, `TxSuccess` when its last bit
+    /// has left (a cell gives `TxSuccess` / `TxFailure` to every agent that
+    /// `wants_link_signals`).
+    fn wants_departures(&self) -> bool {
         false
     }
     /// The agent wants the packets of its own node's TCP (`AgentInput::Local`).
@@ -473,6 +488,10 @@ impl AnyAgent {
     /// See `Agent::wants_link_signals`.
     pub fn wants_link_signals(&self) -> bool {
         self.inner().wants_link_signals()
+    }
+    /// See `Agent::wants_departures`.
+    pub fn wants_departures(&self) -> bool {
+        self.inner().wants_departures()
     }
     /// See `Agent::wants_local_packets`.
     pub fn wants_local_packets(&self) -> bool {

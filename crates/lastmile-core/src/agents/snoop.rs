@@ -1,40 +1,41 @@
 //! Snoop (Balakrishnan et al.), as the TULIP paper configured the BSD code it ran
 //! (TULIP §2, §4, §5.2), with the implementation choices of `protocol-notes.md` §1.
-//! `docs/models/snoop.md` gives each rule's reasons and the runs that shaped it.
+//! `docs/models/snoop.md` gives each rule's reasons and the runs that shaped it;
+//! `variant = "ns2"` runs ns-2.35's Snoop instead (`snoop/ns2.rs`).
 //!
 //! * **Cache**: every data segment from the fixed host is cached (up to `cache_packets`
 //!   per connection, ns-2's `maxbufs`) and forwarded; the mobile's cumulative ACKs free
 //!   it. A sender retransmission of a cached segment is forwarded again and marked
 //!   `sender_rxmit` (ns-2 `snoop_insert`). A segment the mobile has already acknowledged is
 //!   dropped and the last ACK regenerated to the fixed host (the Snoop paper's rule).
-//! * **Duplicate ACKs** (ns-2 `snoop_ack`): those below `dupack_threshold` are forwarded;
-//!   the `dupack_threshold`-th retransmits the missing segment locally (TULIP §4: "after
-//!   the receipt of 2 duplicate acknowledgments"), and the dupacks then expected from the
-//!   cached segments after it are suppressed. A segment is retransmitted on dupacks once;
-//!   later dupacks are forwarded.
+//! * **Local retransmissions** go ahead of the data queued at the base station's interface
+//!   (Balakrishnan et al. 1995, Fig. 2: "Retransmit lost packet with high priority";
+//!   `retransmit_ahead = false`: behind it, as ns-2). Duplicate ACKs, the burst-loss rule
+//!   and the timers that trigger them: `snoop/recovery.rs`.
+//! * **Duplicate ACKs**: those below `dupack_threshold` are forwarded; the
+//!   `dupack_threshold`-th retransmits the missing segment (TULIP §4: "after the receipt of
+//!   2 duplicate acknowledgments") and the dupacks still on their way are suppressed.
+//! * **Burst-loss rule** (the BSD code): an ACK answering a local retransmission that stops
+//!   at a segment sent before that retransmission retransmits it at once.
 //! * **Retransmission timer**: max(`min_timeout`, `timeout_factor`·rtt) = max(40 ms,
 //!   2·rtt) (TULIP §4), armed when the cache becomes non-empty and re-armed on each new
-//!   ACK and each local retransmission; no back-off. On expiry the oldest segment is
-//!   retransmitted if it is the one the mobile expects.
+//!   ACK, each local retransmission and each frame of the connection leaving the
+//!   interface; no back-off. On expiry the oldest segment is retransmitted if it is the
+//!   one the mobile expects.
 //! * **Persist timer** (TULIP §4: "a persist timer that senses idle periods"): every
-//!   `persist` while segments are cached; after a whole period with no ACK from the mobile
-//!   and no retransmission, the oldest segment is retransmitted. Where the base station's
-//!   interface reports its transmissions (a cell: `AgentInput::Link`), a frame of the
-//!   connection leaving it also counts as activity and re-arms the retransmission timer
-//!   ("measured from the last (re)transmission", notes §1.6). Snoop observes the MAC, never
-//!   commands it (TULIP §5).
-//! * **Burst-loss rule** (BSD, notes §1.4): an ACK that frees a locally retransmitted
-//!   segment and stops at the next one retransmits that one at once — only when the ACK
-//!   can answer the retransmission (Karn's ambiguity): not while it is still queued at the
-//!   interface, and on a cell only if the mobile had reported the hole with a dupack.
-//! * **RTT**: one segment timed at a time (TULIP §4), from its arrival at the base station
-//!   — or, where the interface reports its transmissions, from its transmission, restarted
-//!   when a local retransmission of a hole before it goes on the air — to the first ACK
-//!   covering it. The first sample replaces the initial estimate; later ones follow ns-2's
-//!   `snoop_rtt`, which weighs the new sample by 7/8 (notes §1.5, bug 2). With `fix =
-//!   false` a sample may span a local recovery: TULIP §5.2's rtt inflation. With `fix =
-//!   true` ("Snoop w/fix") a retransmission of the timed segment cancels the measurement.
-//!
+//!   `persist` while segments are cached; after a whole period with no ACK from the
+//!   mobile, no retransmission and no frame of the connection leaving the interface, the
+//!   oldest segment is retransmitted. Snoop observes its interface, never commands it
+//!   (TULIP §5; `snoop/air.rs`).
+//! * **RTT**: one segment timed at a time (TULIP §4), from when it leaves the base
+//!   station's interface queue for the link (its airtime included) — from its arrival
+//!   where the interface reports nothing — to the first ACK covering it; restarted when a
+//!   local retransmission of a hole before it leaves. The first sample replaces the
+//!   initial estimate; later ones weigh 1/8 (RFC 6298's α; ns-2's `snoop_rtt` gives them
+//!   7/8, which let one long sample stretch the 2·rtt timer past the persist period). With
+//!   `fix = false` a sample may span a local recovery: TULIP §5.2's rtt inflation. With
+//!   `fix = true` ("Snoop w/fix") a retransmission of the timed segment cancels the
+//!   measurement.
 //! * **SACK** (`sack = true`, `snoop/sack.rs`): a duplicate ACK with SACK blocks
 //!   retransmits every hole the blocks name, not just the oldest.
 //! * **Handoff** (docs/mobility.md): when a mobile leaves the base station's cell its
@@ -44,8 +45,11 @@
 //!   sees a mobile leave and keeps its state.
 //!
 //! Left out: the reverse direction (mobile as sender: ELN / NACK), ns-2's `integrate_`
-//! heuristic and its process-wide dupack counter, interface-queue-length checks.
+//! heuristic, interface-queue-length checks.
 
+mod air;
+mod ns2;
+mod recovery;
 mod sack;
 mod spec;
 #[cfg(test)]
@@ -61,7 +65,7 @@ use crate::metrics::AgentSummary;
 use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber, TcpSegment};
 use crate::wireless::signals::MacSignal;
 
-pub use spec::SnoopSpec;
+pub use spec::{SnoopSpec, SnoopVariant};
 
 /// A cached segment.
 #[derive(Clone, Debug)]
@@ -75,25 +79,47 @@ struct Cached {
     sender_rxmit: bool,
     /// When it was (last) forwarded from the fixed host.
     cached_at: SimTime,
+    /// When its last copy went on the air, where the interface reports it (`None`: not yet,
+    /// or not known).
+    sent_at: Option<SimTime>,
     /// When Snoop last retransmitted it.
     rxmit_at: Option<SimTime>,
-    /// Snoop's last retransmission of it is still in the base station's interface queue
-    /// (only known where the interface reports its transmissions: a cell). An ACK covering
-    /// the segment then answers an earlier copy, not that retransmission.
-    rxmit_queued: bool,
-    /// The mobile said it lacks this segment: a duplicate ACK for it arrived. Over a FIFO
-    /// hop the original copy was then lost, and an ACK covering it answers a retransmission.
-    hole_reported: bool,
+    /// Where Snoop's last retransmission of it is (only known where the interface reports
+    /// its frames): until it has left, an ACK covering the segment answers an earlier copy.
+    rxmit: RxmitState,
     /// A SACK block from the mobile covered it (`sack = true`): the mobile has it.
     sacked: bool,
+}
+
+impl Cached {
+    /// When this segment's last copy left for the mobile, as far as Snoop knows: on the
+    /// air where the interface reports it, else when it was forwarded or retransmitted.
+    fn left_at(&self, sees_link: bool) -> Option<SimTime> {
+        if sees_link {
+            self.sent_at
+        } else {
+            Some(self.rxmit_at.unwrap_or(self.cached_at).max(self.cached_at))
+        }
+    }
+}
+
+/// Where a local retransmission is, as the interface's reports tell.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RxmitState {
+    /// Waiting in the interface queue.
+    Queued,
+    /// On the air (started, not finished).
+    OnAir,
+    /// Gone, or never sent, or not known (no reports).
+    Left,
 }
 
 /// The segment being timed for the rtt estimate.
 #[derive(Copy, Clone, Debug)]
 struct Timed {
     end: SeqNumber,
-    /// When the timing started; `None` while the segment waits in the interface queue (a
-    /// cell reports when it leaves).
+    /// When the timing started; `None` while the segment waits in the interface queue (the
+    /// interface reports when it leaves).
     start: Option<SimTime>,
 }
 
@@ -129,9 +155,10 @@ struct SnoopConn {
     timed: Option<Timed>,
     rtx_at: Option<SimTime>,
     persist_at: Option<SimTime>,
-    /// An ACK arrived or a retransmission left since the last persist tick.
+    /// An ACK arrived, a retransmission was sent or a frame left since the last persist
+    /// tick.
     active: bool,
-    /// The base station's interface reports the connection's transmissions (a cell).
+    /// The base station's interface reports the connection's frames (`snoop/air.rs`).
     sees_link: bool,
 }
 
@@ -140,15 +167,19 @@ struct SnoopConn {
 pub struct SnoopAgent {
     spec: SnoopSpec,
     conns: Conns<ConnKey, SnoopConn>,
+    /// `variant = "ns2"`: ns-2's Snoop runs every connection instead (`snoop/ns2.rs`).
+    ns2: Option<ns2::Ns2Snoop>,
     counters: SnoopCounters,
     occupancy: Occupancy,
 }
 
 impl SnoopAgent {
     pub fn new(spec: SnoopSpec) -> Self {
+        let ns2 = (spec.variant == SnoopVariant::Ns2).then(ns2::Ns2Snoop::default);
         SnoopAgent {
             spec,
             conns: Conns::default(),
+            ns2,
             counters: SnoopCounters::default(),
             occupancy: Occupancy::default(),
         }
@@ -163,15 +194,24 @@ impl SnoopAgent {
     }
     /// The rtt estimate of the connection `key`, once it has one.
     pub fn rtt_estimate(&self, key: &ConnKey) -> Option<SimDuration> {
-        self.conns.get(key).and_then(|c| c.srtt)
+        match &self.ns2 {
+            Some(n) => n.rtt_estimate(key),
+            None => self.conns.get(key).and_then(|c| c.srtt),
+        }
     }
     /// The retransmission timeout `key` would arm now.
     pub fn current_timeout(&self, key: &ConnKey) -> Option<SimDuration> {
-        self.conns.get(key).map(|c| c.timeout(&self.spec))
+        match &self.ns2 {
+            Some(n) => n.current_timeout(key),
+            None => self.conns.get(key).map(|c| c.timeout(&self.spec)),
+        }
     }
     /// Segments cached for `key`.
     pub fn cached_segments(&self, key: &ConnKey) -> usize {
-        self.conns.get(key).map_or(0, |c| c.cache.len())
+        match &self.ns2 {
+            Some(n) => n.cached_segments(key),
+            None => self.conns.get(key).map_or(0, |c| c.cache.len()),
+        }
     }
 
     /// Runs `f` on connection `key` (if the agent tracks it) with the context its handlers
@@ -231,15 +271,17 @@ impl SnoopAgent {
         self.with_conn(&key, out, |c, cx| c.on_ack(cx, now, ack, &seg, packet));
     }
 
-    /// The base station's wireless interface finished sending a frame (module notes,
-    /// persist timer): a segment of the connection on the air means it is not idle.
-    fn on_sent(&mut self, now: SimTime, packet: &Packet) {
+    /// A frame of the base station's interface towards the mobile started (`Trans`) or
+    /// finished (module notes, "Frames on the air").
+    fn on_frame(&mut self, now: SimTime, signal: MacSignal, packet: &Packet) {
         let Some((key, seg)) = ConnKey::of(Side::Wired, packet) else {
             return;
         };
         if seg.payload_len > 0 {
             let spec = &self.spec;
-            self.conns.update(&key, |c| c.on_sent(spec, now, &seg));
+            let started = signal == MacSignal::Trans;
+            self.conns
+                .update(&key, |c| c.on_frame(spec, now, started, &seg));
         }
     }
 
@@ -272,6 +314,11 @@ pub struct SnoopHandover(Vec<(ConnKey, SnoopConn)>);
 
 impl Agent for SnoopAgent {
     fn handle(&mut self, now: SimTime, input: AgentInput<'_>, out: &mut AgentOutbox) {
+        if let Some(n) = self.ns2.as_mut() {
+            n.handle(&self.spec, &mut self.counters, now, input, out);
+            self.occupancy.set(now, n.held_bytes());
+            return;
+        }
         match input {
             AgentInput::Packet {
                 side: Side::Wired,
@@ -283,9 +330,9 @@ impl Agent for SnoopAgent {
             } => self.on_wireless(now, packet, out),
             AgentInput::Timer => self.on_timer(now, out),
             AgentInput::Link {
-                signal: MacSignal::TxSuccess | MacSignal::TxFailure,
+                signal: signal @ (MacSignal::Trans | MacSignal::TxSuccess | MacSignal::TxFailure),
                 packet: Some(packet),
-            } => self.on_sent(now, packet),
+            } => self.on_frame(now, signal, packet),
             AgentInput::Mobility(MobilityNotice::Left { mobile }) => self.on_left(mobile, out),
             AgentInput::Handover(Handover::Snoop(h)) => self.on_handover(h),
             AgentInput::Link { .. }
@@ -297,7 +344,10 @@ impl Agent for SnoopAgent {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.conns.earliest()
+        match &self.ns2 {
+            Some(n) => n.poll_timeout(),
+            None => self.conns.earliest(),
+        }
     }
 
     /// A connection with segments cached has its persist timer running, so an idle period
@@ -334,8 +384,11 @@ impl Agent for SnoopAgent {
         }
     }
 
-    /// Snoop watches its interface's transmissions (persist and rtt notes above).
+    /// Snoop watches its interface's transmissions (module notes, "Frames on the air").
     fn wants_link_signals(&self) -> bool {
+        true
+    }
+    fn wants_departures(&self) -> bool {
         true
     }
 }
@@ -374,35 +427,6 @@ impl SnoopConn {
         (rtt * u64::from(spec.timeout_factor)).max(spec.min_timeout.sim())
     }
 
-    /// A frame of this connection left the base station's interface.
-    fn on_sent(&mut self, spec: &SnoopSpec, now: SimTime, seg: &TcpSegment) {
-        let timeout = self.timeout(spec);
-        self.sees_link = true;
-        let seq = seg.header.seq;
-        let mut rxmit_left = false;
-        if let Some(x) = self.cache.iter_mut().find(|x| x.seq == seq) {
-            rxmit_left = x.rxmit_queued;
-            x.rxmit_queued = false;
-        }
-        let end = seq + seg.seq_len();
-        if let Some(t) = self.timed.as_mut() {
-            if t.end == end && t.start.is_none() {
-                t.start = Some(now);
-            } else if rxmit_left && t.start.is_some() && end < t.end {
-                // A local retransmission of a hole before the timed segment went on the
-                // air: the ACK covering the timed segment now waits for it, so the clock
-                // runs from that last transmission (notes §1.6). A retransmission of the
-                // timed segment itself cancels the timing with the fix and, without it,
-                // leaves the clock running: TULIP §5.2's inflation.
-                t.start = Some(now);
-            }
-        }
-        self.active = true;
-        if self.rtx_at.is_some() {
-            self.rtx_at = Some(now + timeout);
-        }
-    }
-
     /// A data segment from the fixed host.
     fn on_data(&mut self, cx: &mut Cx<'_>, now: SimTime, packet: &Packet, seg: &TcpSegment) {
         let timeout = self.timeout(cx.spec);
@@ -422,6 +446,7 @@ impl SnoopConn {
             e.sender_rxmit = true;
             e.num_rxmit = 0;
             e.cached_at = now;
+            e.sent_at = None;
             if cx.spec.fix && self.timed.is_some_and(|t| seq < t.end && t.end <= end) {
                 self.timed = None;
             }
@@ -443,16 +468,16 @@ impl SnoopConn {
                 num_rxmit: 0,
                 sender_rxmit: reordered && i == 0,
                 cached_at: now,
+                sent_at: None,
                 rxmit_at: None,
-                rxmit_queued: false,
-                hole_reported: false,
+                rxmit: RxmitState::Left,
                 sacked: false,
             },
         );
         self.cached_bytes += u64::from(seg.payload_len);
         if !reordered && self.timed.is_none() {
-            // Where the interface reports its transmissions, the clock starts when the
-            // segment goes on the air: the queue in front of it is not the path's rtt.
+            // Where the interface reports its frames, the clock starts when the segment
+            // goes on the air: the queue in front of it is not the link's rtt.
             let start = (!self.sees_link).then_some(now);
             self.timed = Some(Timed { end, start });
         }
@@ -490,14 +515,16 @@ impl SnoopConn {
     }
 
     fn on_new_ack(&mut self, cx: &mut Cx<'_>, now: SimTime, ack: SeqNumber, packet: &Packet) {
-        let mut rxmit_acked: Option<SimTime> = None;
+        // The latest local retransmission this ACK can answer: one that has left the
+        // interface (Karn's ambiguity: an ACK arriving before that answers an earlier copy).
+        let mut answered: Option<SimTime> = None;
         while self.cache.front().is_some_and(|x| x.end <= ack) {
             let Some(x) = self.cache.pop_front() else {
                 break;
             };
             self.cached_bytes -= u64::from(x.packet.payload_len());
-            if !x.rxmit_queued && (x.hole_reported || !self.sees_link) {
-                rxmit_acked = rxmit_acked.max(x.rxmit_at);
+            if x.num_rxmit > 0 && x.rxmit == RxmitState::Left {
+                answered = answered.max(x.left_at(self.sees_link));
             }
         }
         self.last_ack = Some(ack);
@@ -518,39 +545,13 @@ impl SnoopConn {
             self.rtx_at = Some(now + timeout);
             self.persist_at.get_or_insert(now + cx.spec.persist.sim());
         }
-        if let Some(t) = rxmit_acked {
+        if let Some(t) = answered {
             self.on_partial_ack(cx, now, t);
         }
     }
 
-    /// The BSD code's burst-loss rule (notes §1.4, "Click"): the ACK for a local
-    /// retransmission stops at a segment forwarded *before* that retransmission, so FIFO
-    /// delivery says it was lost too: retransmit it at once. The segments forwarded after
-    /// the acknowledged retransmission are still on their way and will each bring a dupack.
-    fn on_partial_ack(&mut self, cx: &mut Cx<'_>, now: SimTime, rxmit_at: SimTime) {
-        let Some(tail) = self.cache.front() else {
-            return;
-        };
-        let lost = Some(tail.seq) == self.last_ack
-            && tail.cached_at < rxmit_at
-            && tail.num_rxmit == 0
-            && !tail.sender_rxmit;
-        if !lost {
-            return;
-        }
-        let behind = self
-            .cache
-            .iter()
-            .skip(1)
-            .filter(|x| x.cached_at > rxmit_at)
-            .count() as u32;
-        if self.retransmit_tail(cx, now) {
-            self.exp_dupacks = behind;
-        }
-    }
-
-    /// ns-2 `snoop_rtt` smoothing: the first sample replaces the initial value; later ones
-    /// weigh 7/8 (module notes).
+    /// The first sample replaces the initial value; later ones weigh 1/8 (RFC 6298 (2.3)'s
+    /// α; module notes, "RTT").
     fn take_sample(&mut self, cx: &mut Cx<'_>, sample: SimDuration) {
         if sample.is_zero() {
             return;
@@ -558,111 +559,10 @@ impl SnoopConn {
         cx.counters.common.rtt_samples += 1;
         let rtt = match self.srtt {
             None => sample,
-            Some(s) => (s + sample * 7) / 8,
+            Some(s) => (s * 7 + sample) / 8,
         };
         self.srtt = Some(rtt);
         let (flow, timeout) = (self.flow, self.timeout(cx.spec));
         cx.out.trace.push(AgentTrace::Rtt { flow, rtt, timeout });
-    }
-
-    fn on_dupack(&mut self, cx: &mut Cx<'_>, now: SimTime) {
-        let threshold = cx.spec.dupack_threshold;
-        let timeout = self.timeout(cx.spec);
-        let last_ack = self.last_ack;
-        let Some(tail) = self.cache.front_mut() else {
-            return;
-        };
-        if Some(tail.seq) != last_ack {
-            return; // The missing segment is not cached: the sender must recover it.
-        }
-        tail.hole_reported = true;
-        let (sender_rxmit, rxmit_at) = (tail.sender_rxmit, tail.rxmit_at);
-        if self.rtx_at.is_some() {
-            // The ACK clock still runs: the pipe ahead of a retransmission is draining.
-            self.rtx_at = Some(now + timeout);
-        }
-        if self.exp_dupacks > 0 {
-            self.exp_dupacks -= 1;
-            cx.counters.common.suppressed_dupacks += 1;
-            cx.out.verdict = Verdict::Drop;
-            return;
-        }
-        self.dupacks += 1;
-        if sender_rxmit {
-            return; // The sender is on it: forwarded.
-        }
-        if let Some(t) = rxmit_at {
-            // More dupacks than expected: they come from segments forwarded after our
-            // retransmission, which FIFO delivery says was lost (ns-2's and Click's "one
-            // more retransmission", repeated up to `max_local_retransmits`).
-            let behind = self.cache.iter().filter(|x| x.cached_at > t).count() as u32;
-            if behind > 0 && self.retransmit_tail(cx, now) {
-                self.exp_dupacks = behind - 1;
-                cx.counters.common.suppressed_dupacks += 1;
-                cx.out.verdict = Verdict::Drop;
-            }
-            return;
-        }
-        if self.dupacks != threshold {
-            return; // Forwarded: below the threshold.
-        }
-        // Every cached segment after the lost one that reaches the mobile brings a dupack;
-        // `threshold` of them have come already.
-        let after = self.cache.len() as u32 - 1;
-        if self.retransmit_tail(cx, now) {
-            self.exp_dupacks = after.saturating_sub(threshold);
-            cx.counters.common.suppressed_dupacks += 1;
-            cx.out.verdict = Verdict::Drop;
-        }
-    }
-
-    /// Sends the oldest cached segment again (ns-2 `snoop_rxmit`); false at the limit.
-    fn retransmit_tail(&mut self, cx: &mut Cx<'_>, now: SimTime) -> bool {
-        let timeout = self.timeout(cx.spec);
-        let Some(tail) = self.cache.front_mut() else {
-            return false;
-        };
-        if tail.num_rxmit >= cx.spec.max_local_retransmits {
-            self.rtx_at = None;
-            return false;
-        }
-        tail.num_rxmit += 1;
-        tail.rxmit_at = Some(now);
-        tail.rxmit_queued = self.sees_link;
-        cx.out.packets.push(tail.packet);
-        let (seq, end) = (tail.seq, tail.end);
-        if cx.spec.fix && self.timed.is_some_and(|t| seq < t.end && t.end <= end) {
-            self.timed = None;
-        }
-        self.rtx_at = Some(now + timeout);
-        self.active = true;
-        cx.counters.common.local_retransmissions += 1;
-        true
-    }
-
-    /// The retransmission or the persist timer of this connection is due.
-    fn on_timer(&mut self, cx: &mut Cx<'_>, now: SimTime) {
-        let expects_tail = self
-            .cache
-            .front()
-            .is_some_and(|t| self.last_ack.is_none_or(|a| t.seq == a));
-        if self.rtx_at.is_some_and(|t| t <= now) {
-            self.rtx_at = None;
-            if expects_tail && self.retransmit_tail(cx, now) {
-                cx.counters.common.timer_expiries += 1;
-            }
-        }
-        if self.persist_at.is_some_and(|t| t <= now) {
-            if self.cache.is_empty() {
-                self.persist_at = None;
-                return;
-            }
-            let idle = !self.active;
-            self.active = false;
-            self.persist_at = Some(now + cx.spec.persist.sim());
-            if idle && expects_tail && self.retransmit_tail(cx, now) {
-                cx.counters.persist_retransmissions += 1;
-            }
-        }
     }
 }

@@ -115,10 +115,12 @@ pub fn show(
     (out, p)
 }
 
-/// The sequence numbers of the data packets in an outbox.
+/// The sequence numbers of the data packets in an outbox: those sent ahead of the queue,
+/// then the others.
 pub fn seqs(out: &AgentOutbox) -> Vec<u32> {
-    out.packets
+    out.ahead
         .iter()
+        .chain(&out.packets)
         .filter(|p| p.payload_len() > 0)
         .map(|p| (p.tcp().expect("tcp").header.seq.0 - ISS) / MSS)
         .collect()

@@ -51,7 +51,11 @@
 //!   mobile's TCP follows RFC 7323 §4.3 and would otherwise echo an older TS.Recent, an
 //!   ACK whose first acknowledged segment went without the option has its own removed
 //!   on the way to the source (in the paper's ns the sink echoed the triggering segment,
-//!   so such an ACK carried no echo either).
+//!   so such an ACK carried no echo either). With `none`, what the source sees of the
+//!   residence time depends on that echo: the paper's sink ("each acknowledgment contains
+//!   the timestamp of the segment that generated it", §3.1; `tcp.ts_echo = "segment"`)
+//!   shows it the residence of segments held behind a wired loss, RFC 7323's TS.Recent
+//!   hides most of it (`docs/models/wtcp.md`, "Table II").
 //!
 //! * **Handoff** (docs/mobility.md): WTCP §6 runs WTCP on the gateway, which keeps its
 //!   state across handoffs. On a base station a mobile leaves, its connections are dropped

@@ -1,6 +1,7 @@
 //! Metrics: counters and summaries named as the papers define them, opt-in column traces,
-//! and the pcap writer.
+//! the pcap writer, and output files written beside their path and renamed over it.
 
+pub mod fresh_file;
 pub mod pcap;
 pub mod summary;
 pub mod trace;

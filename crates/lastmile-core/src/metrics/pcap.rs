@@ -36,6 +36,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
+use super::fresh_file::FreshFile;
 use crate::engine::SimTime;
 use crate::packet::{
     Control, Packet, TcpHeader, TcpOptions, TcpSegment, Transport, UdpDatagram, IPV4_HEADER_LEN,
@@ -127,9 +128,12 @@ pub struct PcapWriter<W: Write = BufWriter<File>> {
 }
 
 impl PcapWriter<BufWriter<File>> {
-    /// Creates (or truncates) the file at `path` and writes the headers.
-    pub fn create(path: &Path, interface: Interface) -> io::Result<Self> {
-        PcapWriter::new(BufWriter::new(File::create(path)?), interface)
+    /// Creates a new file to take the place of `path` (`FreshFile`: nothing already at
+    /// `path` is written through) and writes the headers; `FreshFile::commit` puts it in
+    /// place once the capture is finished.
+    pub fn create(path: &Path, interface: Interface) -> io::Result<(Self, FreshFile)> {
+        let (file, fresh) = FreshFile::create(path)?;
+        Ok((PcapWriter::new(BufWriter::new(file), interface)?, fresh))
     }
 }
 

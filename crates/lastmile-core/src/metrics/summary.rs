@@ -24,6 +24,9 @@ pub struct FlowSummary {
     pub variant: String,
     /// The congestion control (`tcp.cc`: "reno", "cubic", "bbr", ...).
     pub cc: String,
+    /// The receiver's window (`tcp.rwnd`): the most it advertises; the window it
+    /// advertises is smaller only while it holds data out of order (`tcp::receiver`).
+    pub rwnd_bytes: u64,
     /// Application bytes the source wrote in total.
     pub bytes_total: u64,
     /// Application bytes delivered in order to the receiving application.
@@ -51,6 +54,11 @@ pub struct FlowSummary {
     /// max(30 s, 8 × the largest RTO before back-off the source used): past it a stall is
     /// the protocol's, not the channel's (`sim::flow::stall_threshold` gives the reasons).
     pub stall_threshold_s: f64,
+    /// A stalled flow only: "backoff" when its source's retransmission timeouts can account
+    /// for the stall (the scenario's own exponential back-off on a channel that keeps
+    /// losing), "lockup" when they cannot (`sim::flow::stall_cause` gives the bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_cause: Option<String>,
     /// Retransmission timer expiries at the source.
     pub tcp_timeouts: u64,
     /// Fast retransmits at the source (entries into loss recovery on duplicate ACKs).
@@ -206,7 +214,9 @@ pub struct EngineSummary {
     /// Wall-clock time of the run (the only figure that is not deterministic).
     pub wall_s: f64,
     /// "completed" when every flow finished (background traffic aside), "stop_time" when
-    /// the run reached its `stop_time`, "interrupted" when it was stopped (Ctrl-C).
+    /// the run reached its `stop_time`, "interrupted" when it was stopped (Ctrl-C,
+    /// SIGTERM), "budget" when it used up its event or wall-clock budget
+    /// (`sim::RunOptions::max_events`, `max_wall`): then the summary covers the run so far.
     pub stop_reason: String,
 }
 
@@ -243,6 +253,10 @@ pub struct RunSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy: Option<EnergySummary>,
     pub engine: EngineSummary,
+    /// What ran: the scenario with every key, its defaults filled in and its units spelled
+    /// out, and the run's seed (`scenario::resolved`); a scenario document that runs again
+    /// to the same result.
+    pub scenario: serde_json::Value,
 }
 
 /// One mobile host's handoffs (docs/mobility.md).
@@ -517,6 +531,7 @@ mod tests {
                 dst: String::new(),
                 variant: String::new(),
                 cc: String::new(),
+                rwnd_bytes: 0,
                 bytes_total: 0,
                 bytes_delivered: 0,
                 completed: false,
@@ -526,6 +541,7 @@ mod tests {
                 longest_stall_s: 0.0,
                 stalled: false,
                 stall_threshold_s: 0.0,
+                stall_cause: None,
                 tcp_timeouts: 1,
                 tcp_fast_retransmits: 0,
                 tcp_retransmits: 2,

@@ -140,6 +140,26 @@ impl<P: Copy> Channel<P> {
         }
     }
 
+    /// Offers a packet to go ahead of the queued ones (a base-station agent's local
+    /// retransmission: `AgentOutbox::ahead`): it starts at once on an idle transmitter, or
+    /// waits at the head of the queue, bypassing RED; returns the started offer (or
+    /// `Queued`) and the packets dropped from the queue's tail to make room for it.
+    pub fn offer_ahead(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> (Offer<P>, Vec<P>) {
+        if self.on_wire.is_none() {
+            let tx_end = self.start(now, packet, ip_bytes);
+            return (Offer::Started { tx_end, ce: false }, Vec::new());
+        }
+        let evicted: Vec<P> = self
+            .queue
+            .push_front((packet, ip_bytes), ip_bytes)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        self.stats.queue_drops += evicted.len() as u64;
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len() as u64);
+        (Offer::Queued { ce: false }, evicted)
+    }
+
     /// RED's verdict: `Some(marked)` to let the packet in, `None` if it dropped it.
     #[inline(never)]
     fn aqm_admission(&mut self, now: SimTime, ect: bool) -> Option<bool> {
@@ -157,6 +177,7 @@ impl<P: Copy> Channel<P> {
         }
     }
 
+    #[inline(never)]
     fn start(&mut self, now: SimTime, packet: P, ip_bytes: u32) -> SimTime {
         self.on_wire = Some((packet, ip_bytes, now));
         self.stats.frames_sent += 1;

@@ -15,6 +15,8 @@ pub struct DropTail<T> {
     items: VecDeque<(T, u32)>,
     bytes: u64,
     limit: QueueLimit,
+    /// The first `ahead` items were put ahead of the others (`push_front`).
+    ahead: usize,
 }
 
 impl<T> DropTail<T> {
@@ -23,6 +25,7 @@ impl<T> DropTail<T> {
             items: VecDeque::new(),
             bytes: 0,
             limit,
+            ahead: 0,
         }
     }
 
@@ -40,9 +43,43 @@ impl<T> DropTail<T> {
         Ok(())
     }
 
+    /// Puts `item` of `size` bytes ahead of everything waiting but the items put ahead
+    /// before it (a high-priority band, first come first served, before the data); if that
+    /// takes the queue over its limit, packets at the tail are dropped to make room and
+    /// handed back, last first (ns-2's `PriQueue::recvHighPriority`: enqueue at the head,
+    /// then drop the last). An item bigger than a byte limit on its own is handed back.
+    pub fn push_front(&mut self, item: T, size: u32) -> Vec<T> {
+        if let QueueLimit::Bytes(n) = self.limit {
+            if u64::from(size) > n {
+                return vec![item];
+            }
+        }
+        self.bytes += u64::from(size);
+        self.items.insert(self.ahead, (item, size));
+        self.ahead += 1;
+        let mut evicted = Vec::new();
+        while self.over_limit() {
+            let Some((last, s)) = self.items.pop_back() else {
+                break;
+            };
+            self.bytes -= u64::from(s);
+            self.ahead = self.ahead.min(self.items.len());
+            evicted.push(last);
+        }
+        evicted
+    }
+
+    fn over_limit(&self) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => self.items.len() as u64 > n,
+            QueueLimit::Bytes(n) => self.bytes > n,
+        }
+    }
+
     pub fn pop(&mut self) -> Option<T> {
         let (item, size) = self.items.pop_front()?;
         self.bytes -= u64::from(size);
+        self.ahead = self.ahead.saturating_sub(1);
         Some(item)
     }
 
@@ -66,7 +103,18 @@ impl<T> DropTail<T> {
     /// Keeps the items `keep` accepts, in order; returns how many were removed.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> usize {
         let before = self.items.len();
-        self.items.retain(|(item, _)| keep(item));
+        let mut index = 0;
+        let mut ahead_kept = 0;
+        let ahead = self.ahead;
+        self.items.retain(|(item, _)| {
+            let kept = keep(item);
+            if kept && index < ahead {
+                ahead_kept += 1;
+            }
+            index += 1;
+            kept
+        });
+        self.ahead = ahead_kept;
         self.bytes = self.items.iter().map(|(_, size)| u64::from(*size)).sum();
         before - self.items.len()
     }
@@ -135,6 +183,13 @@ impl<T> Queue<T> {
         self.fifo.push(item, size)
     }
 
+    /// Puts `item` at the head, ahead of the FIFO, without RED's verdict (a high-priority
+    /// packet, as ns-2's `PriQueue` passes them); returns the packets dropped from the tail
+    /// to keep the limit (`DropTail::push_front`).
+    pub fn push_front(&mut self, item: T, size: u32) -> Vec<T> {
+        self.fifo.push_front(item, size)
+    }
+
     /// A packet admitted went straight to the transmitter: the queue stays empty from `now`
     /// (as ns-2's RED sees an arrival pass through an idle link: enqueued and at once
     /// dequeued).
@@ -198,6 +253,32 @@ mod tests {
         assert_eq!(q.push(3, 100), Err(3));
         assert!(q.push(4, 50).is_ok());
         assert_eq!(q.bytes(), 250);
+    }
+
+    #[test]
+    fn a_packet_put_ahead_goes_first_and_a_full_queue_drops_its_last() {
+        let mut q = DropTail::new(QueueLimit::Packets(2));
+        assert!(q.push(1, 100).is_ok());
+        assert!(q.push(2, 100).is_ok());
+        assert_eq!(q.push_front(9, 100), vec![2]);
+        assert_eq!(q.push_front(8, 100), vec![1]);
+        assert_eq!(
+            q.pop(),
+            Some(9),
+            "first come first served among those put ahead"
+        );
+        assert_eq!(q.pop(), Some(8));
+        assert_eq!(q.pop(), None);
+        assert!(q.push(3, 100).is_ok());
+        assert_eq!(q.push_front(7, 100), Vec::<u32>::new());
+        assert_eq!(q.pop(), Some(7));
+        assert_eq!(q.pop(), Some(3));
+        let mut b = DropTail::new(QueueLimit::Bytes(250));
+        assert!(b.push(1, 100).is_ok());
+        assert!(b.push(2, 100).is_ok());
+        assert_eq!(b.push_front(9, 200), vec![2, 1]);
+        assert_eq!(b.bytes(), 200);
+        assert_eq!(b.push_front(8, 300), vec![8], "bigger than the whole limit");
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! error inside one stops at the enum's path; we then locate the culprit generically by
 //! re-deserializing the document with one change at a time: the key whose removal makes
 //! the error go away is the one at fault, and the tag is the key whose value, when made
-//! unknown, yields "unknown variant". Serde's messages are mapped into plain words
+//! unknown, yields "unknown variant". Within an array the culprit is the first entry that
+//! fails, found by bisection over prefixes of the array, so that locating a bad entry at
+//! the end of a long list costs O(n log n), not O(n²). Serde's messages are mapped into plain words
 //! (`u32` → "a whole number ≥ 0", `map` → "a table"), and lists of allowed names come with
 //! a "did you mean".
 
@@ -248,12 +250,14 @@ fn explain(doc: &Value, failure: Failure) -> ScenarioError {
                 path.push(Seg::Key(tag.clone()));
             }
         }
+        let hint = tcp_name_elsewhere(&path, &variant)
+            .or_else(|| did_you_mean(&variant, allowed.iter().map(String::as_str)));
         return ScenarioError::bad_value(
             path_string(&path),
             format!("\"{variant}\""),
             format!("one of {}", join(allowed.iter().map(String::as_str))),
         )
-        .with_hint(did_you_mean(&variant, allowed.iter().map(String::as_str)));
+        .with_hint(hint);
     }
     // A bad value somewhere under a buffered (tagged) table: find the key at fault.
     if !msg.starts_with("invalid type: map") && !msg.starts_with("invalid type: sequence") {
@@ -262,13 +266,75 @@ fn explain(doc: &Value, failure: Failure) -> ScenarioError {
     value_error(doc, &path, &msg)
 }
 
+/// A name given to the wrong one of TCP's `variant`, `recovery` and `cc` (`variant =
+/// "cubic"`): where it belongs, as a hint.
+fn tcp_name_elsewhere(path: &[Seg], name: &str) -> Option<String> {
+    use crate::tcp::spec::{CcKind, RecoveryKind, TcpVariant};
+    let [.., Seg::Key(table), Seg::Key(field)] = path else {
+        return None;
+    };
+    if table != "tcp" {
+        return None;
+    }
+    let value = Value::String(name.to_string());
+    let is_cc = serde_json::from_value::<CcKind>(value.clone()).is_ok();
+    let is_recovery = serde_json::from_value::<RecoveryKind>(value.clone()).is_ok()
+        || serde_json::from_value::<TcpVariant>(value).is_ok();
+    let at = path_string(&path[..path.len() - 1]);
+    match field.as_str() {
+        "variant" | "recovery" if is_cc => Some(format!(
+            "\"{name}\" is a congestion control: set {at}.cc = \"{name}\""
+        )),
+        "cc" if is_recovery => Some(format!(
+            "\"{name}\" is a loss recovery: set {at}.recovery = \"{name}\""
+        )),
+        _ => None,
+    }
+}
+
+/// The first entry of the array at `path` that `failure` comes from: the shortest prefix
+/// of the array that still fails alike ends with it (entries are read in order, so a
+/// prefix holding the culprit fails as the whole array does, a shorter one does not).
+fn first_failing_entry(doc: &Value, path: &[Seg], len: usize, failure: &Failure) -> Option<Seg> {
+    let fails_with = |n: usize| {
+        let prefix = with_node(doc, path, |node| {
+            if let Value::Array(items) = node {
+                items.truncate(n);
+            }
+        });
+        still_fails(&prefix, failure)
+    };
+    // Invariant: a prefix of `hi` entries fails, one of `lo` does not.
+    let (mut lo, mut hi) = (0, len);
+    if fails_with(0) {
+        return None;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fails_with(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(Seg::Index(hi - 1))
+}
+
 /// Descends from `path` into tables and arrays to the child whose removal makes `failure`
 /// go away (tags excluded), as long as there is one.
 fn locate_culprit(doc: &Value, mut path: Vec<Seg>, failure: &Failure) -> Vec<Seg> {
     loop {
         let children: Vec<Seg> = match get(doc, &path) {
             Some(Value::Object(map)) => map.keys().map(|k| Seg::Key(k.clone())).collect(),
-            Some(Value::Array(items)) => (0..items.len()).map(Seg::Index).collect(),
+            Some(Value::Array(items)) => {
+                match first_failing_entry(doc, &path, items.len(), failure) {
+                    Some(entry) => {
+                        path.push(entry);
+                        continue;
+                    }
+                    None => return path,
+                }
+            }
             _ => return path,
         };
         let culprit = children.into_iter().find(|child| {

@@ -5,7 +5,8 @@
 //! field-path tracking, and run the semantic checks of `validate`. Every failure is a
 //! `ScenarioError` naming the file, the field path, the bad value and what was expected.
 //! `json_schema` exports the same structure for editors; `resolve_topology` expands it into
-//! nodes and links for the builder, `expand_flows` the `[[flow]]` entries into flows.
+//! nodes and links for the builder, `expand_flows` the `[[flow]]` entries into flows;
+//! `resolved` writes out what a run ran (every key, defaults filled in) as a document.
 
 mod base_station;
 mod deserialize;
@@ -17,6 +18,7 @@ pub mod mobility;
 pub mod model;
 mod overrides;
 pub(crate) mod presets;
+mod resolved;
 mod schema;
 mod topology;
 pub(crate) mod validate;
@@ -30,6 +32,7 @@ pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use flows::{expand_flows, matches_pattern, ExpandedFlows, FlowGroup, FlowInstance, FLOWS_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;
+pub use resolved::resolved;
 pub use schema::json_schema;
 pub use topology::{resolve_topology, ResolvedCell, ResolvedLink, ResolvedTopology};
 pub use validate::validate;

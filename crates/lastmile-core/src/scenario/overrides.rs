@@ -4,11 +4,18 @@
 //! Paths use the file's own keys, dotted; a numeric segment indexes an array
 //! (`flow.0.tcp.variant=newreno`). Missing tables on the way are created. The value is read
 //! as a TOML value when it is one (number, bool, quoted string, `{...}` table, `[...]`
-//! array), else taken as a plain string, so `newreno` and `10s` need no quotes.
+//! array), else taken as a plain string, so `newreno` and `10s` need no quotes. A value is
+//! held to the same bounds as a file (`document::check_size`, `document::check_nesting`).
+//!
+//! TCP's `variant` is a shorthand for `recovery` and `cc` together. An override of one of
+//! those on a table that writes `variant` replaces the part of the shorthand it names: the
+//! shorthand is first written out as `recovery` and `cc`, so `--set flow.0.tcp.cc=cubic`
+//! on `variant = "newreno"` runs NewReno's recovery with CUBIC. An override of `variant`
+//! on a table that writes `recovery` or `cc` replaces both.
 
 use serde_json::{Map, Value};
 
-use super::document::toml_to_json;
+use super::document::{check_nesting, check_size, toml_to_json};
 use super::error::{path_string, ScenarioError, Seg};
 
 /// An override as applied: the path it resolved to and the text the user wrote.
@@ -66,11 +73,21 @@ fn apply_one(doc: &mut Value, text: &str) -> Result<Vec<Seg>, ScenarioError> {
             "a dotted key path such as flow.0.tcp.variant",
         ));
     }
+    check_size(raw.len())?;
+    check_nesting(raw)?;
     let value = parse_value(raw.trim());
     let mut path = Vec::with_capacity(keys.len());
     let mut node = doc;
     for (i, k) in keys.iter().map(|k| k.trim()).enumerate() {
         let is_last = i + 1 == keys.len();
+        if is_last {
+            let parent = path.last().cloned();
+            if let (Some(Seg::Key(table)), Value::Object(map)) = (parent, &mut *node) {
+                if table == "tcp" {
+                    split_shorthand(map, k);
+                }
+            }
+        }
         node = step(node, k, &mut path)?;
         if is_last {
             *node = value;
@@ -78,6 +95,34 @@ fn apply_one(doc: &mut Value, text: &str) -> Result<Vec<Seg>, ScenarioError> {
         }
     }
     Ok(path)
+}
+
+/// Before an override of `key` in a TCP table: `recovery` or `cc` over a `variant` writes
+/// the variant out as the two (so the override replaces only its part); `variant` over
+/// `recovery` or `cc` drops them (the variant names both). A variant the core does not
+/// know is left for the checks to report.
+fn split_shorthand(tcp: &mut Map<String, Value>, key: &str) {
+    use crate::tcp::spec::TcpVariant;
+    match key {
+        "recovery" | "cc" => {
+            let Some(written) = tcp.get("variant") else {
+                return;
+            };
+            let Ok(variant) = serde_json::from_value::<TcpVariant>(written.clone()) else {
+                return;
+            };
+            tcp.remove("variant");
+            tcp.entry("recovery")
+                .or_insert_with(|| Value::from(variant.recovery().name()));
+            tcp.entry("cc")
+                .or_insert_with(|| Value::from(variant.cc().name()));
+        }
+        "variant" => {
+            tcp.remove("recovery");
+            tcp.remove("cc");
+        }
+        _ => {}
+    }
 }
 
 /// Moves from `node` to its child `key`, creating a missing table; records the step.
@@ -192,5 +237,40 @@ mod tests {
         assert_eq!(err.path, "seed");
         let err = apply(&mut doc, &["novalue".into()], "t.toml").unwrap_err();
         assert!(err.expected.contains("key.path=value"), "{err}");
+    }
+
+    #[test]
+    fn scenario_override_of_cc_or_recovery_replaces_its_part_of_the_variant() {
+        let mut doc = json!({"flow": [{"tcp": {"variant": "newreno", "mss": "1000B"}}]});
+        apply(&mut doc, &["flow.0.tcp.cc=cubic".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"recovery": "newreno", "cc": "cubic", "mss": "1000B"})
+        );
+        let mut doc = json!({"flow": [{"tcp": {"variant": "tahoe"}}]});
+        apply(&mut doc, &["flow.0.tcp.recovery=sack".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"recovery": "sack", "cc": "reno"})
+        );
+        // A variant replaces both halves written out.
+        let mut doc = json!({"flow": [{"tcp": {"recovery": "sack", "cc": "cubic"}}]});
+        apply(&mut doc, &["flow.0.tcp.variant=reno".into()], "t.toml").unwrap();
+        assert_eq!(doc["flow"][0]["tcp"], json!({"variant": "reno"}));
+        // Only TCP tables: another table's `variant` is left alone.
+        let mut doc = json!({"x": {"variant": "newreno"}});
+        apply(&mut doc, &["x.cc=cubic".into()], "t.toml").unwrap();
+        assert_eq!(doc["x"], json!({"variant": "newreno", "cc": "cubic"}));
+    }
+
+    #[test]
+    fn scenario_override_values_are_bounded_like_files() {
+        let mut doc = json!({});
+        let deep = format!("x={}{}", "[".repeat(5000), "]".repeat(5000));
+        let err = apply(&mut doc, &[deep], "t.toml").unwrap_err();
+        assert!(
+            err.expected.starts_with("brackets nested more than 64"),
+            "{err}"
+        );
     }
 }

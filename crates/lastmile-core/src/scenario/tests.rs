@@ -406,3 +406,49 @@ fn scenario_enum_values_are_quoted_as_written() {
     assert_eq!(e.path, "topology.wired.link");
     assert_eq!(e.value.as_deref(), Some("\"stop_and_wait\""), "{e}");
 }
+
+#[test]
+fn scenario_a_bad_entry_at_the_end_of_a_long_list_is_located_in_linear_time() {
+    let n = 50_000;
+    let mut packets: Vec<String> = (1..n).map(|i| i.to_string()).collect();
+    packets.push("\"x\"".into());
+    let set = format!(
+        "topology.wireless.errors={{model=\"drop_list\", packets=[{}]}}",
+        packets.join(",")
+    );
+    let start = std::time::Instant::now();
+    let e = load(CHAIN, &[&set]).unwrap_err();
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+    assert_eq!(
+        e.path,
+        format!("topology.wireless.errors.packets[{}]", n - 1)
+    );
+    assert_eq!(e.value.as_deref(), Some("\"x\""));
+}
+
+#[test]
+fn scenario_a_congestion_control_given_as_variant_says_where_it_belongs() {
+    let e = chain_err(&["flow.0.tcp.variant=cubic"]);
+    assert_eq!(e.path, "flow[0].tcp.variant");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("\"cubic\" is a congestion control: set flow[0].tcp.cc = \"cubic\"")
+    );
+    let e = chain_err(&["flow.0.tcp.cc=sack"]);
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("\"sack\" is a loss recovery: set flow[0].tcp.recovery = \"sack\"")
+    );
+}
+
+#[test]
+fn scenario_set_cc_on_a_variant_keeps_its_recovery() {
+    let text = CHAIN.replace("app = {", "tcp = { variant = \"newreno\" }\napp = {");
+    let s = load(&text, &["flow.0.tcp.cc=cubic"]).unwrap();
+    let tcp = &s.flows[0].tcp;
+    assert_eq!(tcp.recovery_kind().name(), "newreno");
+    assert_eq!(tcp.cc_kind().name(), "cubic");
+    let s = load(&text, &["flow.0.tcp.recovery=sack"]).unwrap();
+    assert_eq!(s.flows[0].tcp.recovery_kind().name(), "sack");
+    assert_eq!(s.flows[0].tcp.cc_kind().name(), "reno");
+}

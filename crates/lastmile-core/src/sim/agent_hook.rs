@@ -28,7 +28,7 @@ use crate::agents::{
     AgentInput, AgentOutbox, AgentTraceColumns, AnyAgent, Handover, LocalDir, Side, Verdict,
 };
 use crate::engine::{SimDuration, SimTime, TimerId};
-use crate::ids::{AgentId, NodeId};
+use crate::ids::{AgentId, Direction, LinkId, NodeId};
 use crate::metrics::{AgentSummary, TraceTable};
 use crate::packet::{Packet, PacketId, DEFAULT_TTL};
 use crate::wireless::signals::MacSignal;
@@ -55,6 +55,9 @@ pub struct AgentHooks {
     outbox: AgentOutbox,
     /// The handover the last call produced (`World::agent_input` takes it).
     handover: Option<(Handover, SimDuration)>,
+    /// Some agent follows departures (`Agent::wants_departures`): the links' hot path
+    /// looks no further when none does.
+    follows_departures: bool,
 }
 
 /// What an agent is shown: a transit packet still in the arena, or an input that carries
@@ -73,6 +76,7 @@ impl AgentHooks {
             self.by_node.resize(node.index() + 1, None);
         }
         self.by_node[node.index()] = Some(id);
+        self.follows_departures |= self.hosts[id.index()].agent.wants_departures();
         id
     }
     /// The agent on `node`, if any.
@@ -90,6 +94,21 @@ impl AgentHooks {
             }
         }
         Some(first)
+    }
+    /// Some agent follows departures (`Agent::wants_departures`).
+    #[inline(always)]
+    pub fn follows_departures(&self) -> bool {
+        self.follows_departures
+    }
+    /// The agent on `node` that follows the departures of its point-to-point links' frames
+    /// (`Agent::wants_departures`), if any.
+    #[inline]
+    pub fn departures_at(&self, node: NodeId) -> Option<AgentId> {
+        if !self.follows_departures {
+            return None;
+        }
+        self.at(node)
+            .filter(|&i| self.hosts[i.index()].agent.wants_departures())
     }
     /// The agent on `node` that wants the local TCP's packets, if any.
     pub fn local_at(&self, node: NodeId) -> Option<AgentId> {
@@ -227,6 +246,45 @@ impl World {
         Ok(())
     }
 
+    /// A frame in `slot` starts (`Trans`) on `link`'s direction `dir`: its sending node's
+    /// agent hears of it if it follows departures (callers check `follows_departures`
+    /// first, keeping the links' hot path free of the call).
+    #[inline(never)]
+    pub(super) fn on_departure(
+        &mut self,
+        now: SimTime,
+        link: LinkId,
+        dir: Direction,
+        slot: PacketSlot,
+        signal: MacSignal,
+    ) -> Result<(), SimError> {
+        let from = self.links[link.index()].dirs[dir.index()].from;
+        match self.agents.departures_at(from) {
+            Some(agent) => {
+                let packet = *self.packets.get(slot);
+                self.on_agent_departed(now, agent, signal, &packet)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A point-to-point frame of `agent`'s node started (`Trans`) or finished
+    /// (`TxSuccess`): shown as the link signal a cell gives (module notes).
+    pub(super) fn on_agent_departed(
+        &mut self,
+        now: SimTime,
+        agent: AgentId,
+        signal: MacSignal,
+        packet: &Packet,
+    ) -> Result<(), SimError> {
+        let shown = Shown::Input(AgentInput::Link {
+            signal,
+            packet: Some(packet),
+        });
+        self.call_agent(now, agent, shown, |_, _| Ok(()))?;
+        Ok(())
+    }
+
     /// The agent's timer expired.
     pub(super) fn on_agent_timer(&mut self, now: SimTime, agent: AgentId) -> Result<(), SimError> {
         self.call_agent(now, agent, Shown::Input(AgentInput::Timer), |_, _| Ok(()))?;
@@ -277,7 +335,12 @@ impl World {
         for ev in &out.trace {
             self.agents.trace.push(now, ev);
         }
-        for p in &out.packets {
+        for (p, ahead) in out
+            .ahead
+            .iter()
+            .map(|p| (p, true))
+            .chain(out.packets.iter().map(|p| (p, false)))
+        {
             let mut packet = *p;
             packet.id = PacketId(self.next_packet_id);
             packet.ip.ident = self.next_packet_id as u16;
@@ -289,7 +352,11 @@ impl World {
                 continue;
             }
             let slot = self.packets.insert(packet);
-            self.route_from(now, node, slot)?;
+            if ahead {
+                self.route_ahead_from(now, node, slot)?;
+            } else {
+                self.route_from(now, node, slot)?;
+            }
         }
         let host = &self.agents.hosts[agent.index()];
         #[cfg(debug_assertions)]

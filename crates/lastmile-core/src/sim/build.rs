@@ -349,6 +349,7 @@ fn add_flow(
         source,
         sink,
         total_bytes: f.app.total_bytes(),
+        rwnd_bytes: f.tcp.rwnd.bytes(),
         written: 0,
         delivered: 0,
         first_data_sent: None,

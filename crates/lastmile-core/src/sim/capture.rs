@@ -23,6 +23,7 @@ use std::path::Path;
 
 use crate::engine::SimTime;
 use crate::ids::{Direction, LinkId, NodeId};
+use crate::metrics::fresh_file::FreshFile;
 use crate::metrics::pcap::dot11::{
     encode_radiotap_frame, mac_address, Dot11Frame, Dot11Kind, ETHERTYPE_IPV4,
     ETHERTYPE_LOCAL_EXPERIMENTAL,
@@ -65,6 +66,8 @@ struct Pending {
 /// One capture file and its queue of unsettled records.
 struct Capture {
     writer: PcapWriter,
+    /// The file being written, renamed over `<link>.pcapng` when the capture finishes.
+    file: FreshFile,
     pending: VecDeque<Pending>,
     /// The id of `pending[0]`; ids grow by one per record.
     front_id: u64,
@@ -75,9 +78,10 @@ struct Capture {
 }
 
 impl Capture {
-    fn new(writer: PcapWriter) -> Self {
+    fn new((writer, file): (PcapWriter, FreshFile)) -> Self {
         Capture {
             writer,
+            file,
             pending: VecDeque::new(),
             front_id: 0,
             on_wire: [None, None],
@@ -141,7 +145,8 @@ impl Capture {
         while let Some(r) = self.pending.pop_front() {
             self.write(r)?;
         }
-        self.writer.finish()
+        self.writer.finish()?;
+        self.file.commit()
     }
 }
 
@@ -392,9 +397,12 @@ fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u
             Some(format!("stop-and-wait link ACK, bit {seq}")),
             Some(vec![b'S', b'W', b'A', *seq]),
         ),
-        LinkFrame::Tulip(TulipFrame::Data { seq, packet }) => (
+        LinkFrame::Tulip(TulipFrame::Data { seq, packet, lack }) => (
             Some(packet),
-            Some(format!("TULIP data (RLP), seq {}", seq.0)),
+            Some(match lack {
+                None => format!("TULIP data (RLP), seq {}", seq.0),
+                Some(l) => format!("TULIP data (RLP), seq {}, with LACK {l}", seq.0),
+            }),
             None,
         ),
         LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => {

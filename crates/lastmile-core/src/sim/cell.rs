@@ -20,7 +20,9 @@
 //! - MAC acceleration (TULIP §3.3, only TULIP with `mac_acceleration` over FAMA-NCS): the
 //!   LACK TULIP makes for a delivered data frame goes to the MAC as its in-floor reply
 //!   (`AnyMac::reply_in_floor`), not as an `Enqueue`; a ≤ 43-byte reply (LACK + piggybacked
-//!   TCP ACK) is sent SIFS after the data with no RTS/CTS and no signals. `link = "none"` and
+//!   TCP ACK) is sent SIFS after the data with no RTS/CTS and no signals; a data frame of
+//!   TULIP's carrying the LACK (Figure 3) gets an immediate RTS, its earlier copy still
+//!   backing off in the MAC taken back (`Station::take_back_resent`). `link = "none"` and
 //!   stop-and-wait never reply in the floor (Snoop and "no LL" cannot, §5).
 //! - Frame lengths on the air (airtime is the MAC's; error-model bits here) come from
 //!   `AnyMac::frame_bytes`, FAMA's CTS being 21 bytes.

@@ -55,6 +55,36 @@ pub fn stall_threshold(largest_rto: SimDuration, window: SimDuration) -> SimDura
     (largest_rto * STALL_RTOS).max(floor)
 }
 
+/// Why a stalled flow stood still, as far as the run's counters tell: "backoff" when the
+/// source's retransmission timeouts can account for the stall, "lockup" when they cannot.
+///
+/// `timeouts` back-to-back expiries of a timer whose base RTO is at most `largest_base_rto`
+/// (r) keep a source waiting at most r·(2^timeouts − 1) (RFC 6298 (5.5): each expiry
+/// doubles the RTO; `max_rto` only shortens that), and the retransmission that ends the
+/// stall reaches the receiver within one more RTO. A stall longer than that, or one with no
+/// timeout in the run at all, is not the timer's back-off: the source held data that no
+/// timer was going to resend (a lockup). A stall within the bound is consistent with the
+/// scenario's own back-off — a run of timeouts on a channel that keeps losing — and is
+/// reported as "backoff"; the counters cannot prove every such timeout fell inside it.
+pub fn stall_cause(
+    stall: SimDuration,
+    largest_base_rto: SimDuration,
+    timeouts: u64,
+) -> &'static str {
+    if timeouts == 0 {
+        return "lockup";
+    }
+    // r·(2^n − 1) of back-off, plus one RTO for the retransmission: r·2^n.
+    let bound = largest_base_rto
+        .as_nanos()
+        .saturating_mul(1u64 << timeouts.min(63));
+    if stall.as_nanos() <= bound {
+        "backoff"
+    } else {
+        "lockup"
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Flow {
     pub name: String,
@@ -73,6 +103,8 @@ pub struct Flow {
     pub source: EndpointId,
     pub sink: EndpointId,
     pub total_bytes: u64,
+    /// The receiver's window (`tcp.rwnd`): the most it ever advertises.
+    pub rwnd_bytes: u64,
     /// Bytes the application has written so far.
     pub written: u64,
     /// Bytes delivered in order to the receiving application (= the next offset expected).
@@ -186,5 +218,20 @@ impl Flow {
             (Some(first), _) => end.saturating_since(first),
             _ => SimDuration::ZERO,
         }
+    }
+}
+
+#[cfg(test)]
+mod stall_tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_the_timeouts_can_span_is_backoff_and_one_they_cannot_is_a_lockup() {
+        let s = SimDuration::from_secs;
+        // 1 + 2 + 4 + 8 + 16 + 32 s of back-off after six timeouts, plus one RTO.
+        assert_eq!(stall_cause(s(64), s(1), 6), "backoff");
+        assert_eq!(stall_cause(s(65), s(1), 6), "lockup");
+        assert_eq!(stall_cause(s(92), s(2), 848), "backoff");
+        assert_eq!(stall_cause(s(40), s(1), 0), "lockup");
     }
 }

@@ -12,7 +12,9 @@
 //! refuses exactly what `run` would refuse at start. `run_observed` lets a caller watch a
 //! long run (`RunObserver`: the estimate first, then progress every `PROGRESS_EVERY`
 //! events) and stop it cleanly (Ctrl-C), with a summary of the run so far whose
-//! `stop_reason` is "interrupted".
+//! `stop_reason` is "interrupted". `RunOptions::max_events` and `max_wall` give a run a
+//! budget: past it the run stops the same way, as "budget". The summary carries the
+//! resolved scenario (`scenario::resolved`).
 
 mod agent_hook;
 mod app_hook;
@@ -39,7 +41,7 @@ use crate::scenario::Scenario;
 pub use build::SINK_PORT;
 pub use estimate::{Estimate, NOMINAL_EVENTS_PER_S};
 pub use observe::Welford;
-pub use world::StopReason;
+pub use world::{Budget, StopReason};
 
 /// How often (in events) a `RunObserver` hears from a run: often enough to report and to
 /// react to Ctrl-C within milliseconds, rarely enough to cost nothing measurable.
@@ -105,6 +107,10 @@ pub struct RunOptions {
     pub pcap: Vec<String>,
     /// Where pcap files go; required when `pcap` is not empty.
     pub out_dir: Option<PathBuf>,
+    /// Stop the run (as "budget") after this many events, if it has not ended before.
+    pub max_events: Option<u64>,
+    /// Stop the run (as "budget") once it has taken this much wall-clock time.
+    pub max_wall: Option<std::time::Duration>,
 }
 
 /// What a run returns.
@@ -146,6 +152,11 @@ fn check_options(options: &RunOptions) -> Result<(), SimError> {
                 TRACE_NAMES.join(", ")
             )));
         }
+    }
+    if options.max_events == Some(0) {
+        return Err(SimError::Option(
+            "max_events = 0: expected at least 1 event".into(),
+        ));
     }
     if !options.pcap.is_empty() && options.out_dir.is_none() {
         return Err(SimError::Option(
@@ -206,16 +217,21 @@ pub fn run_observed(
     if let (false, Some(dir)) = (options.pcap.is_empty(), options.out_dir.as_deref()) {
         world.captures = Some(capture::Captures::open(&world, &options.pcap, dir)?);
     }
+    world.budget = Budget {
+        max_events: options.max_events,
+        deadline: options.max_wall.map(|d| wall + d),
+    };
     let reason = world.run(observer)?;
     if let Some(captures) = world.captures.take() {
         captures.finish()?;
     }
     let end = match reason {
-        StopReason::Completed | StopReason::Interrupted => world.queue.now(),
+        StopReason::Completed | StopReason::Interrupted | StopReason::Budget => world.queue.now(),
         StopReason::StopTime => world.stop_time,
     };
     let wall_s = wall.elapsed().as_secs_f64();
-    let summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
+    let mut summary = report::summarize(&world, &scenario.name, seed, end, reason, wall_s);
+    summary.scenario = crate::scenario::resolved(scenario, seed);
     let mut traces = std::mem::take(&mut world.traces).into_tables();
     traces.extend(world.agents.take_trace_table());
     traces.extend(world.mobility.take_trace_table());

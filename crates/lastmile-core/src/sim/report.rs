@@ -9,7 +9,7 @@ use crate::metrics::{
 };
 
 use super::cell::Cell;
-use super::flow::stall_threshold;
+use super::flow::{stall_cause, stall_threshold};
 use super::world::{Link, StopReason, World};
 
 fn ratio(num: u64, den: u64) -> f64 {
@@ -61,6 +61,7 @@ pub fn summarize(
                 dst: f.dst.clone(),
                 variant: f.variant.to_string(),
                 cc: source.cc_name().to_string(),
+                rwnd_bytes: f.rwnd_bytes,
                 bytes_total: f.total_bytes,
                 bytes_delivered: f.delivered,
                 completed: f.all_delivered(),
@@ -70,6 +71,10 @@ pub fn summarize(
                 longest_stall_s: longest_stall.as_secs_f64(),
                 stalled: longest_stall > threshold,
                 stall_threshold_s: threshold.as_secs_f64(),
+                stall_cause: (longest_stall > threshold).then(|| {
+                    stall_cause(longest_stall, source.largest_base_rto(), stats.timeouts)
+                        .to_string()
+                }),
                 tcp_timeouts: stats.timeouts,
                 tcp_fast_retransmits: stats.fast_retransmits,
                 tcp_retransmits: stats.retransmits,
@@ -138,9 +143,11 @@ pub fn summarize(
                 StopReason::Completed => "completed",
                 StopReason::StopTime => "stop_time",
                 StopReason::Interrupted => "interrupted",
+                StopReason::Budget => "budget",
             }
             .to_string(),
         },
+        scenario: serde_json::Value::Null,
     }
 }
 

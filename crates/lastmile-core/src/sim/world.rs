@@ -25,6 +25,7 @@ use super::mobility::Mobility;
 use super::observe::{DataAccounting, Traces};
 use super::{Control, Progress, RunObserver, SimError, PROGRESS_EVERY};
 use crate::agents::LocalDir;
+use crate::wireless::signals::MacSignal;
 
 /// An index into the packet arena.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -174,6 +175,16 @@ pub enum StopReason {
     StopTime,
     /// The observer asked to stop (Ctrl-C): the summary covers the run so far.
     Interrupted,
+    /// The run used up its `Budget`: the summary covers the run so far.
+    Budget,
+}
+
+/// The most a run may cost before it is stopped as `StopReason::Budget`: events (exact),
+/// and wall-clock time (checked every `PROGRESS_EVERY` events, like the observer).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    pub max_events: Option<u64>,
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The whole simulated world.
@@ -209,6 +220,8 @@ pub struct World {
     pub mobility: Mobility,
     /// The power profile the summary's `energy` section uses.
     pub energy: super::energy::EnergySettings,
+    /// When to give up (none by default).
+    pub budget: Budget,
 }
 
 impl World {
@@ -237,6 +250,7 @@ impl World {
             agents: AgentHooks::default(),
             mobility: Mobility::default(),
             energy: Default::default(),
+            budget: Budget::default(),
         }
     }
 
@@ -247,10 +261,18 @@ impl World {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
         }
+        let max_events = self.budget.max_events.unwrap_or(u64::MAX);
         loop {
-            let limit = self.queue.events_processed() + PROGRESS_EVERY;
+            let limit = (self.queue.events_processed() + PROGRESS_EVERY).min(max_events);
             if let Some(reason) = self.run_until(limit)? {
                 return Ok(reason);
+            }
+            let out_of_time = self
+                .budget
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d);
+            if self.queue.events_processed() >= max_events || out_of_time {
+                return Ok(StopReason::Budget);
             }
             let progress = Progress {
                 events: self.queue.events_processed(),
@@ -422,9 +444,7 @@ impl World {
                 if ce {
                     self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
                 }
-                self.links[link.index()].on_radio_tx(dir, now, tx_end);
-                self.capture_frame(link, dir, now, slot)?;
-                self.schedule(tx_end, Event::TxDone { link, dir })
+                self.frame_started(now, link, dir, slot, tx_end)
             }
             Offer::Queued { ce } => {
                 if ce {
@@ -437,6 +457,56 @@ impl World {
                 Ok(())
             }
         }
+    }
+
+    /// Like `route_from`, but the packet goes ahead of the data queued at `node`'s
+    /// interface (`AgentOutbox::ahead`); dropped without a route or on a link that is down.
+    pub(super) fn route_ahead_from(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let dst = self.packets.get(slot).ip.dst;
+        let hop = self
+            .node_of(dst)
+            .and_then(|d| self.routes.next_hop(node, d));
+        let (link, dir) = match hop {
+            Some(Hop::Link { link, dir }) if self.links[link.index()].up => (link, dir),
+            Some(Hop::Cell { cell, to }) => return self.cell_send_ahead(now, cell, node, to, slot),
+            // No route, or a link that is down: counted as `route_from` counts them.
+            Some(Hop::Link { .. }) | None => return self.route_from(now, node, slot),
+        };
+        let size = self.packets.get(slot).size_bytes();
+        let channel = &mut self.links[link.index()].dirs[dir.index()];
+        let (offer, evicted) = channel.offer_ahead(now, slot, size);
+        for p in evicted {
+            self.packets.remove(p);
+        }
+        match offer {
+            Offer::Started { tx_end, .. } => self.frame_started(now, link, dir, slot, tx_end),
+            Offer::Queued { .. } | Offer::Dropped(_) => Ok(()),
+        }
+    }
+
+    /// The frame in `slot` went on `link`'s direction `dir`, its last bit leaving at
+    /// `tx_end`.
+    #[inline(always)]
+    fn frame_started(
+        &mut self,
+        now: SimTime,
+        link: LinkId,
+        dir: Direction,
+        slot: PacketSlot,
+        tx_end: SimTime,
+    ) -> Result<(), SimError> {
+        self.links[link.index()].on_radio_tx(dir, now, tx_end);
+        self.capture_frame(link, dir, now, slot)?;
+        self.schedule(tx_end, Event::TxDone { link, dir })?;
+        if self.agents.follows_departures() {
+            self.on_departure(now, link, dir, slot, MacSignal::Trans)?;
+        }
+        Ok(())
     }
 
     #[inline]
@@ -471,6 +541,10 @@ impl World {
         }
         let frame_bytes = u64::from(packet.size_bytes() + channel.overhead_bytes);
         let (to, delay) = (channel.to, channel.delay);
+        let departed = self
+            .agents
+            .departures_at(channel.from)
+            .map(|a| (a, *packet));
         if l.accounted && dir.index() == 0 {
             l.accounting.on_transmitted(packet, frame_bytes, lost);
         }
@@ -494,13 +568,15 @@ impl World {
         }
         let l = &mut self.links[link.index()];
         if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
-            l.on_radio_tx(dir, now, tx_end);
-            let channel = &l.dirs[dir.index()];
-            let next = channel.on_wire().expect("just started");
-            self.capture_frame(link, dir, now, next)?;
-            self.schedule(tx_end, Event::TxDone { link, dir })?;
+            let next = l.dirs[dir.index()].on_wire().expect("just started");
+            self.frame_started(now, link, dir, next, tx_end)?;
         }
-        Ok(())
+        match departed {
+            Some((agent, packet)) => {
+                self.on_agent_departed(now, agent, MacSignal::TxSuccess, &packet)
+            }
+            None => Ok(()),
+        }
     }
 
     /// The first packet propagating on `link`'s direction `dir` arrives; the next one's

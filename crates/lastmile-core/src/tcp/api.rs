@@ -3,7 +3,7 @@
 //! RFC 9293 states and its counters.
 
 use super::cc::{CcMetrics, CcSettings};
-use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec};
+use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec, TsEcho};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
 
@@ -38,6 +38,10 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// RFC 6937 proportional rate reduction in SACK recovery.
     pub prr: bool,
+    /// RFC 8985 RACK-TLP loss detection in SACK recovery.
+    pub rack: bool,
+    /// Keep the SACK scoreboard across a retransmission timeout (Linux, ns-3).
+    pub keep_sack_after_timeout: bool,
     /// Offer ECN (RFC 3168).
     pub ecn: bool,
     /// Cap on the retransmission timer's backoff factor (`None`: only `max_rto`).
@@ -53,6 +57,8 @@ pub struct TcpConfig {
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
     pub timestamps: bool,
+    /// Which TSval our ACKs echo.
+    pub ts_echo: TsEcho,
     pub ack_policy: AckPolicy,
     pub delack_timeout: SimDuration,
     /// Initial send sequence number.
@@ -90,6 +96,8 @@ impl TcpConfig {
             dsack: t.dsack,
             limited_transmit: t.limited_transmit,
             prr: t.prr,
+            rack: t.rack,
+            keep_sack_after_timeout: t.keep_sack_after_timeout,
             ecn: t.ecn,
             max_backoff: t.max_backoff,
             eln: t.eln,
@@ -100,6 +108,7 @@ impl TcpConfig {
             min_rto: t.min_rto.sim(),
             max_rto: t.max_rto.sim(),
             timestamps: t.timestamps,
+            ts_echo: t.ts_echo,
             ack_policy: t.ack,
             delack_timeout: t.delack_timeout.sim(),
             isn,

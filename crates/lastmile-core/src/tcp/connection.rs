@@ -36,7 +36,10 @@
 //!   ignored but the segment's data is processed.
 //! * **Timestamps** (RFC 7323 §4.3): TS.Recent takes the TSval of a segment starting at or
 //!   before the last ACK we sent, so a delayed ACK echoes the earliest unacknowledged
-//!   segment and an ACK for a retransmission echoes the retransmission.
+//!   segment and an ACK for a retransmission echoes the retransmission. With `ts_echo =
+//!   "segment"` every segment's TSval becomes the one echoed, however old (ns's TCPSink):
+//!   a segment a base station held back behind a newer one then shows its age to the
+//!   sender (WTCP §3.1).
 //!
 //! Left out: simultaneous open, RST generation (a received RST just closes), PAWS,
 //! urgent data, keep-alives, window scaling, the 2·MSL timer, user timeouts.
@@ -49,6 +52,7 @@ use super::receiver::Receiver;
 use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
 use super::sender::{AckInput, DataSegment, Negotiated, Sender};
+use super::spec::TsEcho;
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{
     Control, ExplicitNotice, SackBlocks, SeqNumber, TcpHeader, TcpOptions, TcpSegment,
@@ -124,6 +128,8 @@ impl TcpConnection {
         let options = RecoveryOptions {
             limited_transmit: cfg.limited_transmit,
             prr: cfg.prr,
+            rack: cfg.rack,
+            keep_sack_after_timeout: cfg.keep_sack_after_timeout,
         };
         let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
             .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);
@@ -228,6 +234,9 @@ impl TcpConnection {
                 self.emit_data(now, probe, out);
             }
         }
+        if self.sender.recovery_deadline().is_some_and(|t| t <= now) {
+            self.sender.on_recovery_timer(now);
+        }
         self.receiver.on_delack_timer(now);
         self.sender.on_pacing_deadline(now);
         self.output(now, out);
@@ -239,7 +248,10 @@ impl TcpConnection {
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let timers = earliest(
             earliest(self.sender.rtx.deadline(), self.sender.persist_deadline()),
-            self.receiver.delack_deadline(),
+            earliest(
+                self.receiver.delack_deadline(),
+                self.sender.recovery_deadline(),
+            ),
         );
         earliest(timers, self.sender.pacing_deadline())
     }
@@ -546,6 +558,10 @@ impl TcpConnection {
         let Some((tsval, _)) = seg.header.options.timestamp else {
             return;
         };
+        if self.timestamps && self.cfg.ts_echo == TsEcho::Segment {
+            self.ts_recent = tsval;
+            return;
+        }
         let newer = tsval.wrapping_sub(self.ts_recent) as i32 >= 0;
         if self.timestamps && newer && seg.header.seq <= self.last_ack_sent {
             self.ts_recent = tsval;

@@ -17,8 +17,10 @@
 //! * **Application-limited** (§3.4): marked when the sender has less than one segment to
 //!   send, nothing to retransmit and room in the window.
 //!
-//! Without SACK only cumulatively acknowledged bytes count as delivered (the draft also
-//! counts SACKed ones; the scoreboard will add them). Left out: the draft's filtering of
+//! With SACK a segment counts as delivered when a SACK block first reports it (the
+//! sender walks the bytes each block newly SACKs; the segment's snapshot is then marked so
+//! that its cumulative ACK does not count it again); without SACK, when it is cumulatively
+//! acknowledged. Left out: the draft's filtering of
 //! samples shorter than the minimum RTT, which is the controller's to apply (it knows its
 //! min RTT).
 
@@ -46,6 +48,9 @@ pub struct TxState {
     pub delivered_time: SimTime,
     pub first_sent_time: SimTime,
     pub app_limited: bool,
+    /// Already counted as delivered when a SACK block reported it: its cumulative ACK
+    /// adds nothing.
+    pub sacked: bool,
 }
 
 /// One ACK's delivery-rate sample (`rs.*`).
@@ -92,6 +97,7 @@ impl DeliveryState {
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited != 0,
+            sacked: false,
         }
     }
 

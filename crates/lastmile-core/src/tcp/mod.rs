@@ -39,4 +39,4 @@ pub use api::*;
 pub use cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
 pub use connection::TcpConnection;
 pub use recovery::{AnyRecovery, LossRecovery};
-pub use spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant};
+pub use spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant, TsEcho};

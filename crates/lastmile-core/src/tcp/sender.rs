@@ -36,7 +36,9 @@
 //!   gates sending (RFC 6675's cwnd − pipe, FACK's awnd) the segments come from its
 //!   `next_seg` instead of SND.NXT. Going back N after a timeout skips what the receiver
 //!   has SACKed since. Limited transmit (RFC 3042) for the others lets the recovery widen
-//!   the window by one SMSS per early duplicate ACK.
+//!   the window by one SMSS per early duplicate ACK. With RACK-TLP (RFC 8985) every
+//!   transmission is recorded for RACK, and its reordering and probe timers are the
+//!   sender's `recovery_deadline`; a probe of new data goes beyond cwnd.
 //! * **ECN** (RFC 3168 §6.1.2, once negotiated): new data carries ECT(0) (retransmissions
 //!   and window probes do not); an ACK with ECE reduces the window through the congestion
 //!   control's `on_ecn_echo` at most once per window of data (not again until SND.UNA has
@@ -55,19 +57,21 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
 
 use super::api::TcpTraceEvent;
 use super::cc::{AckSample, AnyCongestionControl, CongestionControl, CongestionWindow};
 use super::delivery::{DeliveryState, RateSample, SampleBuilder, TxState};
 use super::pacing::Pacer;
-use super::recovery::{Flight, LossRecovery, Reaction, SackInput, SegKind, SendContext};
+use super::recovery::{Flight, LossRecovery, Probe, Reaction, SackInput, SegKind, SendContext};
 use super::rtt::{RetransmitTimer, RttSample};
 
 mod extended;
 mod notices;
+mod vegas;
 
 pub use notices::ElnState;
+pub use vegas::FineGrained;
 
 /// Persist-timer doublings beyond this are capped by `max_rto` anyway.
 const MAX_PERSIST_SHIFT: u32 = 16;
@@ -105,6 +109,8 @@ enum Source {
     Forced,
     /// A SACK recovery's `next_seg`.
     Recovery(SegKind),
+    /// A TLP probe of new data (RFC 8985 §7.3), beyond cwnd.
+    Probe,
 }
 
 /// A segment about to be sent.
@@ -135,6 +141,16 @@ struct FirstSend {
     start: u64,
     end: u64,
     at: SimTime,
+    /// Sent again since (Karn's rule: its ACK gives no RTT sample).
+    retransmitted: bool,
+}
+
+/// What the cumulative part of an ACK delivered: the delivery-rate sample and the RTT of
+/// its newest segment (`AckSample::latest_rtt`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Delivered {
+    rate: RateSample,
+    latest_rtt: Option<SimDuration>,
 }
 
 /// What an ACK carried, as the sender sees it.
@@ -191,6 +207,14 @@ pub struct Sender {
     use_timestamps: bool,
     /// SACK recovery, FACK or limited transmit in use: `choose` takes its longer path.
     extended: bool,
+    /// RACK-TLP in use (`sender/extended.rs`).
+    rack: bool,
+    /// Vegas's fine-grained retransmission (`sender/vegas.rs`), when on.
+    fine_grained: Option<Box<FineGrained>>,
+    /// RACK or the fine-grained timer records every transmission.
+    send_hooks: bool,
+    /// A TLP probe of new data is due.
+    probe_pending: bool,
     /// ECN negotiated: new data is ECT, ECE is answered.
     ecn: bool,
     /// SND.MAX at the last ECN reduction: no other until SND.UNA passes it.
@@ -240,6 +264,10 @@ impl Sender {
             persist_shift: 0,
             use_timestamps: false,
             extended: false,
+            rack: false,
+            fine_grained: None,
+            send_hooks: false,
+            probe_pending: false,
             ecn: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -263,6 +291,10 @@ impl Sender {
             self.recovery.without_sack();
         }
         self.extended = self.recovery.reads_sack() || self.recovery.uses_limited_transmit();
+        self.rack = self.recovery.uses_rack();
+        self.fine_grained = (self.cc.fine_grained_retransmission() && !self.recovery.reads_sack())
+            .then(Box::default);
+        self.send_hooks = self.rack || self.fine_grained.is_some();
     }
 
     pub fn write(&mut self, bytes: u64) {
@@ -368,6 +400,9 @@ impl Sender {
     ) -> bool {
         if a.ack > self.snd_una {
             self.on_new_ack(now, a, trace);
+            if self.fine_grained.is_some() {
+                self.fine_grained_after_new_ack(now);
+            }
             return false;
         }
         if !self.is_dupack(a, same_window) {
@@ -378,9 +413,12 @@ impl Sender {
             return false;
         }
         let flight = self.flight();
-        let r = self
-            .recovery
-            .on_dupack(now, &mut self.window, &mut self.cc, &flight);
+        let r = if self.fine_grained.is_some() {
+            self.fine_grained_dupack(now, &flight)
+        } else {
+            self.recovery
+                .on_dupack(now, &mut self.window, &mut self.cc, &flight)
+        };
         let rate = if self.rate_sampling {
             self.delivery.sample(&SampleBuilder::default())
         } else {
@@ -399,11 +437,29 @@ impl Sender {
         now: SimTime,
         a: &AckInput,
         trace: &mut Vec<TcpTraceEvent>,
-    ) -> (RateSample, Option<RttSample>) {
-        self.snd_una = a.ack;
-        self.snd_nxt = self.snd_nxt.max(a.ack);
+    ) -> (Delivered, Option<RttSample>) {
+        self.set_una(a.ack);
+        let delivered = self.pop_delivered(now, a.ack);
+        let rtt = self.timer_sample(now, a, trace);
+        (delivered, rtt)
+    }
+
+    /// SND.UNA advances to `ack`.
+    #[inline(always)]
+    fn set_una(&mut self, ack: u64) {
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
         self.una_timed_out = false;
-        let rate = self.pop_delivered(now, a.ack);
+    }
+
+    /// The retransmission timer's RTT sample from an ACK that advanced SND.UNA.
+    #[inline(always)]
+    fn timer_sample(
+        &mut self,
+        now: SimTime,
+        a: &AckInput,
+        trace: &mut Vec<TcpTraceEvent>,
+    ) -> Option<RttSample> {
         // With timestamps negotiated, RTTM takes samples from TSecr only (RFC 7323 §4.1);
         // an ACK that arrives without the option (RFC 7323 §3.2 says it SHOULD be dropped;
         // we process it) gives no sample. 4.4BSD falls back to its timed segment instead,
@@ -416,16 +472,17 @@ impl Sender {
         if let Some(s) = rtt {
             self.on_sample(s, trace);
         }
-        (rate, rtt)
+        rtt
     }
 
     fn on_new_ack(&mut self, now: SimTime, a: &AckInput, trace: &mut Vec<TcpTraceEvent>) {
         let prior_in_flight = self.snd_max - self.snd_una;
         let acked = a.ack - self.snd_una;
-        let (rate, rtt) = self.advance_una(now, a, trace);
+        let (delivered, rtt) = self.advance_una(now, a, trace);
         let flight = self.flight();
         let r = self.recovery.on_new_ack(&mut self.window, &flight, acked);
-        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        let mut sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, delivered.rate);
+        sample.latest_rtt = delivered.latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         if self.snd_una == self.snd_max {
@@ -436,28 +493,51 @@ impl Sender {
     }
 
     /// Forgets the ranges `ack` covers, feeding them to the delivery-rate estimator when it
-    /// runs; that ACK's rate sample.
+    /// runs; that ACK's rate sample and the RTT of the newest range it covers.
     #[inline(always)]
-    fn pop_delivered(&mut self, now: SimTime, ack: u64) -> RateSample {
+    fn pop_delivered(&mut self, now: SimTime, ack: u64) -> Delivered {
         if !self.rate_sampling {
-            while self.first_sends.front().is_some_and(|r| r.end <= ack) {
+            let mut newest = None;
+            let mut karn = false;
+            while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
+                newest = Some(r.at);
+                karn |= r.retransmitted;
                 self.first_sends.pop_front();
             }
-            return RateSample::default();
+            return Delivered {
+                rate: RateSample::default(),
+                latest_rtt: newest.filter(|_| !karn).map(|at| now.saturating_since(at)),
+            };
         }
-        self.pop_delivered_sampling(now, ack)
+        let mut b = SampleBuilder::default();
+        let latest_rtt = self.pop_delivered_sampling(now, ack, &mut b);
+        Delivered {
+            rate: self.delivery.sample(&b),
+            latest_rtt,
+        }
     }
 
+    /// `pop_delivered` with the delivery-rate estimator: each range not already counted when
+    /// it was SACKed goes into `b`.
     #[inline(never)]
-    fn pop_delivered_sampling(&mut self, now: SimTime, ack: u64) -> RateSample {
-        let mut delivered = SampleBuilder::default();
-        while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack) {
+    fn pop_delivered_sampling(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        b: &mut SampleBuilder,
+    ) -> Option<SimDuration> {
+        let mut newest = None;
+        let mut karn = false;
+        while let Some(r) = self.first_sends.front().filter(|r| r.end <= ack).copied() {
             let tx = self.tx_states.pop_front().unwrap_or_default();
-            self.delivery
-                .on_delivered(now, r.end - r.start, &tx, &mut delivered);
+            if !tx.sacked {
+                self.delivery.on_delivered(now, r.end - r.start, &tx, b);
+            }
+            newest = Some(r.at);
+            karn |= r.retransmitted;
             self.first_sends.pop_front();
         }
-        self.delivery.sample(&delivered)
+        newest.filter(|_| !karn).map(|at| now.saturating_since(at))
     }
 
     /// A range of new data is sent for the first time.
@@ -466,6 +546,7 @@ impl Sender {
             start,
             end,
             at: now,
+            retransmitted: false,
         });
         if let Some(tx) = tx {
             self.tx_states.push_back(tx);
@@ -493,6 +574,10 @@ impl Sender {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             mss: self.mss,
+            delivered_bytes: acked,
+            pipe: None,
+            lost_bytes: if r.fast_retransmit { self.mss } else { 0 },
+            latest_rtt: None,
             rate,
         }
     }
@@ -526,6 +611,14 @@ impl Sender {
         self.cc
             .on_rto(now, &mut self.window, flight.size(), self.mss, first);
         self.una_timed_out = true;
+        if self.rack {
+            self.recovery
+                .rack_on_timeout(now, self.snd_una, self.rtx.srtt());
+            self.probe_pending = false;
+        }
+        if let Some(f) = self.fine_grained.as_deref_mut() {
+            f.on_timeout(self.snd_max);
+        }
         self.recovery.on_timeout(&flight);
         self.snd_nxt = self.snd_una;
         self.rtx.cancel_timing();
@@ -659,6 +752,9 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(seq_end);
         self.rtx.arm_if_idle(now);
+        if self.send_hooks {
+            self.after_send_hooks(now, offset, seq_end, retransmission);
+        }
         let ect = self.ecn && !retransmission;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);
         DataSegment {
@@ -677,9 +773,14 @@ impl Sender {
     /// its first-send time, if the range is still unacknowledged.
     fn retransmitted(&mut self, offset: u64, tx: Option<TxState>) -> Option<SimTime> {
         let i = self.first_sends.partition_point(|r| r.end <= offset);
-        let r = self.first_sends.get(i).filter(|r| r.start <= offset)?;
+        let r = self.first_sends.get_mut(i).filter(|r| r.start <= offset)?;
+        r.retransmitted = true;
         if let (Some(tx), Some(state)) = (tx, self.tx_states.get_mut(i)) {
-            *state = tx;
+            // Data SACKed before stays counted as delivered.
+            *state = TxState {
+                sacked: state.sacked,
+                ..tx
+            };
         }
         Some(r.at)
     }

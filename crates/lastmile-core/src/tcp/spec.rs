@@ -161,6 +161,21 @@ pub enum RttEstimator {
     Ns2,
 }
 
+/// Which timestamp an ACK echoes (TSecr).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TsEcho {
+    /// RFC 7323 §4.3: TS.Recent, taken from a segment at or before Last.ACK.sent and only
+    /// if its TSval is not older than TS.Recent.
+    #[default]
+    Recent,
+    /// The TSval of the segment that made the ACK, whatever its age: ns-2's TCPSink with
+    /// `ts_echo_bugfix_ false` (its default until ns-2.1b9), the sink of the ns the WTCP
+    /// seed ran ("each acknowledgment contains the timestamp of the segment that generated
+    /// it", WTCP §3.1).
+    Segment,
+}
+
 /// The receiver's acknowledgment policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -357,6 +372,19 @@ pub struct TcpSpec {
     /// during `recovery = "sack"`. Default false (RFC 6675's cwnd = ssthresh).
     #[serde(default)]
     pub prr: bool,
+    /// RACK-TLP (RFC 8985) with `recovery = "sack"`: a segment is lost once a segment sent
+    /// after it has been delivered and RACK.rtt + reo_wnd have passed since it was sent, so
+    /// that a lost retransmission is repaired within recovery, not by the retransmission
+    /// timer; and a tail loss probe after 2·SRTT without ACKs. RFC 6675's DupThresh rule
+    /// (`IsLost`) is then replaced by RACK's marks (RFC 8985 §6.2, as Linux does). Default
+    /// false (RFC 6675 as written).
+    #[serde(default)]
+    pub rack: bool,
+    /// Keep what the receiver SACKed across a retransmission timeout (Linux and ns-3 do;
+    /// RFC 6675 §5.1 notes this view of RFC 2018 §8): going back N then skips SACKed data.
+    /// Default false: RFC 2018 §8, the sender forgets its SACK information on a timeout.
+    #[serde(default)]
+    pub keep_sack_after_timeout: bool,
     /// Appropriate byte counting (RFC 3465): 0 = off (RFC 5681: slow start adds min(N, SMSS)
     /// per ACK, congestion avoidance SMSS·SMSS/cwnd per ACK); L ≥ 1: slow start adds
     /// min(N, L·SMSS) (L = 1 after a timeout, RFC 3465 §2.3) and congestion avoidance adds
@@ -410,6 +438,11 @@ pub struct TcpSpec {
     /// Default false.
     #[serde(default)]
     pub timestamps: bool,
+    /// With timestamps, which TSval an ACK echoes: "recent" (RFC 7323 §4.3's TS.Recent,
+    /// which never goes back in time) or "segment" (the segment that made the ACK, as
+    /// ns's TCPSink). Default "recent".
+    #[serde(default)]
+    pub ts_echo: TsEcho,
     /// Acknowledgment policy. Default "every".
     #[serde(default)]
     pub ack: AckPolicy,
@@ -488,6 +521,8 @@ impl Default for TcpSpec {
             dsack: false,
             limited_transmit: false,
             prr: false,
+            rack: false,
+            keep_sack_after_timeout: false,
             abc: 0,
             ecn: false,
             max_backoff: None,
@@ -499,6 +534,7 @@ impl Default for TcpSpec {
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),
             timestamps: false,
+            ts_echo: TsEcho::default(),
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,

@@ -166,6 +166,46 @@ fn an_observer_stops_a_run_cleanly_with_a_partial_summary() {
 }
 
 #[test]
+fn a_budget_stops_a_run_cleanly_with_a_partial_summary() {
+    let s = load(CHAIN, &["flow.0.app.bytes=100MB"]);
+    // An event budget is exact, whatever `PROGRESS_EVERY` is.
+    let options = RunOptions {
+        max_events: Some(PROGRESS_EVERY + 1234),
+        ..RunOptions::default()
+    };
+    let out = run(&s, &options).unwrap();
+    assert_eq!(out.summary.engine.stop_reason, "budget");
+    assert_eq!(out.summary.engine.events, PROGRESS_EVERY + 1234);
+    let flow = &out.summary.flows[0];
+    assert!(!flow.completed && flow.bytes_delivered > 0);
+    // A wall-clock budget: stopped at its first check once the time is up.
+    let options = RunOptions {
+        max_wall: Some(std::time::Duration::ZERO),
+        ..RunOptions::default()
+    };
+    let out = run(&s, &options).unwrap();
+    assert_eq!(out.summary.engine.stop_reason, "budget");
+    assert_eq!(out.summary.engine.events, PROGRESS_EVERY);
+    // A budget the run does not reach changes nothing.
+    let roomy = RunOptions {
+        max_events: Some(u64::MAX),
+        max_wall: Some(std::time::Duration::from_secs(3600)),
+        ..RunOptions::default()
+    };
+    let small = load(CHAIN, &[]);
+    let mut a = run(&small, &roomy).unwrap().summary;
+    let mut b = run(&small, &RunOptions::default()).unwrap().summary;
+    (a.engine.wall_s, b.engine.wall_s) = (0.0, 0.0);
+    assert_eq!(a, b);
+    assert_eq!(a.engine.stop_reason, "completed");
+    let zero = RunOptions {
+        max_events: Some(0),
+        ..RunOptions::default()
+    };
+    assert!(matches!(run(&small, &zero), Err(SimError::Option(_))));
+}
+
+#[test]
 fn watching_a_run_does_not_change_it() {
     let s = load(CHAIN, &[]);
     let mut watcher = Stopper {

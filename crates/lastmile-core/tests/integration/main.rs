@@ -13,8 +13,12 @@
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
+//! - `reference_findings`: what the comparisons with ns-3 and ns-2 found (BBR with SACK,
+//!   CUBIC's slow start, lost retransmissions under RACK-TLP, Vegas's fine-grained
+//!   retransmission).
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
+//! - `snoop`: Snoop's repairs ahead of the base station's queue; its ns-2 variant's settings.
 //! - `survey_mech`: the survey's §2 mechanisms (DDA, ELN, EBSN, Snoop with SACK) in whole runs.
 //! - `tcp_family`: SACK, FACK, ECN through RED, the pcap read by tshark, the 2^32 wrap.
 //! - `wide_area`: WAP and WTCP-Sinha end to end, request/response over every transport.
@@ -32,7 +36,9 @@ mod hardening;
 mod lle;
 mod many_flows;
 mod mobility;
+mod reference_findings;
 mod scenario_files;
+mod snoop;
 mod survey_mech;
 mod tcp_family;
 mod wide_area;

@@ -636,13 +636,27 @@ fn recovery_agreeing_with_the_variant_is_accepted() {
 
 #[test]
 fn recovery_contradicting_the_variant_names_the_field_and_the_fix() {
-    let e = tulip_set(&["flow.0.tcp.recovery=newreno"]).unwrap_err();
+    let e = tulip_with(
+        r#"variant = "reno""#,
+        r#"variant = "reno", recovery = "newreno""#,
+    )
+    .unwrap_err();
     assert_eq!(e.path, "flow[0].tcp.recovery");
     let line = e.to_string();
     assert!(
         line.contains(r#"got "newreno", expected "reno" as `variant = "reno"` implies"#),
         "{line}"
     );
+}
+
+#[test]
+fn a_set_of_recovery_or_cc_replaces_its_part_of_the_variant() {
+    let s = tulip_set(&["flow.0.tcp.cc=cubic"]).unwrap();
+    assert_eq!(s.flows[0].tcp.recovery_kind(), RecoveryKind::Reno);
+    assert_eq!(s.flows[0].tcp.cc_kind(), CcKind::Cubic);
+    let s = tulip_set(&["flow.0.tcp.recovery=newreno"]).unwrap();
+    assert_eq!(s.flows[0].tcp.recovery_kind(), RecoveryKind::Newreno);
+    assert_eq!(s.flows[0].tcp.cc_kind(), CcKind::Reno);
 }
 
 #[test]

@@ -163,10 +163,13 @@ fn ebsn_keeps_the_source_from_timing_out_while_the_base_station_retries() {
 /// Snoop reading SACK blocks (survey §2.1.1: "the use of a selective acknowledgement scheme
 /// improves performance"): every hole named is repaired locally, none twice unless its
 /// retransmission was lost, so Snoop sends no more local retransmissions than frames were
-/// lost on the air, and the source never has to fast-retransmit.
+/// lost on the air, and the source never has to fast-retransmit. At 20 % of frames lost a
+/// 64 KiB window holds ~9 holes: plain Snoop repairs them one ACK after another (its
+/// burst-loss rule), SACK Snoop all on the first dupack. (At 10 % plain Snoop, its
+/// retransmissions ahead of the queue, finishes within 1 % of SACK Snoop.)
 #[test]
 fn snoop_with_sack_repairs_holes_once_each_and_spares_the_source() {
-    let radio = format!("link = \"none\", {}", per(0.1));
+    let radio = format!("link = \"none\", {}", per(0.2));
     let (mut local, mut lost, mut source_fr, mut plain_fr) = (0, 0, 0, 0);
     let (mut sack_s, mut plain_s) = (0.0, 0.0);
     for seed in 1..=4 {

@@ -5,17 +5,18 @@ cross-layer ARQ" (seed ``004_*``), §4.1 and §4.3, Table 3, Fig. 5. Base scenar
 two stations, DCF at 11 Mbps with 1 Mbps control frames, a bulk transfer n1 -> n2.
 
 - Throughput of Reno and of LLE-TCP (the ARQ agent on the sender, n1) for TCP/IP datagrams
-  of 100-1500 B (mss = datagram - 40 B), with RTS/CTS off and on; the gain of LLE-TCP.
-- The paper does not say which ACK policy its Reno used, so we run both: an ACK per segment
-  (``every``) and delayed ACKs (``delayed``, RFC 1122). LLE-TCP's receiver sends no ACK at
-  all (the agent generates them), so its policy does not matter (``every``).
-- "RTS/CTS on" is ambiguous too: ``rts_threshold = "0B"`` puts RTS/CTS before every frame,
-  TCP ACK frames included (ns-2's threshold 0); ``"100B"`` only before data frames (a
-  40-byte TCP ACK is a 76-byte MAC frame, the smallest data frame here 136 B). Both run.
+  of 100-1500 B (mss = datagram - 40 B), and at 44 and 60 B (RTS/CTS off, 30 s runs),
+  nearing the 40 B ACK of the paper's "tends to 100%"; the gain of LLE-TCP. Table 1's
+  802.11 rows (1, 2 and 11 Mbps) and the RTT LLE-TCP saves.
+- The Reno the claims compare with is the one the paper's own simulator gives its numbers
+  for: ns-2.35 in the paper's set-up (``validation/ns2/lle_ack_cost.py``) puts its 5.08 Mbps
+  on delayed ACKs (DelAck sink) and its 4.1 Mbps with RTS/CTS on delayed ACKs with RTS/CTS
+  before data frames only, and matches our per-frame costs within 1-3 %. Both settings
+  are calibrated on those two numbers; Reno with an ACK per segment and RTS/CTS before
+  every frame (``rts_threshold = "0B"``, ns-2's default) run beside them. LLE-TCP's
+  receiver sends no ACK (the agent generates them), so its ACK policy does not matter.
 - The paper keeps ns-2's other defaults, among them TCP's ``window_`` of 20 segments: the
-  receiver window is 20 segments (``rwnd`` zipped with ``mss``). With our default 64 KB the
-  sender's 50-frame MAC queue overflows for small datagrams (hundreds of segments in flight)
-  and Reno with an ACK per segment times out now and then.
+  receiver window is 20 segments (``rwnd`` zipped with ``mss``).
 
 Steady state (the paper measures "during the data exchange phase", after slow start): every
 point runs twice per seed with the same seed, stopped at 2 s and at the end (100 s, the
@@ -32,7 +33,16 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from lastmile.reproduce.framework import Campaign, Context, Data, Experiment, Stat
+from lastmile.reproduce.framework import (
+    Campaign,
+    Context,
+    Data,
+    Experiment,
+    Published,
+    Stat,
+    paper_marks,
+)
+from lastmile.reproduce.words import about, ratio_band, written
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,12 +79,24 @@ RTS_LABELS = {
     "all": "RTS/CTS before every frame",
 }
 
+#: ns-2.35 at 1500 B (Mbps, seeds 1-3): Reno with an ACK per segment and with delayed ACKs,
+#: per RTS setting (validation/results/lle-ack-cost.md).
+NS2_RENO_1500 = {"off": (4.260, 4.978), "data": (3.477, 3.900), "all": (2.884, 3.498)}
 #: §4.3: throughput at 1500 B (Mbps), RTS/CTS off and on.
 PAPER_1500 = {("off", "reno"): 5.08, ("off", "lle"): 6.09, ("on", "reno"): 4.1, ("on", "lle"): 4.71}
 
 
 def datagrams(quick: bool) -> list[int]:
+    """The paper's axis (100-1500 B)."""
     return [100, 296, 1500] if quick else [100, 296, 576, 1000, 1500]
+
+
+def limit_datagrams(quick: bool) -> list[int]:
+    """Datagrams nearing the 40 B TCP ACK, for "tends to 100%"."""
+    return [44, 100] if quick else [44, 60, 100]
+
+
+LIMIT_END = {True: "12s", False: "30s"}
 
 
 def steady_derive(keys: Sequence[str], df: pd.DataFrame) -> Mapping[str, pd.Series]:
@@ -152,9 +174,23 @@ def end_time(quick: bool) -> str:
     return "12s" if quick else "100s"
 
 
+#: LLE-TCP Table 1's 802.11 rows: physical rate (Mbps) → TCP/IP throughput as printed.
+TABLE1 = {1: "0.7", 2: "1.4", 11: "5"}
+RATE = "topology.wireless.rate"
+
+
 def campaigns(quick: bool) -> Sequence[Campaign]:
     sizes = datagrams(quick)
     return [
+        steady_campaign(
+            "table1",
+            3 if quick else 5,
+            "12s" if quick else "30s",
+            grid={RATE: [f"{r}Mbps" for r in TABLE1]},
+            axes={"rate": RATE},
+            overrides={MSS: "1460B", RWND: window(1500), RTS: RTS_MODES["off"]},
+            variants={BASE: VARIANTS[BASE]},
+        ),
         steady_campaign(
             "fig5",
             3 if quick else 10,
@@ -162,7 +198,19 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
             grid={RTS: list(RTS_MODES.values())},
             zip={MSS: [f"{d - 40}B" for d in sizes], RWND: [window(d) for d in sizes]},
             axes={"mss": MSS, "rts": RTS},
-        )
+        ),
+        steady_campaign(
+            "limit",
+            3 if quick else 5,
+            LIMIT_END[quick],
+            grid={RTS: [RTS_MODES["off"]]},
+            zip={
+                MSS: [f"{d - 40}B" for d in limit_datagrams(quick)],
+                RWND: [window(d) for d in limit_datagrams(quick)],
+            },
+            axes={"mss": MSS, "rts": RTS},
+            variants={v: VARIANTS[v] for v in ("reno_every", "lle")},
+        ),
     ]
 
 
@@ -202,32 +250,49 @@ Q_100 = (
 Q_RANGE = (
     "it ranges from 20% to 100% giving more advantages for applications producing smaller packets."
 )
+Q_TABLE1 = (
+    "IEEE 802.11 40–100 m 2.4 GHz 22 MHz 1/2 Mbps 0.7/1.4 Mbps [...] 802.11b (Wi-Fi) 11 "  # noqa: RUF001
+    "Mbps 5 Mbps"
+)
+Q_RTT = (
+    "TCP ACK suppression reduces RTT by the time required for TCP ACK transmission over the "
+    "wireless link."
+)
 Q_RTS = (
     "In case of RTS/CTS exchange, LLE-TCP achieves 4.71 Mbps while TCP Reno provides only 4.1 Mbps."
 )
-#: The baseline the claims use: ns-2's default sink ACKs every packet, the paper keeps
-#: ns-2's defaults, and its 100 % rule is stated for "a TCP ACK ... for every TCP data
-#: packet". Delayed-ACK Reno is reported beside it (numbers, finding), not tested.
-BASE = "reno_every"
-#: Small datagrams for "50-70 %": those below ns-2's default 576-byte datagram.
+#: The Reno the claims compare with: delayed ACKs (ns-2's DelAck sink), the one whose 1500 B
+#: throughput is the paper's 5.08 Mbps in ns-2 itself (validation/results/lle-ack-cost.md:
+#: DelAck 4.98, an ACK per segment 4.26 Mbps). The 100 % rule states its own condition ("in
+#: case a TCP ACK is generated for every TCP data packet") and is tested over ACK-every Reno.
+BASE = "reno_delayed"
+#: "RTS/CTS exchange": before data frames only, the setting under which ns-2 gives the
+#: paper's 4.1 Mbps Reno (3.90; before every frame 3.50).
+RTS_ON = "data"
+#: The RTS settings the claims run: off, and the paper's "RTS/CTS exchange".
+CLAIM_MODES = ("off", RTS_ON)
+#: Small datagrams for "50-70 %": from 100 B to below ns-2's default 576-byte datagram.
 SMALL_BELOW = 576
 
 
-def gain_why(ctx: Context, gains: dict[tuple[str, str, int], Stat], mode: str) -> str:
-    """Why the gain over ACK-every Reno misses the paper's, with the run's numbers."""
+def _small(sizes: list[int]) -> list[int]:
+    return [d for d in sizes if 100 <= d < SMALL_BELOW]
+
+
+def gain_why(ctx: Context, mode: str) -> str:
+    """Why the gain over delayed-ACK Reno misses the paper's, with the run's numbers."""
     data = ctx["fig5"]
     end = end_time(ctx.quick)
-    every, delayed = (
-        tput(data, b, mss="1460B", rts=RTS_MODES[mode], stop=end).mean / 1e6 for b in BASELINES
+    reno, lle = (
+        tput(data, v, mss="1460B", rts=RTS_MODES[mode], stop=end).mean / 1e6 for v in (BASE, "lle")
     )
     return (
-        f"Each of Reno's ACKs costs a DCF access (DIFS, backoff, a 192 µs preamble, a MAC "
-        f"ACK): halving them (delayed ACKs) alone takes Reno at 1500 B ({RTS_LABELS[mode]}) "
-        f"from {every:.2f} to {delayed:.2f} Mbps. Over ACK-every Reno LLE-TCP gains "
-        f"{gains[('reno_every', mode, 1500)].mean:.1f} %, over delayed-ACK Reno "
-        f"{gains[('reno_delayed', mode, 1500)].mean:.1f} %; the paper's Reno (5.08 Mbps with "
-        "RTS/CTS off) is our delayed-ACK one, its text points to an ACK per segment: its "
-        "Fig. 5 cannot be both (finding 'Which Reno')."
+        f"At 1500 B ({RTS_LABELS[mode]}) our delayed-ACK Reno runs {reno:.2f} Mbps and "
+        f"LLE-TCP {lle:.2f}. ns-2.35 in the same set-up (validation/results/lle-ack-cost.md) "
+        "gives the same per-frame costs within 1 % for Reno and 2-3 % for a sender with no "
+        "ACK on the air: the gain the paper reports is what its own simulator gives at "
+        "1500 B without RTS/CTS (19.9 %), and with RTS/CTS before data frames 13.9 % "
+        "(paper 14.9 %)."
     )
 
 
@@ -245,18 +310,28 @@ def _gains(ctx: Context, sizes: list[int], end: str) -> dict[tuple[str, str, int
     }
 
 
+def _ctx_gains(ctx: Context) -> dict[tuple[str, str, int], Stat]:
+    return ctx.memo("gains", lambda: _gains(ctx, datagrams(ctx.quick), end_time(ctx.quick)))
+
+
 def _compare_1500(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: str) -> None:
     data = ctx["fig5"]
     for mode, paper_mode in (("off", "off"), ("data", "on"), ("all", "on")):
         for v in VARIANTS:
             kind = "lle" if v == "lle" else "reno"
+            counted = mode in CLAIM_MODES and v in ("lle", BASE)
+            calibration = counted and kind == "reno"
             ctx.compare(
                 f"1500 B, {RTS_LABELS[mode]}: {LABELS[v]}",
                 f"{SOURCE}(a), §4.3",
                 "Mbps",
                 PAPER_1500[(paper_mode, kind)],
                 mbps(tput(data, v, mss="1460B", rts=RTS_MODES[mode], stop=end)),
-                "paper: Reno (ACK policy not given)" if kind == "reno" else "",
+                "calibration: the Reno and RTS/CTS setting were chosen by this number"
+                if calibration
+                else ("" if counted else "another Reno or RTS/CTS setting than the paper's"),
+                role="calibration" if calibration else ("measure" if counted else "sensitivity"),
+                ref=f"Fig. 5 1500 B {paper_mode} {kind}",
             )
         paper_gain = 100.0 * (
             PAPER_1500[(paper_mode, "lle")] / PAPER_1500[(paper_mode, "reno")] - 1
@@ -268,20 +343,22 @@ def _compare_1500(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: st
                 "%",
                 round(paper_gain, 1),
                 gains[(b, mode, 1500)],
-                "paper: 6.09 / 5.08 (off), 4.71 / 4.1 (on)",
+                "the paper's 6.09 / 5.08 (off), 4.71 / 4.1 (on): derived from the numbers "
+                "above, not counted again",
+                role="sensitivity",
             )
 
 
-def _size_claims(
-    ctx: Context, gains: dict[tuple[str, str, int], Stat], sizes: list[int], end: str
-) -> None:
+def claim_max(ctx: Context) -> None:
     data = ctx["fig5"]
+    end = end_time(ctx.quick)
+    sizes = datagrams(ctx.quick)
     lle = {
         (mode, d): tput(data, "lle", mss=f"{d - 40}B", rts=RTS_MODES[mode], stop=end).mean
-        for mode in RTS_MODES
+        for mode in CLAIM_MODES
         for d in sizes
     }
-    best = {mode: max(sizes, key=lambda d: lle[(mode, d)]) for mode in RTS_MODES}
+    best = {mode: max(sizes, key=lambda d: lle[(mode, d)]) for mode in CLAIM_MODES}
     ctx.claim(
         "LLE-TCP's throughput is highest at the largest datagram, 1500 B",
         f"{SOURCE}(a), §4.3",
@@ -291,86 +368,197 @@ def _size_claims(
             for m, b in best.items()
         ),
         quote=Q_MAX,
-        band="LLE-TCP's mean throughput at 1500 B above every smaller datagram's, every RTS "
-        "setting",
+        band="LLE-TCP's mean throughput at 1500 B above every smaller datagram's, RTS/CTS "
+        "off and on",
+        explanation="See the detail.",
     )
-    for mode in RTS_MODES:
+
+
+def claim_inverse(ctx: Context) -> None:
+    gains = _ctx_gains(ctx)
+    sizes = [d for d in datagrams(ctx.quick) if d >= 100]
+    for mode in CLAIM_MODES:
         series = [gains[(BASE, mode, d)].mean for d in sizes]
         ctx.claim(
             f"{RTS_LABELS[mode]}: the gain falls as the datagram grows",
             f"{SOURCE}(b), §4.3",
             all(x > y for x, y in itertools.pairwise(series)),
             ", ".join(f"{d} B {g:+.0f} %" for d, g in zip(sizes, series, strict=True))
-            + " (vs Reno, ACK every segment)",
+            + f" (vs {LABELS[BASE]})",
             quote=Q_INVERSE,
-            band="gain over ACK-every Reno strictly decreasing with the datagram size. Read as "
-            "'decreasing': literally inversely proportional, 20 % at 1500 B would be 300 % at "
-            "100 B, which the paper's own 50-70 % and 100 % contradict",
+            band=f"gain over {LABELS[BASE]} strictly decreasing with the datagram size. Read "
+            "as 'decreasing': literally inversely proportional, 20 % at 1500 B would be "
+            "300 % at 100 B, which the paper's own 50-70 % and 100 % contradict",
+            explanation="See the detail.",
         )
 
 
-def _level_claims(ctx: Context, gains: dict[tuple[str, str, int], Stat], sizes: list[int]) -> None:
-    g1500 = gains[(BASE, "off", 1500)]
+def claim_20(ctx: Context) -> None:
+    data = ctx["fig5"]
+    end = end_time(ctx.quick)
+    g = gain(
+        tput(data, "lle", mss="1460B", rts=RTS_MODES["off"], stop=end),
+        tput(data, BASE, mss="1460B", rts=RTS_MODES["off"], stop=end),
+    )
+    band = about("20")
     ctx.claim(
         "RTS/CTS off: the gain at 1500 B is around 20 %",
         f"{SOURCE}(b), §4.3",
-        15.0 <= g1500.mean < 25.0,
-        f"{g1500} % over ACK-every Reno (over delayed-ACK Reno: "
-        f"{gains[('reno_delayed', 'off', 1500)]} %)",
+        band.holds(g.mean),
+        lambda: f"{g} % over {LABELS[BASE]}",
         quote=Q_20_70,
-        band="gain over ACK-every Reno at 1500 B, RTS/CTS off, 15-25 % ('around 20%')",
-        explanation=gain_why(ctx, gains, "off"),
+        band=f"gain over {LABELS[BASE]} at 1500 B, RTS/CTS off, {band.describe('%')}",
+        explanation=lambda: gain_why(ctx, "off"),
     )
-    small = [d for d in sizes if d < SMALL_BELOW]
-    vals = {d: gains[(BASE, "off", d)].mean for d in small}
+
+
+def claim_50_70(ctx: Context) -> None:
+    vals = ctx.quantity(
+        "small_gains",
+        lambda: {d: _ctx_gains(ctx)[(BASE, "off", d)].mean for d in _small(datagrams(ctx.quick))},
+    )
+    band = written("50–70%")  # noqa: RUF001
     ctx.claim(
         "RTS/CTS off: the gain for small datagrams is 50-70 %",
         f"{SOURCE}(b), §4.3",
-        all(49.5 <= g < 70.5 for g in vals.values()),
-        ", ".join(f"{d} B {g:+.1f} %" for d, g in vals.items()) + " over ACK-every Reno "
-        "(over delayed-ACK: "
-        + ", ".join(f"{d} B {gains[('reno_delayed', 'off', d)].mean:+.1f} %" for d in small)
-        + ")",
+        all(band.holds(g) for g in vals.values()),
+        lambda: (
+            ", ".join(f"{d} B {g:+.1f} %" for d, g in vals.items())
+            + f" over {LABELS[BASE]} (over ACK-every Reno: "
+            + ", ".join(
+                f"{d} B {_ctx_gains(ctx)[('reno_every', 'off', d)].mean:+.1f} %" for d in vals
+            )
+            + ")"
+        ),
         quote=Q_20_70,
-        band=f"gain over ACK-every Reno at every datagram below {SMALL_BELOW} B, RTS/CTS off, "
-        "49.5-70.5 % ('50-70%' at its precision)",
-        explanation=(
-            "Outside the band: "
-            + ", ".join(f"{d} B {g:+.1f} %" for d, g in vals.items() if not 49.5 <= g < 70.5)
-            + "; the others are inside. The gain grows as the datagram shrinks towards the "
-            "ACK's 40 B (the paper's own 100 % rule), so the smallest size reaches past 70 %."
+        band=f"gain over {LABELS[BASE]} at every datagram from 100 B to below {SMALL_BELOW} B, "
+        f"RTS/CTS off, {band.describe('%')}",
+        explanation=lambda: (
+            "Our gains over delayed-ACK Reno are those of ns-2.35 at the same sizes within a "
+            "few points (validation/results/lle-ack-cost.md: 39 % at 100 B, 29 % at 576 B); "
+            "over ACK-every Reno they are 50-70 %: the paper's small-datagram numbers look "
+            "like an ACK per segment, its 1500 B numbers like delayed ACKs."
         ),
     )
-    smallest = min(sizes)
-    gs = gains[(BASE, "off", smallest)]
+
+
+def _limit_gain(ctx: Context, size: int) -> Stat:
+    data, end = ctx["limit"], LIMIT_END[ctx.quick]
+    where = {"mss": f"{size - 40}B", "rts": RTS_MODES["off"], "stop": end}
+    return gain(tput(data, "lle", **where), tput(data, "reno_every", **where))
+
+
+def claim_100(ctx: Context) -> None:
+    series = ctx.quantity(
+        "limit_gains",
+        lambda: {d: _limit_gain(ctx, d).mean for d in limit_datagrams(ctx.quick)},
+    )
+    sizes = sorted(series)
+    band = about("100")
+    towards = all(series[a] > series[b] for a, b in itertools.pairwise(sizes))
     ctx.claim(
-        "RTS/CTS off: the gain reaches 100 % at the smallest datagram",
+        "RTS/CTS off: as the datagram nears the 40 B ACK the gain tends to 100 %",
         f"{SOURCE}(b), §4.3",
-        95.0 <= gs.mean < 105.0,
-        f"{smallest} B: {gs} % over ACK-every Reno",
+        towards and band.holds(series[sizes[0]]),
+        lambda: ", ".join(f"{d} B {series[d]:+.1f} %" for d in sizes) + " over ACK-every Reno",
         quote=f"{Q_100} [...] {Q_RANGE}",
-        band=f"gain over ACK-every Reno at {smallest} B, RTS/CTS off, 95-105 % ('100%'); the "
-        "paper's '50-70%' for small sizes contradicts it unless its smallest size is much "
-        "closer to 40 B than ours",
-        explanation=(
-            f"At {smallest} B our gain is {gs.mean:.0f} %, at the top of the paper's other "
-            "sentence's 50–70 % for small sizes: the two sentences cannot both hold at "  # noqa: RUF001
-            "one size, and ours follows the 50–70 % one."  # noqa: RUF001
+        band="gain over ACK-every Reno (the rule's own condition: an ACK for every data "
+        f"packet), RTS/CTS off, rising as the datagram falls from 100 B to {sizes[0]} B, and "
+        f"at {sizes[0]} B (4 bytes of payload) {band.describe('%')} ('tends to 100%')",
+        explanation=lambda: (
+            "Removing one ACK frame per data frame of nearly the same size frees about half "
+            "the channel's accesses, but LLE-TCP's sender still pays DIFS and a backoff for "
+            "each data frame alone, so the gain levels below 100 % (ns-2.35, a sender with "
+            "no ACK on the air: +78 % at 100 B, ours +71 %)."
         ),
     )
-    for mode in ("data", "all"):
-        g = gains[(BASE, mode, 1500)]
-        ctx.claim(
-            f"{RTS_LABELS[mode]}: the gain at 1500 B is the paper's 4.71 / 4.1",
-            f"{SOURCE}(a), §4.3",
-            13.4 <= g.mean < 16.4,
-            f"{g} % over ACK-every Reno (over delayed-ACK Reno: "
-            f"{gains[('reno_delayed', mode, 1500)]} %)",
-            quote=Q_RTS,
-            band="gain over ACK-every Reno at 1500 B 13.4-16.4 % (4.705/4.15 - 1 to "
-            "4.715/4.05 - 1: the two numbers at their precision)",
-            explanation=gain_why(ctx, gains, mode),
-        )
+
+
+def claim_table1(ctx: Context) -> None:
+    end = "12s" if ctx.quick else "30s"
+    got = ctx.quantity(
+        "table1",
+        lambda: {
+            r: ctx["table1"].value("steady_bps", BASE, rate=f"{r}Mbps", stop=end).mean / 1e6
+            for r in TABLE1
+        },
+    )
+    bands = {r: written(x) for r, x in TABLE1.items()}
+    ctx.claim(
+        "802.11 at 1, 2 and 11 Mbps gives 0.7, 1.4 and 5 Mbps of TCP/IP throughput",
+        "LLE-TCP Table 1",
+        all(bands[r].holds(got[r]) for r in TABLE1),
+        ", ".join(f"{r} Mbps: {got[r]:.2f} Mbps" for r in TABLE1)
+        + f" ({LABELS[BASE]}, 1500 B, RTS/CTS off)",
+        quote=Q_TABLE1,
+        band="the TCP/IP throughput of one Reno transfer (the experiment's Reno, 1500 B "
+        "datagrams, RTS/CTS off) at each physical rate, as written: "
+        + ", ".join(f"{r} Mbps {b.describe('Mbps')}" for r, b in bands.items()),
+        explanation=(
+            "ns-2.35 in the same set-up gives 0.83, 1.54 and 4.99 Mbps "
+            "(validation/results/lle-ack-cost.md), ours within 1 % of it: Table 1's 0.7 and "
+            "1.4 Mbps are not what one Reno transfer over Table 3's DCF gets at 1 and 2 Mbps; "
+            "the paper gives them as typical figures without a set-up."
+        ),
+    )
+
+
+def _rtt(ctx: Context) -> dict[str, float]:
+    """Mean RTT sample of the sender, 1500 B, RTS/CTS off, seeds 1-3, 10 s runs."""
+    out = {}
+    for v in (BASE, "lle"):
+        samples = []
+        for seed in (1, 2, 3):
+            over = {
+                **VARIANTS[v],
+                MSS: "1460B",
+                RWND: window(1500),
+                RTS: RTS_MODES["off"],
+                "stop_time": "10s",
+            }
+            trace = ctx.run_traced(SCENARIO, seed, over, ["rtt"]).trace("rtt")
+            samples.append(float(trace["sample_s"].dropna().mean()))
+        out[v] = sum(samples) / len(samples)
+    return out
+
+
+def claim_rtt(ctx: Context) -> None:
+    rtt = ctx.memo("rtt", lambda: _rtt(ctx))
+    ctx.claim(
+        "LLE-TCP's ACK suppression reduces the connection's RTT",
+        "LLE-TCP §5",
+        rtt["lle"] < rtt[BASE],
+        f"mean RTT sample at the sender, 1500 B, RTS/CTS off, seeds 1-3: LLE-TCP "
+        f"{1e3 * rtt['lle']:.2f} ms, {LABELS[BASE]} {1e3 * rtt[BASE]:.2f} ms",
+        quote=Q_RTT,
+        band=f"LLE-TCP's mean RTT sample below {LABELS[BASE]}'s ('reduces'); by how much "
+        "('by the time required for TCP ACK transmission') is not tested: the sample holds "
+        "the 20-segment window queued at the sender, whose wait grows with every frame on "
+        "the air",
+        explanation="See the detail.",
+    )
+
+
+def claim_rts(ctx: Context) -> None:
+    data = ctx["fig5"]
+    end = end_time(ctx.quick)
+    g = gain(
+        tput(data, "lle", mss="1460B", rts=RTS_MODES[RTS_ON], stop=end),
+        tput(data, BASE, mss="1460B", rts=RTS_MODES[RTS_ON], stop=end),
+    )
+    band = ratio_band("4.71", "4.1", minus_one=True, percent=True)
+    ctx.claim(
+        "RTS/CTS on: the gain at 1500 B is the paper's 4.71 / 4.1",
+        f"{SOURCE}(a), §4.3",
+        band.holds(g.mean),
+        lambda: (
+            f"{g} % over {LABELS[BASE]} ({RTS_LABELS[RTS_ON]}; before every frame: "
+            f"{_ctx_gains(ctx)[(BASE, 'all', 1500)]} %)"
+        ),
+        quote=Q_RTS,
+        band=f"gain over {LABELS[BASE]} at 1500 B, {RTS_LABELS[RTS_ON]}, {band.describe('%')}",
+        explanation=lambda: gain_why(ctx, RTS_ON),
+    )
 
 
 def _finding(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: str) -> None:
@@ -383,27 +571,32 @@ def _finding(ctx: Context, gains: dict[tuple[str, str, int], Stat], end: str) ->
     parts = [
         f"{RTS_LABELS[m]}: ACK every {reno[('reno_every', m)]:.2f}, delayed "
         f"{reno[('reno_delayed', m)]:.2f} Mbps "
-        f"(paper {PAPER_1500[('off' if m == 'off' else 'on', 'reno')]})"
+        f"(paper {PAPER_1500[('off' if m == 'off' else 'on', 'reno')]}; ns-2.35 "
+        f"{NS2_RENO_1500[m][0]:.2f} and {NS2_RENO_1500[m][1]:.2f})"
         for m in RTS_MODES
     ]
     ctx.finding(
-        "Which Reno, and which RTS/CTS, the paper ran.",
-        "Reno at 1500 B: " + "; ".join(parts) + ". The paper keeps ns-2's defaults (an ACK per "
-        "packet) and states its 100 % rule for an ACK per data packet, so the claims use "
-        "ACK-every Reno; yet its 5.08 Mbps is our delayed-ACK Reno's, and our ACK-every Reno "
-        "(like ns-3's 4.28 Mbps) is 15 % below it. Over delayed-ACK Reno the 1500 B gain is "
-        f"{gains[('reno_delayed', 'off', 1500)].mean:.1f} % (RTS/CTS off), "
-        f"{gains[('reno_delayed', 'data', 1500)].mean:.1f} % (before data frames) and "
-        f"{gains[('reno_delayed', 'all', 1500)].mean:.1f} % (before every frame), against "
-        "the paper's 19.9 % and 14.9 %. With RTS/CTS, Reno's 4.1 Mbps is nearest RTS/CTS "
-        "before data frames only; before every frame each TCP ACK pays a handshake too.",
+        "Which Reno, and which RTS/CTS, the paper ran: what a TCP ACK costs, against ns-2.",
+        "Reno at 1500 B, ours and ns-2.35's in the same set-up (Table 3, ns-2's defaults "
+        "otherwise; validation/results/lle-ack-cost.md, `python validation/ns2/"
+        "lle_ack_cost.py`): " + "; ".join(parts) + ". Our per-frame costs are ns-2's within "
+        "1 % for Reno at every size and RTS setting, and within 2-3 % for a sender with no "
+        "ACK on the air (ns-2: a saturating UDP source; ours: LLE-TCP). So an ACK does not "
+        "cost us more than it costs ns-2: the gain over ACK-every Reno is about twice the "
+        "paper's in ns-2 too. The paper's 5.08 Mbps is ns-2's delayed-ACK Reno, and its "
+        "4.1 Mbps with RTS/CTS is ns-2's delayed-ACK Reno with RTS/CTS before data frames "
+        "only; the claims therefore compare with delayed-ACK Reno and read 'RTS/CTS "
+        "exchange' as before data frames, both calibrated on those two numbers. Over "
+        f"delayed-ACK Reno our 1500 B gain is {gains[('reno_delayed', 'off', 1500)].mean:.1f} "
+        f"% (RTS/CTS off) and {gains[('reno_delayed', 'data', 1500)].mean:.1f} % (before "
+        "data frames), ns-2's 19.9 % and 13.9 %, the paper's 19.9 % and 14.9 %.",
     )
 
 
 def analyse(ctx: Context) -> None:
     end = end_time(ctx.quick)
     sizes = datagrams(ctx.quick)
-    gains = _gains(ctx, sizes, end)
+    gains = _ctx_gains(ctx)
     _compare_1500(ctx, gains, end)
     for b in BASELINES:
         for d in sizes[:-1]:
@@ -415,8 +608,17 @@ def analyse(ctx: Context) -> None:
                 gains[(b, "off", d)],
                 "paper: 50-70 % for small datagrams, -> 100 % near 40 B",
             )
-    _size_claims(ctx, gains, sizes, end)
-    _level_claims(ctx, gains, sizes)
+    t1_end = "12s" if ctx.quick else "30s"
+    for r, x in TABLE1.items():
+        ctx.compare(
+            f"TCP/IP throughput of 802.11 at {r} Mbps",
+            "LLE-TCP Table 1",
+            "Mbps",
+            float(x),
+            mbps(ctx["table1"].value("steady_bps", BASE, rate=f"{r}Mbps", stop=t1_end)),
+            f"{LABELS[BASE]}, 1500 B, RTS/CTS off",
+            ref=f"Table 1 802.11 {r} Mbps",
+        )
     _finding(ctx, gains, end)
     _figure(ctx, gains, sizes, end)
 
@@ -429,7 +631,8 @@ def _figure(
     with ctx.figure(
         "fig5",
         "LLE-TCP Fig. 5: steady-state throughput (a, b) and LLE-TCP's gain (c) vs datagram "
-        "size, one 802.11b hop; bars: 95 % CI; stars: the paper's numbers at 1500 B",
+        "size, one 802.11b hop; bars: 95 % CI; squares: the paper's numbers at 1500 B; "
+        "shaded: its 50-70 %",
         3,
         width=5.2,
     ) as (ax_a, ax_b, ax_c):
@@ -465,17 +668,10 @@ def _figure(
                     linestyle=styles[mode],
                     label=f"vs {policy}, {RTS_LABELS[mode]}",
                 )
-        ax_a.plot([1500], [5.08], "k*", markersize=10, label="paper: Reno 5.08")
-        ax_a.plot([1500], [6.09], "r*", markersize=10, label="paper: LLE-TCP 6.09")
-        ax_b.plot([1500], [4.1], "k*", markersize=10, label="paper: Reno 4.1")
-        ax_b.plot([1500], [4.71], "r*", markersize=10, label="paper: LLE-TCP 4.71")
-        ax_c.plot(
-            [1500, 1500],
-            [19.9, 14.9],
-            "k*",
-            markersize=10,
-            label="paper, 1500 B: 19.9 % (off), 14.9 % (on)",
-        )
+        paper_marks(ax_a, [1500, 1500], [5.08, 6.09], "paper: Reno 5.08, LLE-TCP 6.09")
+        paper_marks(ax_b, [1500, 1500], [4.1, 4.71], "paper: Reno 4.1, LLE-TCP 4.71")
+        paper_marks(ax_c, [1500, 1500], [19.9, 14.9], "paper, 1500 B: 19.9 % (off), 14.9 % (on)")
+        ax_c.axhspan(50, 70, color="k", alpha=0.1, label="paper: 50-70 % for small datagrams")
         for ax, title in ((ax_a, "RTS/CTS off"), (ax_b, "RTS/CTS on"), (ax_c, "gain of LLE-TCP")):
             ax.set_xlabel("TCP/IP datagram size (bytes)")
             ax.set_title(title, fontsize="small")
@@ -497,16 +693,53 @@ EXPERIMENT = Experiment(
     ),
     seed="004",
     differences=(
-        "The paper names neither its Reno's ACK policy nor which frames RTS/CTS guards, so "
-        "we run both ACK policies and three RTS settings. Its own words point to an ACK per "
-        "segment (ns-2's default sink; its 100 % rule is stated for an ACK per data packet), "
-        "so the claims test the gain over ACK-every Reno; but its 1500 B Reno (5.08 Mbps) "
-        "is our delayed-ACK Reno, while our ACK-every Reno (like ns-3's) is 15 % slower, "
-        "and the gain over it is about twice the paper's. The two cannot both be the "
-        "paper's Fig. 5: see the finding, and the numbers for both baselines. Guarding TCP "
-        "ACK frames with RTS/CTS too makes every ACK cost a handshake, so Reno falls further "
-        "and LLE-TCP's gain rises."
+        "The paper names neither its Reno's ACK policy nor which frames RTS/CTS guards. "
+        "Run in ns-2.35 with the paper's settings, its 1500 B Reno numbers (5.08 and "
+        "4.1 Mbps) are delayed-ACK Reno, without RTS/CTS and with RTS/CTS before data "
+        "frames: the claims use those two settings (calibrated on those two numbers), and "
+        "the other Reno and RTS settings run beside them. Our per-frame costs are ns-2's "
+        "within 1-3 %. The paper's small-datagram gains (50-70 %) are what an ACK-every "
+        "Reno gives, while its 1500 B gain is a delayed-ACK one: one baseline cannot give "
+        "both."
     ),
     campaigns=campaigns,
     analyse=analyse,
+    claims=(
+        claim_max,
+        claim_inverse,
+        claim_20,
+        claim_50_70,
+        claim_100,
+        claim_rts,
+        claim_table1,
+        claim_rtt,
+    ),
+    published=Published(
+        points=[
+            (
+                "fig5",
+                "steady_bps",
+                v,
+                {"mss": "1460B", "rts": RTS_MODES[m], "stop": "100s"},
+                x * 1e6,
+            )
+            for (paper_mode, kind), x in PAPER_1500.items()
+            for m in (("off",) if paper_mode == "off" else (RTS_ON,))
+            for v in (("lle",) if kind == "lle" else (BASE,))
+        ],
+        numbers={
+            "table1": {r: float(x) for r, x in TABLE1.items()},
+            "small_gains": {100: 70.0, 296: 50.0},
+            "limit_gains": {44: 100.0, 100: 70.0},
+        },
+    ),
+    settings=(
+        "Reno's ACKs: delayed ACKs (ns-2's DelAck sink), calibrated on the paper's 5.08 Mbps "
+        "at 1500 B: ns-2.35 gives 4.98 Mbps with it and 4.26 with an ACK per segment "
+        "(finding 'Which Reno'). The 100 % rule, stated for an ACK per data packet, is "
+        "tested over ACK-every Reno.",
+        "'RTS/CTS exchange': before data frames only, calibrated on the paper's 4.1 Mbps: "
+        "ns-2.35 gives 3.90 Mbps with it, 3.50 with RTS/CTS before every frame.",
+        "The receiver window: ns-2's default 20 segments (the paper keeps ns-2's defaults).",
+    ),
 )

@@ -37,6 +37,7 @@ from lastmile.reproduce.experiments._tulip import (
     LABELS,
     MECHANISMS,
     METRICS,
+    SNOOP_PENDING,
     VARIANTS,
     measured_loss,
 )
@@ -47,8 +48,8 @@ from lastmile.reproduce.framework import (
     clearly_above,
     errorbars,
     scaled,
-    within,
 )
+from lastmile.reproduce.words import no_appreciable_drop, similar
 
 SCENARIO = "tulip_markov.toml"
 PERBIT = "tulip_markov_perbit.toml"
@@ -165,13 +166,9 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
     ]
 
 
-def _throughput_claims(ctx: Context, bers: list[float]) -> None:
+def _compare(ctx: Context) -> None:
     data = ctx["exp5b"]
-
-    def tput(v: str, b: float) -> float:
-        return data.value("throughput_bps", v, ber=b).mean
-
-    for ber in bers:
+    for ber in _bers(ctx.quick):
         for v in VARIANTS:
             ctx.compare(
                 f"{LABELS[v]} throughput, Good-state BER {ber * 1e6:g} per million",
@@ -181,9 +178,29 @@ def _throughput_claims(ctx: Context, bers: list[float]) -> None:
                 scaled(data.value("throughput_bps", v, ber=ber), 1e-3),
                 "the paper gives the curve only",
             )
+    ctx.compare(
+        "no LL throughput with no errors (the reference for 'degrades')",
+        SRC,
+        "kbps",
+        None,
+        scaled(ctx["clear"].value("throughput_bps", "nollc"), 1e-3),
+        "tulip.toml at BER 0",
+    )
+
+
+def _tput(ctx: Context, v: str, b: float) -> float:
+    return ctx["exp5b"].value("throughput_bps", v, ber=b).mean
+
+
+def claim_similar(ctx: Context) -> None:
+    bers = _bers(ctx.quick)
+
+    def tput(v: str, b: float) -> float:
+        return _tput(ctx, v, b)
+
     low = [b for b in bers if b <= 10e-6]
     high = [b for b in bers if b > 10e-6]
-    apart = [f"{b * 1e6:g}" for b in low if not within(tput("snoop", b), tput("tulip", b), 0.10)]
+    apart = [f"{b * 1e6:g}" for b in low if not similar(tput("snoop", b), tput("tulip", b))]
     behind = [f"{b * 1e6:g}" for b in high if not tput("snoop", b) < tput("tulip", b)]
     ctx.claim(
         "TULIP and Snoop are similar at low error rates; Snoop falls below TULIP above 10 "
@@ -202,21 +219,17 @@ def _throughput_claims(ctx: Context, bers: list[float]) -> None:
             f"Snoop is more than 10 % below TULIP at {', '.join(apart) or 'no BER'} per "
             "million (of those up to 10): it parts from TULIP before the paper's 10 per "
             "million. Over FAMA-NCS Snoop loses more than TULIP to each loss (Experiment 1's "
-            "'Snoop and the MAC')."
+            "'Snoop and the MAC')." + SNOOP_PENDING
         ),
     )
+
+
+def claim_noll(ctx: Context) -> None:
+    bers = _bers(ctx.quick)
     clear = ctx["clear"].value("throughput_bps", "nollc")
-    share = {b: tput("nollc", b) / clear.mean for b in bers}
-    ok_low = all(share[b] >= 0.95 for b in bers if b <= 0.1e-6)
-    ok_high = all(share[b] < 0.95 for b in bers if b > 0.1e-6)
-    ctx.compare(
-        "no LL throughput with no errors (the reference for 'degrades')",
-        SRC,
-        "kbps",
-        None,
-        scaled(clear, 1e-3),
-        "tulip.toml at BER 0",
-    )
+    share = {b: _tput(ctx, "nollc", b) / clear.mean for b in bers}
+    ok_low = all(no_appreciable_drop(share[b], 1.0) for b in bers if b <= 0.1e-6)
+    ok_high = all(not no_appreciable_drop(share[b], 1.0) for b in bers if b > 0.1e-6)
     ctx.claim(
         "TCP alone degrades once the Good-state BER exceeds 0.1 per million",
         SRC,
@@ -224,11 +237,13 @@ def _throughput_claims(ctx: Context, bers: list[float]) -> None:
         ", ".join(f"{b * 1e6:g}: {100 * s:.0f} %" for b, s in share.items())
         + f" of its error-free {clear.mean / 1e3:.0f} kbps",
         quote=Q_NOLL,
-        band="no LL at least 95 % of its error-free throughput at every BER <= 0.1 (not "
-        "degraded) and below 95 % at every BER > 0.1",
-        explanation=FADE_WHY
-        + " With fades 10 times rarer TCP alone keeps "
-        + f"{100 * _rarer_share(ctx, '10x', 0.01e-6, clear.mean):.0f} % at 0.01 per million.",
+        band="no LL less than 5 % below its error-free throughput at every BER <= 0.1 (not "
+        "degraded) and 5 % or more below it at every BER > 0.1 ('degrades')",
+        explanation=lambda: (
+            FADE_WHY
+            + " With fades 10 times rarer TCP alone keeps "
+            + f"{100 * _rarer_share(ctx, '10x', 0.01e-6, clear.mean):.0f} % at 0.01 per million."
+        ),
     )
 
 
@@ -244,14 +259,15 @@ def _rarer_share(ctx: Context, name: str, ber: float, clear: float) -> float:
     return float(ctx["fades"].value("throughput_bps", f"nollc_rarer{name}", ber=ber).mean / clear)
 
 
-def _delay_claims(ctx: Context, bers: list[float]) -> None:
+def claim_delay(ctx: Context) -> None:
     data = ctx["exp5b"]
+    bers = _bers(ctx.quick)
 
     def d(v: str, b: float, m: str = "delay_mean_s") -> float:
         return data.value(m, v, ber=b).mean
 
     below_top = bers[:-1]
-    apart = [f"{b * 1e6:g}" for b in below_top if not within(d("snoop", b), d("tulip", b), 0.10)]
+    apart = [f"{b * 1e6:g}" for b in below_top if not similar(d("snoop", b), d("tulip", b))]
     narrow = [
         f"{b * 1e6:g}"
         for b in bers
@@ -281,7 +297,11 @@ def _delay_claims(ctx: Context, bers: list[float]) -> None:
             "by more than 10 % where those differ."
         ),
     )
-    top = bers[-1]
+
+
+def claim_top(ctx: Context) -> None:
+    data = ctx["exp5b"]
+    top = _bers(ctx.quick)[-1]
     tm, sm = (data.value("delay_mean_s", v, ber=top) for v in ("tulip", "snoop"))
     ts, ss = (data.value("delay_std_s", v, ber=top) for v in ("tulip", "snoop"))
     ctx.claim(
@@ -293,6 +313,7 @@ def _delay_claims(ctx: Context, bers: list[float]) -> None:
         quote=Q_TOP,
         band="at Good-state BER 100, TULIP's mean delay and delay deviation below Snoop's "
         "with the 95 % intervals apart ('much lower')",
+        explanation="See the detail.",
     )
 
 
@@ -338,9 +359,7 @@ def _findings(ctx: Context) -> None:
 
 def analyse(ctx: Context) -> None:
     data = ctx["exp5b"]
-    bers = _bers(ctx.quick)
-    _throughput_claims(ctx, bers)
-    _delay_claims(ctx, bers)
+    _compare(ctx)
     _findings(ctx)
     with ctx.figure(
         "fig19",
@@ -389,4 +408,10 @@ EXPERIMENT = Experiment(
     campaigns=campaigns,
     analyse=analyse,
     seed="000",
+    claims=(claim_similar, claim_noll, claim_delay, claim_top),
+    settings=(
+        "The fades the paper leaves out: Rayleigh fading at 2.4 GHz with a 20 dB fade "
+        "margin at 2 km/h (mean Bad 9.1 ms, mean Good 0.91 s), clocked in real time.",
+        "Experiment 1's settings otherwise.",
+    ),
 )

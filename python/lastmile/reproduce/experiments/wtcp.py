@@ -30,13 +30,14 @@ from lastmile.reproduce.framework import (
     Campaign,
     Context,
     Experiment,
+    Published,
     Stat,
     clearly_above,
     errorbars,
     ratio,
     scaled,
-    within,
 )
+from lastmile.reproduce.words import about, similar, written
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,10 +102,28 @@ ITCP_STALL = (
     "two were lost, and the resends came at 128.3, 141.1 and 166.8 s: back-off, not a "
     "deadlock."
 )
+#: Fig. 6's wired loss probabilities, and the higher ones its text speaks of.
+FIG6_P = (0.01, 0.001)
+HIGHER_P = (0.02, 0.05)
+#: Fig. 5's runs: seeds 1-5 (the paper shows one run; its numbers are tested on the mean).
+FIG5_SEEDS = 5
 #: Fig. 5's settings: source clock → its two-tick minimum RTO.
 CLOCKS = {"100ms": "200ms", "300ms": "600ms"}
 #: Fig. 5 is sampled every second; samples before this time (slow start) are left out.
 WARMUP_S = 5.0
+
+#: Failing claims about hiding the residence time wait for this work on another branch.
+WTCP_PENDING = (
+    " Why hiding the residence time gains our wtcp connection so little (the wireless "
+    "window counted from the ACK point or in flight, timers at exact times or on clock "
+    "ticks, the wired side) is being run down on the `wtcp` branch; this claim is to be "
+    "read again after it merges."
+)
+SNOOP_PENDING = (
+    " Snoop's local recovery (where its retransmissions join the base station's queue, its "
+    "RTT clock) is being brought to ns-2's snoop.cc on the `snoop` branch; this claim is to "
+    "be read again after it merges."
+)
 
 Q_RATIO = "WTCP achieves throughput values 4-8 times higher than TCP-tahoe."
 Q_GOODPUT = (
@@ -142,6 +161,10 @@ Q_FIG6A = (
     "the wired link can be clearly seen in Figure 6(a) where the wired loss probability is "
     "0.01."
 )
+Q_HIGHER = (
+    "The advantage of hiding the residence time at the base station becomes even more "
+    "pronounced for higher wired (congestion) loss probabilities."
+)
 Q_FIG6B = (
     "However, when there are only few wired link losses (Figure 6(b)), as expected, the "
     "number of data segments lost is low, and hence number of retransmissions is low and "
@@ -176,8 +199,17 @@ def campaigns(quick: bool) -> Sequence[Campaign]:
             "fig6",
             SCENARIO,
             seeds,
-            grid={WIRED_P: [0.01, 0.001]},
+            grid={WIRED_P: list(FIG6_P)},
             variants=FIG6_VARIANTS,
+            axes={"p": WIRED_P, "bad": FWD_BAD},
+            **common,
+        ),
+        Campaign(
+            "fig6hi",
+            SCENARIO,
+            seeds,
+            grid={WIRED_P: list(HIGHER_P)},
+            variants={v: FIG6_VARIANTS[v] for v in ("wtcp_recent", "wtcp_none")},
             axes={"p": WIRED_P, "bad": FWD_BAD},
             **common,
         ),
@@ -197,87 +229,139 @@ def _mean_over(stats: Sequence[Stat]) -> Stat:
     )
 
 
-def _fig4_throughput(ctx: Context, bad: list[str]) -> None:
+def _tput(ctx: Context) -> dict[tuple[str, str], Stat]:
     data = ctx["fig4"]
-    tput = {(v, b): data.value("throughput_bps", v, bad=b) for v in VARIANTS for b in bad}
-    longest, shortest = bad[-1], bad[0]
+    return {
+        (v, b): data.value("throughput_bps", v, bad=b) for v in VARIANTS for b in _bad(ctx.quick)
+    }
+
+
+def _fig4_compare(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    tput = _tput(ctx)
     for v in VARIANTS:
         ctx.compare(
-            f"Fig. 4 {LABELS[v]} throughput, Bad {longest}",
+            f"Fig. 4 {LABELS[v]} throughput, Bad {bad[-1]}",
             "WTCP Fig. 4",
             "kbps",
             None,
-            scaled(tput[(v, longest)], 1e-3),
+            scaled(tput[(v, bad[-1])], 1e-3),
             "paper gives the curve only",
         )
-    ratios = {b: ratio(tput[("wtcp", b)], tput[("tahoe", b)]) for b in bad}
-    for b, r in ratios.items():
+    for b in bad:
         ctx.compare(
             f"Fig. 4 WTCP / Tahoe throughput, Bad {b}",
             "WTCP §5 (4-8x)",
             "ratio",
             None,
-            r,
+            ratio(tput[("wtcp", b)], tput[("tahoe", b)]),
             "paper: 4-8x (a range: no single number)",
         )
-    outside = [b for b, r in ratios.items() if not 3.5 <= r.mean < 8.5]
+    loss = _goodput_loss(ctx)
+    ctx.compare(
+        "Fig. 4(b) WTCP's goodput below the others' mean, mean over Bad periods",
+        "WTCP §5, Fig. 4(b)",
+        "%",
+        2.0,
+        Stat(
+            sum(loss.values()) / len(loss),
+            float("nan"),
+            ctx["fig4"].value("wireless_goodput_bytes", "wtcp", bad=bad[0]).n,
+        ),
+        "paper: around 2 %",
+        ref="§5: goodput around 2 % lower",
+    )
+
+
+def claim_ratio(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    ratios = ctx.quantity(
+        "wtcp_over_tahoe",
+        lambda: {b: _tput(ctx)[("wtcp", b)].mean / _tput(ctx)[("tahoe", b)].mean for b in bad},
+    )
+    band = written("4-8")
     ctx.claim(
         "WTCP's throughput is 4-8 times Tahoe's (every Bad period)",
         "WTCP §5, Fig. 4(a)",
-        not outside,
-        ", ".join(f"Bad {b}: {r.mean:.2f}x" for b, r in ratios.items()),
+        all(band.holds(r) for r in ratios.values()),
+        ", ".join(f"Bad {b}: {r:.2f}x" for b, r in ratios.items()),
         quote=Q_RATIO,
-        band="3.5 <= WTCP / Tahoe < 8.5 at every mean Bad period (4-8 at integer precision)",
-        explanation=(
-            f"Our ratio grows with the Bad period, {ratios[shortest].mean:.1f}x to "
-            f"{ratios[longest].mean:.1f}x. With a 1 s minimum RTO or a 500 ms clock "
-            f"(finding 'Tahoe's sensitivity') it reaches {_sens_ratio(ctx, longest):.1f}x at "
-            f"Bad {longest} but stays {_sens_ratio(ctx, shortest):.1f}x at Bad {shortest}: on "
-            "a link that is Bad 1 % of the time our Tahoe, with fast retransmit and a window "
-            "of 10 segments, keeps more than half of WTCP's throughput, and no timer setting "
-            "we tried changes that."
+        band=f"WTCP / Tahoe at every mean Bad period {band.describe('x')}",
+        explanation=lambda: (
+            f"Our ratio grows with the Bad period, {ratios[bad[0]]:.1f}x to "
+            f"{ratios[bad[-1]]:.1f}x. With a 1 s minimum RTO or a 500 ms clock (finding "
+            f"'Tahoe's sensitivity') it reaches {_sens_ratio(ctx, bad[-1]):.1f}x at Bad "
+            f"{bad[-1]} but stays {_sens_ratio(ctx, bad[0]):.1f}x at Bad {bad[0]}: on a link "
+            "that is Bad 1 % of the time our Tahoe, with fast retransmit and a window of 10 "
+            "segments, keeps more than half of WTCP's throughput, and no timer setting we "
+            "tried changes that."
         ),
     )
-    ranked = {b: sorted(VARIANTS, key=lambda v: -tput[(v, b)].mean) for b in (shortest, longest)}
-    detail = {
-        b: ", ".join(f"{LABELS[v]} {tput[(v, b)].mean / 1e3:.0f}" for v in ranked[b]) + " kbps"
-        for b in ranked
-    }
+
+
+def _ranked(ctx: Context, b: str) -> list[str]:
+    tput = _tput(ctx)
+    return sorted(VARIANTS, key=lambda v: -tput[(v, b)].mean)
+
+
+def _detail(ctx: Context, b: str) -> str:
+    tput = _tput(ctx)
+    return (
+        ", ".join(f"{LABELS[v]} {tput[(v, b)].mean / 1e3:.0f}" for v in _ranked(ctx, b)) + " kbps"
+    )
+
+
+def claim_itcp(ctx: Context) -> None:
+    shortest = _bad(ctx.quick)[0]
     ctx.claim(
         "I-TCP has the highest throughput on a good link (shortest Bad period)",
         "WTCP §5, Fig. 4(a)",
-        ranked[shortest][0] == "itcp",
-        f"Bad {shortest}: {detail[shortest]}",
+        _ranked(ctx, shortest)[0] == "itcp",
+        lambda: f"Bad {shortest}: {_detail(ctx, shortest)}",
         quote=Q_ITCP,
         band=f"I-TCP's mean throughput above each other protocol's at Bad {shortest}",
+        explanation=lambda: f"At Bad {shortest}: {_detail(ctx, shortest)}.",
     )
+
+
+def claim_wtcp_best(ctx: Context) -> None:
+    longest = _bad(ctx.quick)[-1]
+    first = _ranked(ctx, longest)[0]
     ctx.claim(
         "WTCP has the highest throughput when the link degrades (longest Bad period)",
         "WTCP §5, Fig. 4(a)",
-        ranked[longest][0] == "wtcp",
-        f"Bad {longest}: {detail[longest]}",
+        first == "wtcp",
+        lambda: f"Bad {longest}: {_detail(ctx, longest)}",
         quote=Q_WTCP_BEST,
         band=f"WTCP's mean throughput above each other protocol's at Bad {longest}",
-        explanation=(
-            f"At Bad {longest} our {LABELS[ranked[longest][0]]} is ahead of WTCP "
-            f"({tput[(ranked[longest][0], longest)].mean / 1e3:.0f} against "
-            f"{tput[('wtcp', longest)].mean / 1e3:.0f} kbps); I-TCP also recovers on the "
-            "wireless hop alone."
+        explanation=lambda: (
+            f"At Bad {longest} our {LABELS[first]} is ahead of WTCP ({_detail(ctx, longest)}); "
+            "I-TCP also recovers on the wireless hop alone."
         ),
     )
+
+
+def claim_snoop_good(ctx: Context) -> None:
+    shortest = _bad(ctx.quick)[0]
+    tput = _tput(ctx)
     s, i, w = (tput[(v, shortest)].mean for v in ("snoop", "itcp", "wtcp"))
     ctx.claim(
         "Snoop's throughput is comparable to I-TCP's and WTCP's on a good link",
         "WTCP §5, Fig. 4(a)",
-        within(s, i, 0.10) and within(s, w, 0.10),
+        similar(s, i) and similar(s, w),
         f"Bad {shortest}: Snoop {s / 1e3:.0f}, I-TCP {i / 1e3:.0f}, WTCP {w / 1e3:.0f} kbps",
         quote=Q_SNOOP,
         band=f"Snoop within 10 % of I-TCP and of WTCP at Bad {shortest} ('comparable')",
         explanation=(
             f"Snoop is {100 * (1 - s / w):.0f} % below WTCP and {100 * (1 - s / i):.0f} % below "
-            f"I-TCP at Bad {shortest}; our I-TCP leads every protocol there."
+            f"I-TCP at Bad {shortest}; our I-TCP leads every protocol there." + SNOOP_PENDING
         ),
     )
+
+
+def claim_snoop_poor(ctx: Context) -> None:
+    longest = _bad(ctx.quick)[-1]
+    tput = _tput(ctx)
     s, i, w = (tput[(v, longest)].mean for v in ("snoop", "itcp", "wtcp"))
     ctx.claim(
         "Snoop is poor under long Bad periods: below I-TCP and WTCP",
@@ -286,6 +370,7 @@ def _fig4_throughput(ctx: Context, bad: list[str]) -> None:
         f"Bad {longest}: Snoop {s / 1e3:.0f}, I-TCP {i / 1e3:.0f}, WTCP {w / 1e3:.0f} kbps",
         quote=Q_SNOOP,
         band=f"Snoop's mean throughput below I-TCP's and WTCP's at Bad {longest}",
+        explanation="See the detail.",
     )
 
 
@@ -295,36 +380,35 @@ def _sens_ratio(ctx: Context, bad: str) -> float:
     return max(wtcp / ctx["tahoe"].value("throughput_bps", v, bad=bad).mean for v in TAHOE_VARIANTS)
 
 
-def _fig4_goodput(ctx: Context, bad: list[str]) -> None:
+def _goodput_loss(ctx: Context) -> dict[str, float]:
+    """Per Bad period, WTCP's goodput below the other three's mean, in %."""
     data = ctx["fig4"]
+    bad = _bad(ctx.quick)
     gp = {
         (v, b): data.value("wireless_goodput_bytes", v, bad=b).mean for v in VARIANTS for b in bad
     }
-    loss = {}
+    out = {}
     for b in bad:
         others = sum(gp[(v, b)] for v in VARIANTS if v != "wtcp") / (len(VARIANTS) - 1)
-        loss[b] = 100.0 * (1.0 - gp[("wtcp", b)] / others)
+        out[b] = 100.0 * (1.0 - gp[("wtcp", b)] / others)
+    return out
+
+
+def claim_goodput(ctx: Context) -> None:
+    loss = ctx.quantity("goodput_loss", lambda: _goodput_loss(ctx))
     mean_loss = sum(loss.values()) / len(loss)
-    ctx.compare(
-        "Fig. 4(b) WTCP's goodput below the others' mean, mean over Bad periods",
-        "WTCP §5, Fig. 4(b)",
-        "%",
-        2.0,
-        Stat(mean_loss, float("nan"), data.value("wireless_goodput_bytes", "wtcp", bad=bad[0]).n),
-        "paper: around 2 %",
-    )
+    band = about("2")
     ctx.claim(
         "WTCP's goodput is slightly lower than the others', by around 2 %",
         "WTCP §5, Fig. 4(b)",
-        all(x > 0 for x in loss.values()) and 1.5 <= mean_loss < 2.5,
-        ", ".join(f"Bad {b}: {x:+.1f} %" for b, x in loss.items())
-        + f"; mean {mean_loss:.1f} % (goodput: "
-        + ", ".join(f"{LABELS[v]} {gp[(v, bad[-1])]:.3f}" for v in VARIANTS)
-        + f" at Bad {bad[-1]})",
+        all(x > 0 for x in loss.values()) and band.holds(mean_loss),
+        lambda: (
+            ", ".join(f"Bad {b}: {x:+.1f} %" for b, x in loss.items()) + f"; mean {mean_loss:.1f} %"
+        ),
         quote=Q_GOODPUT,
-        band="WTCP's goodput below the other three's mean at every Bad period, by 1.5-2.5 % "
-        "on average over the Bad periods ('around 2%')",
-        explanation=(
+        band="WTCP's goodput below the other three's mean at every Bad period, by "
+        f"{band.describe('%')} on average over the Bad periods",
+        explanation=lambda: (
             f"WTCP's shortfall averages {mean_loss:.1f} % over the Bad periods, from "
             f"{max(loss.values()):.1f} % to {min(loss.values()):.1f} % (detail): the others "
             "pay for retransmissions too (Snoop and I-TCP recover locally, Tahoe resends end "
@@ -377,32 +461,35 @@ def ns_integer_rto(samples_s: np.ndarray, tick_s: float) -> np.ndarray:
     return out
 
 
-def _fig5_runs(ctx: Context) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], Any]]:
-    import numpy as np
+def _fig5_end(ctx: Context) -> float:
+    return 50.0 if ctx.quick else 200.0
 
-    end = 50.0 if ctx.quick else 200.0
-    sampled = {}
-    ns = {}
-    with ctx.figure(
-        "fig5",
-        "WTCP Fig. 5: the source's RTO over time, sampled every second (mean Bad 100 ms); one "
-        "run (seed 1), no bars",
-        2,
-    ) as axes:
-        for ax, clock in zip(axes, CLOCKS, strict=True):
+
+def _fig5_seeds(ctx: Context) -> range:
+    return range(1, 3 if ctx.quick else FIG5_SEEDS + 1)
+
+
+def _fig5_runs(ctx: Context) -> dict[tuple[str, str], dict[str, list[Any]]]:
+    """Per (clock, timestamps): the once-a-second RTO of each seed's run, ours and ns-2's
+    integer estimator replayed on the same samples."""
+
+    def compute() -> dict[tuple[str, str], dict[str, list[Any]]]:
+        end = _fig5_end(ctx)
+        out: dict[tuple[str, str], dict[str, list[Any]]] = {}
+        for clock in CLOCKS:
+            tick = float(clock.removesuffix("ms")) / 1e3
             for ts in ("none", "exact", "recent"):
-                overrides = _fig5_overrides(clock, ts, end)
-                trace = _sampled(ctx.run_traced(SCENARIO, 1, overrides, ["rtt"]).trace("rtt"))
-                sampled[(clock, ts)] = _rto_each_second(trace, end)
-                tick = float(clock.removesuffix("ms")) / 1e3
-                replay = trace.assign(rto_s=ns_integer_rto(trace["sample_s"].to_numpy(), tick))
-                ns[(clock, ts)] = _rto_each_second(replay, end)
-                secs = np.arange(np.ceil(WARMUP_S), np.ceil(WARMUP_S) + len(sampled[(clock, ts)]))
-                ax.step(secs, sampled[(clock, ts)], where="post", label=f"timestamps: {ts}")
-            ax.set_xlabel("time (s)")
-            ax.set_ylabel("source RTO (s)")
-            ax.set_title(f"source clock {clock}", fontsize="small")
-    return sampled, ns
+                ours, ns = [], []
+                for seed in _fig5_seeds(ctx):
+                    over = _fig5_overrides(clock, ts, end)
+                    trace = _sampled(ctx.run_traced(SCENARIO, seed, over, ["rtt"]).trace("rtt"))
+                    ours.append(_rto_each_second(trace, end))
+                    replay = trace.assign(rto_s=ns_integer_rto(trace["sample_s"].to_numpy(), tick))
+                    ns.append(_rto_each_second(replay, end))
+                out[(clock, ts)] = {"ours": ours, "ns": ns}
+        return out
+
+    return ctx.memo("fig5", compute)
 
 
 def _fig5_overrides(clock: str, ts: str, end: float) -> dict[str, Any]:
@@ -416,135 +503,233 @@ def _fig5_overrides(clock: str, ts: str, end: float) -> dict[str, Any]:
     }
 
 
-def _none_peaks(ctx: Context, clock: str, seed1: float) -> list[float]:
-    """The largest once-a-second RTO without rewriting for seeds 1..N (seed 1 given)."""
-    import numpy as np
-
-    end = 50.0 if ctx.quick else 200.0
-    peaks = [seed1]
-    for seed in range(2, 3 if ctx.quick else 6):
-        trace = ctx.run_traced(SCENARIO, seed, _fig5_overrides(clock, "none", end), ["rtt"])
-        peaks.append(float(np.max(_rto_each_second(_sampled(trace.trace("rtt")), end))))
-    return peaks
+def _peaks(ctx: Context) -> dict[str, list[float]]:
+    """Per clock, each seed's largest once-a-second RTO without rewriting."""
+    runs = _fig5_runs(ctx)
+    return {c: [float(max(r)) for r in runs[(c, "none")]["ours"]] for c in CLOCKS}
 
 
-def _fig5(ctx: Context) -> None:
-    import numpy as np
+def _hidden(ctx: Context, key: str = "ours") -> dict[str, dict[str, list[float]]]:
+    """Per clock and rewriting (exact, recent): every once-a-second RTO of every seed."""
+    runs = _fig5_runs(ctx)
+    return {
+        c: {ts: [float(x) for r in runs[(c, ts)][key] for x in r] for ts in ("exact", "recent")}
+        for c in CLOCKS
+    }
 
-    rto, ns = _fig5_runs(ctx)
-    _fig5_finding(ctx, rto, ns)
-    largest = {k: float(np.max(v)) for k, v in rto.items()}
-    paper = {"none": 2.4, "exact": 0.7, "recent": 0.7}
-    for (clock, ts), value in largest.items():
-        ctx.compare(
-            f"Fig. 5 largest source RTO, clock {clock}, timestamps {ts}",
-            "WTCP Fig. 5",
-            "s",
-            paper[ts] if clock == "100ms" else (2.4 if ts == "none" else 0.9),
-            Stat(value, float("nan"), 1),
-            f"one seed, sampled every second from {WARMUP_S:g} s",
-        )
 
-    def rng(values: Any) -> str:
-        return f"{float(np.min(values)):.1f}-{float(np.max(values)):.1f} s"
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
 
-    floor_note = (
-        "The paper's ns computes the RTO in integer clock ticks, where the scaled deviation "
-        "cannot decay below half a tick: the RTO never falls below srtt + 2 ticks. Our "
-        "estimator keeps the deviation exact and falls to the two-tick minimum (finding "
-        "'Fig. 5's RTO floor'). ns-2's estimator on our run's own samples gives: "
-    )
-    none = largest[("100ms", "none")]
-    peaks = {c: _none_peaks(ctx, c, largest[(c, "none")]) for c in CLOCKS}
+
+def _rng(values: Sequence[float]) -> str:
+    return f"{min(values):.1f}-{max(values):.1f} s"
+
+
+FLOOR_NOTE = (
+    "The paper's ns computes the RTO in integer clock ticks, where the scaled deviation "
+    "cannot decay below half a tick: the RTO never falls below srtt + 2 ticks. Our estimator "
+    "keeps the deviation exact and falls to the two-tick minimum (finding 'Fig. 5's RTO "
+    "floor'). ns-2's estimator on our runs' own samples gives: "
+)
+
+
+def claim_fig5a_peak(ctx: Context) -> None:
+    peaks = ctx.quantity("fig5_peaks", lambda: _peaks(ctx))["100ms"]
+    band = written("2.4")
     ctx.claim(
         "clock 100 ms, residence time not hidden: the RTO reaches 2.4 s",
         "WTCP §5, Fig. 5(a)",
-        2.35 <= none < 2.45,
-        f"largest RTO {none:.2f} s",
+        band.holds(_mean(peaks)),
+        lambda: (
+            f"largest RTO per seed {', '.join(f'{p:.1f}' for p in peaks)} s, mean "
+            f"{_mean(peaks):.2f} s"
+        ),
         quote=Q_FIG5A,
-        band="largest RTO sampled each second 2.35-2.45 s ('as high as 2.4 seconds')",
-        explanation=(
-            f"Seed 1 peaks at {none:.1f} s; seeds 1-{len(peaks['100ms'])} peak at "
-            f"{', '.join(f'{p:.1f}' for p in peaks['100ms'])} s. The peak follows the run's "
-            "longest stay in the base station's buffer, i.e. its longest fades: one run's "
-            "2.4 s is one draw of it."
+        band=f"the largest once-a-second RTO of a run, mean over seeds 1-{len(peaks)}, "
+        f"{band.describe('s')} ('as high as 2.4 seconds')",
+        explanation=lambda: (
+            "The peak follows the run's longest stay in the base station's buffer, i.e. its "
+            "longest fades; the detail gives it per seed."
         ),
     )
-    typical = float(np.mean(rto[("100ms", "exact")]))
-    ns_typical = float(np.mean(ns[("100ms", "exact")]))
+
+
+def claim_fig5a_fivefold(ctx: Context) -> None:
+    peaks = ctx.quantity("fig5_peaks", lambda: _peaks(ctx))["100ms"]
+    hidden = ctx.quantity("fig5_hidden", lambda: _hidden(ctx))["100ms"]["exact"]
+    jump = _mean(peaks) / min(hidden)
+    band = written("five")
     ctx.claim(
         "clock 100 ms: not hiding the residence time is a five fold jump in the RTO",
         "WTCP §5, Fig. 5(a)",
-        4.5 <= none / typical < 5.5,
-        f"largest RTO not hidden {none:.2f} s / mean RTO hidden exactly {typical:.2f} s = "
-        f"{none / typical:.1f}x",
+        band.holds(jump),
+        lambda: (
+            f"largest RTO not hidden (mean over seeds) {_mean(peaks):.2f} s / the RTO "
+            f"hidden exactly, at its lowest, {min(hidden):.2f} s = {jump:.1f}x"
+        ),
         quote=Q_FIG5A,
-        band="largest RTO (not hidden) / mean RTO (hidden exactly) 4.5-5.5 ('five fold')",
-        explanation=floor_note + f"a mean hidden RTO of {ns_typical:.2f} s, "
-        f"{none / ns_typical:.1f}x below our peak; the paper's 2.4 s over its 500 ms is 4.8x.",
+        band="largest RTO without rewriting (mean over seeds) over the exact-rewriting RTO's "
+        f"lowest once-a-second value (the level it jumps from) {band.describe('x')} "
+        "('a five fold jump'; the paper's 2.4 s over its 500 ms is 4.8)",
+        explanation=lambda: (
+            FLOOR_NOTE
+            + f"a lowest hidden RTO of {min(_hidden(ctx, 'ns')['100ms']['exact']):.2f} s."
+        ),
     )
-    hidden = np.concatenate([rto[("100ms", "exact")], rto[("100ms", "recent")]])
-    ns_hidden = np.concatenate([ns[("100ms", "exact")], ns[("100ms", "recent")]])
+
+
+def claim_fig5a_range(ctx: Context) -> None:
+    hidden = ctx.quantity("fig5_hidden", lambda: _hidden(ctx))["100ms"]
+    values = hidden["exact"] + hidden["recent"]
+    band = written("500–700").scaled(1e-3)  # noqa: RUF001
     ctx.claim(
         "clock 100 ms, residence time hidden: the RTO varies between 500 and 700 ms",
         "WTCP §5, Fig. 5(a)",
-        bool(((hidden >= 0.45) & (hidden < 0.75)).all()),
-        f"exact {rng(rto[('100ms', 'exact')])}, recent {rng(rto[('100ms', 'recent')])}",
+        all(band.holds(x) for x in values),
+        lambda: f"exact {_rng(hidden['exact'])}, recent {_rng(hidden['recent'])}",
         quote=Q_FIG5A_RANGE,
-        band="every RTO sampled each second (exact and recent) in 0.45-0.75 s",
-        explanation=floor_note + f"{rng(ns_hidden)}.",
+        band="every RTO sampled each second, exact and recent rewriting, every seed, "
+        f"{written('500–700').describe('ms')}",  # noqa: RUF001
+        explanation=lambda: (
+            FLOOR_NOTE
+            + _rng(_hidden(ctx, "ns")["100ms"]["exact"] + _hidden(ctx, "ns")["100ms"]["recent"])
+            + "."
+        ),
     )
-    changes = {ts: int((np.diff(rto[("100ms", ts)]) != 0).sum()) for ts in ("exact", "recent")}
-    ns_changes = {ts: int((np.diff(ns[("100ms", ts)]) != 0).sum()) for ts in ("exact", "recent")}
+
+
+def _changes(series: list[Any]) -> float:
+    import numpy as np
+
+    return float(np.mean([(np.diff(r) != 0).sum() for r in series]))
+
+
+def claim_fig5a_slow(ctx: Context) -> None:
+    runs = _fig5_runs(ctx)
+    ch = {ts: _changes(runs[("100ms", ts)]["ours"]) for ts in ("exact", "recent")}
     ctx.claim(
         "clock 100 ms: with exact rewriting the RTO varies more slowly than with the most "
         "recent timestamp",
         "WTCP §5, Fig. 5(a)",
-        changes["exact"] < changes["recent"],
-        f"changes between one-second samples: exact {changes['exact']}, recent {changes['recent']}",
+        ch["exact"] < ch["recent"],
+        f"changes between one-second samples, mean over seeds: exact {ch['exact']:.1f}, "
+        f"recent {ch['recent']:.1f}",
         quote=Q_FIG5A_SLOW,
-        band="fewer changes of the once-a-second RTO with exact rewriting than with recent",
-        explanation=(
-            "Ours moves by one 100 ms tick between the same two values with both rewritings. "
-            "ns-2's integer estimator on the same samples changes "
-            f"{ns_changes['exact']} times with exact rewriting and {ns_changes['recent']} "
-            "times with the most recent timestamp: where it changes less with exact rewriting, "
-            "as the paper says, the difference is the estimator's rounding."
+        band="fewer changes of the once-a-second RTO with exact rewriting than with recent "
+        "(mean over seeds)",
+        explanation=lambda: (
+            "Ours moves by one 100 ms tick between the same two values with both "
+            "rewritings. ns-2's integer estimator on the same samples changes "
+            f"{_changes(runs[('100ms', 'exact')]['ns']):.1f} times with exact rewriting and "
+            f"{_changes(runs[('100ms', 'recent')]['ns']):.1f} times with the most recent "
+            "timestamp."
         ),
     )
-    b_vals = np.concatenate([rto[("300ms", "exact")], rto[("300ms", "recent")]])
-    b_none = largest[("300ms", "none")]
+
+
+def claim_fig5b(ctx: Context) -> None:
+    hidden = ctx.quantity("fig5_hidden", lambda: _hidden(ctx))["300ms"]
+    peaks = ctx.quantity("fig5_peaks", lambda: _peaks(ctx))["300ms"]
+    values = hidden["exact"] + hidden["recent"]
+    always, high = written("900").scaled(1e-3), written("2.4")
     ctx.claim(
         "clock 300 ms: hidden, the RTO is always 900 ms; not hidden, it reaches 2.4 s",
         "WTCP §5, Fig. 5(b)",
-        bool((np.abs(b_vals - 0.9) < 0.05).all()) and 2.35 <= b_none < 2.45,
-        f"hidden: {np.mean(np.abs(b_vals - 0.9) < 0.05) * 100:.0f} % of samples at 900 ms "
-        f"(values {', '.join(f'{v:g}' for v in np.unique(b_vals.round(3)))} s); "
-        f"not hidden: largest {b_none:.2f} s (seeds 1-{len(peaks['300ms'])}: "
-        f"{', '.join(f'{p:.1f}' for p in peaks['300ms'])} s)",
+        all(always.holds(x) for x in values) and high.holds(_mean(peaks)),
+        lambda: (
+            f"hidden: {100 * _mean([always.holds(x) for x in values]):.0f} % of samples at "
+            f"900 ms ({_rng(values)}); not hidden: largest per seed "
+            f"{', '.join(f'{p:.1f}' for p in peaks)} s"
+        ),
         quote=Q_FIG5B,
-        band="every RTO sampled each second with exact and recent rewriting = 0.9 s (3 ticks), "
-        "and the largest without rewriting 2.35-2.45 s",
-        explanation=floor_note
-        + f"exact {rng(ns[('300ms', 'exact')])}, recent {rng(ns[('300ms', 'recent')])} "
-        "(the paper: always 0.9 s).",
+        band=f"every RTO sampled each second with exact and recent rewriting "
+        f"{written('900').describe('ms')} ('always'), and the largest without rewriting, "
+        f"mean over seeds, {high.describe('s')}",
+        explanation=lambda: (
+            FLOOR_NOTE + f"exact {_rng(_hidden(ctx, 'ns')['300ms']['exact'])}, recent "
+            f"{_rng(_hidden(ctx, 'ns')['300ms']['recent'])} (the paper: always 0.9 s)."
+        ),
     )
 
 
-def _fig5_finding(
-    ctx: Context, rto: dict[tuple[str, str], Any], ns: dict[tuple[str, str], Any]
-) -> None:
+def _fig5_compare(ctx: Context) -> None:
+    peaks = _peaks(ctx)
+    hidden = _hidden(ctx)
+    n = len(_fig5_seeds(ctx))
+    for clock in CLOCKS:
+        ctx.compare(
+            f"Fig. 5 largest source RTO, clock {clock}, not hidden (mean of the seeds' peaks)",
+            "WTCP Fig. 5",
+            "s",
+            2.4,
+            Stat(_mean(peaks[clock]), _ci(peaks[clock]), n),
+            f"seeds 1-{n}, sampled every second from {WARMUP_S:g} s",
+            ref=f"Fig. 5 clock {clock}: as high as 2.4 s",
+        )
+        paper = 0.7 if clock == "100ms" else 0.9
+        for ts in ("exact", "recent"):
+            ctx.compare(
+                f"Fig. 5 largest source RTO, clock {clock}, hidden ({ts})",
+                "WTCP Fig. 5",
+                "s",
+                paper,
+                Stat(max(hidden[clock][ts]), float("nan"), n),
+                "the paper: 500-700 ms (clock 100 ms), always 900 ms (300 ms)",
+                role="measure" if ts == "exact" else "sensitivity",
+                ref=f"Fig. 5 clock {clock}: hidden, at most {paper:g} s",
+            )
+
+
+def _ci(values: Sequence[float]) -> float:
+    import statistics
+
+    from lastmile.sweep.stats import t_quantile
+
+    if len(values) < 2:
+        return float("nan")
+    return float(t_quantile(0.975, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5)
+
+
+def _fig5_figure(ctx: Context) -> None:
     import numpy as np
 
-    def span(values: np.ndarray) -> str:
-        lo, hi = float(np.min(values)), float(np.max(values))
-        share = {float(v): float(np.mean(values == v)) for v in np.unique(values.round(3))}
+    runs = _fig5_runs(ctx)
+    with ctx.figure(
+        "fig5",
+        "WTCP Fig. 5: the source's RTO over time, sampled every second (mean Bad 100 ms); one "
+        "run (seed 1), no bars; dashed: the paper's 2.4 s peak, shaded: its 500-700 ms (a) and "
+        "900 ms (b) with the residence time hidden",
+        2,
+    ) as axes:
+        for ax, clock in zip(axes, CLOCKS, strict=True):
+            for ts in ("none", "exact", "recent"):
+                rto = runs[(clock, ts)]["ours"][0]
+                secs = np.arange(np.ceil(WARMUP_S), np.ceil(WARMUP_S) + len(rto))
+                ax.step(secs, rto, where="post", label=f"timestamps: {ts}")
+            ax.axhline(2.4, color="k", linestyle="--", linewidth=1, label="paper: peak, not hidden")
+            lo, hi = (0.5, 0.7) if clock == "100ms" else (0.895, 0.905)
+            ax.axhspan(lo, hi, color="k", alpha=0.15, label="paper: hidden")
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel("source RTO (s)")
+            ax.set_title(f"source clock {clock}", fontsize="small")
+
+
+def _fig5_finding(ctx: Context) -> None:
+    import numpy as np
+
+    runs = _fig5_runs(ctx)
+
+    def span(values: list[Any]) -> str:
+        flat = np.concatenate(values).round(3)
+        lo, hi = float(np.min(flat)), float(np.max(flat))
+        share = {float(v): float(np.mean(flat == v)) for v in np.unique(flat)}
         top = max(share, key=lambda v: share[v])
         return f"{lo:.1f}-{hi:.1f} s (mostly {top:.1f} s, {100 * share[top]:.0f} %)"
 
     parts = [
-        f"clock {clock}, {ts}: ours {span(rto[(clock, ts)])}, ns-2's integer estimator on "
-        f"the same samples {span(ns[(clock, ts)].round(3))}"
+        f"clock {clock}, {ts}: ours {span(runs[(clock, ts)]['ours'])}, ns-2's integer "
+        f"estimator on the same samples {span(runs[(clock, ts)]['ns'])}"
         for clock in CLOCKS
         for ts in ("exact", "recent")
     ]
@@ -560,41 +745,28 @@ def _fig5_finding(
     )
 
 
-def _fig6(ctx: Context, bad: list[str]) -> None:
-    data = ctx["fig6"]
-    with ctx.figure(
-        "fig6",
-        "WTCP Fig. 6: throughput with wired losses P = 0.01 (a), 0.001 (b); bars: 95 % CI",
-        2,
-    ) as axes:
-        for ax, p in zip(axes, (0.01, 0.001), strict=True):
-            for v in FIG6_VARIANTS:
-                errorbars(
-                    ax, data, "throughput_bps", "bad", v, LABELS[v], scale=1e-3, x_scale=1e3, p=p
-                )
-            ax.set_xlabel("mean Bad period (ms)")
-            ax.set_ylabel("throughput (kbps)")
-            ax.set_title(f"wired loss P = {p}", fontsize="small")
-    mean = {
-        (v, p): _mean_over([data.value("throughput_bps", v, p=p, bad=b) for b in bad])
-        for v in FIG6_VARIANTS
-        for p in (0.01, 0.001)
-    }
+def _fig6_mean(ctx: Context, v: str, p: float, campaign: str = "fig6") -> Stat:
+    data = ctx[campaign]
+    return _mean_over([data.value("throughput_bps", v, p=p, bad=b) for b in _bad(ctx.quick)])
 
-    def detail(p: float) -> str:
-        return "mean over Bad periods: " + ", ".join(
-            f"{LABELS[v]} {scaled(mean[(v, p)], 1e-3)} kbps" for v in FIG6_VARIANTS
-        )
 
+def _fig6_detail(ctx: Context, p: float) -> str:
+    return "mean over Bad periods: " + ", ".join(
+        f"{LABELS[v]} {scaled(_fig6_mean(ctx, v, p), 1e-3)} kbps" for v in FIG6_VARIANTS
+    )
+
+
+def claim_fig6a(ctx: Context) -> None:
+    data, bad = ctx["fig6"], _bad(ctx.quick)
     ctx.claim(
         "P = 0.01: rewriting the timestamp clearly raises WTCP's throughput",
         "WTCP §5, Fig. 6(a)",
-        clearly_above(mean[("wtcp_recent", 0.01)], mean[("wtcp_none", 0.01)]),
-        detail(0.01),
+        clearly_above(_fig6_mean(ctx, "wtcp_recent", 0.01), _fig6_mean(ctx, "wtcp_none", 0.01)),
+        lambda: _fig6_detail(ctx, 0.01),
         quote=Q_FIG6A,
         band="WTCP with the most recent timestamp above WTCP without rewriting, mean over "
         "Bad periods, 95 % intervals apart ('clearly')",
-        explanation=(
+        explanation=lambda: (
             "Per 200 s run at P = 0.01 (mean over Bad periods) the source times out "
             + " and ".join(
                 f"{_mean_metric(data, 'tcp_timeouts', v, 0.01, bad):.1f} times {what}"
@@ -607,17 +779,49 @@ def _fig6(ctx: Context, bad: list[str]) -> None:
             )
             + " on average in the base station's buffer: under one 100 ms source tick, so the "
             "rewritten and the raw timestamps often give the source the same tick-rounded "
-            "RTT sample, and the same RTO."
+            "RTT sample, and the same RTO." + WTCP_PENDING
         ),
     )
+
+
+def claim_fig6b(ctx: Context) -> None:
     ctx.claim(
         "P = 0.001: rewriting makes no significant difference",
         "WTCP §5, Fig. 6(b)",
-        not clearly_above(mean[("wtcp_recent", 0.001)], mean[("wtcp_none", 0.001)]),
-        detail(0.001),
+        not clearly_above(
+            _fig6_mean(ctx, "wtcp_recent", 0.001), _fig6_mean(ctx, "wtcp_none", 0.001)
+        ),
+        lambda: _fig6_detail(ctx, 0.001),
         quote=Q_FIG6B,
         band="WTCP with the most recent timestamp not above WTCP without rewriting beyond "
         "the 95 % intervals, mean over Bad periods ('not significant')",
+        explanation="See the detail.",
+    )
+
+
+def _advantage(ctx: Context, p: float) -> float:
+    campaign = "fig6" if p in FIG6_P else "fig6hi"
+    return (
+        _fig6_mean(ctx, "wtcp_recent", p, campaign).mean
+        / _fig6_mean(ctx, "wtcp_none", p, campaign).mean
+    )
+
+
+def claim_fig6_higher(ctx: Context) -> None:
+    adv = {p: _advantage(ctx, p) for p in (0.01, *HIGHER_P)}
+    ctx.claim(
+        "The advantage of hiding the residence time grows with the wired loss probability",
+        "WTCP §5, Fig. 6",
+        all(adv[p] > adv[0.01] for p in HIGHER_P),
+        lambda: (
+            "WTCP with the most recent timestamp over WTCP without rewriting (throughput, "
+            "mean over Bad periods): " + ", ".join(f"P = {p:g}: {a:.3f}x" for p, a in adv.items())
+        ),
+        quote=Q_HIGHER,
+        band="the throughput ratio of WTCP with the most recent timestamp over WTCP without "
+        "rewriting (mean over Bad periods) above its value at P = 0.01 at every higher P we "
+        f"run ({', '.join(f'{p:g}' for p in HIGHER_P)}): 'even more pronounced'",
+        explanation="See the detail: the ratio per wired loss probability.",
     )
 
 
@@ -674,13 +878,31 @@ def _fig4_figure(ctx: Context) -> None:
             ax.set_ylabel(y)
 
 
+def _fig6_figure(ctx: Context) -> None:
+    data = ctx["fig6"]
+    with ctx.figure(
+        "fig6",
+        "WTCP Fig. 6: throughput with wired losses P = 0.01 (a), 0.001 (b); bars: 95 % CI",
+        2,
+    ) as axes:
+        for ax, p in zip(axes, FIG6_P, strict=True):
+            for v in FIG6_VARIANTS:
+                errorbars(
+                    ax, data, "throughput_bps", "bad", v, LABELS[v], scale=1e-3, x_scale=1e3, p=p
+                )
+            ax.set_xlabel("mean Bad period (ms)")
+            ax.set_ylabel("throughput (kbps)")
+            ax.set_title(f"wired loss P = {p}", fontsize="small")
+
+
 def analyse(ctx: Context) -> None:
     bad = _bad(ctx.quick)
-    _fig4_throughput(ctx, bad)
-    _fig4_goodput(ctx, bad)
+    _fig4_compare(ctx)
     _fig4_figure(ctx)
-    _fig5(ctx)
-    _fig6(ctx, bad)
+    _fig5_compare(ctx)
+    _fig5_figure(ctx)
+    _fig5_finding(ctx)
+    _fig6_figure(ctx)
     _tahoe_finding(ctx, bad)
 
 
@@ -708,4 +930,38 @@ EXPERIMENT = Experiment(
     campaigns=campaigns,
     analyse=analyse,
     seed="001",
+    claims=(
+        claim_ratio,
+        claim_itcp,
+        claim_wtcp_best,
+        claim_snoop_good,
+        claim_snoop_poor,
+        claim_goodput,
+        claim_fig5a_peak,
+        claim_fig5a_fivefold,
+        claim_fig5a_range,
+        claim_fig5a_slow,
+        claim_fig5b,
+        claim_fig6a,
+        claim_fig6b,
+        claim_fig6_higher,
+    ),
+    published=Published(
+        numbers={
+            "goodput_loss": {"10ms": 2.0, "100ms": 2.0},
+            "wtcp_over_tahoe": {"10ms": 4.0, "100ms": 8.0},
+            "fig5_peaks": {"100ms": [2.4], "300ms": [2.4]},
+            "fig5_hidden": {
+                "100ms": {"exact": [0.5, 0.7], "recent": [0.5, 0.7]},
+                "300ms": {"exact": [0.9], "recent": [0.9]},
+            },
+        }
+    ),
+    settings=(
+        "The Tahoe baseline runs without RFC 1323 timestamps (4.3BSD Tahoe); WTCP's source "
+        "has them, as its rewriting needs.",
+        "The minimum RTO is two source-clock ticks (ns-2's bound).",
+        "Both wireless directions fade (Table I gives one channel).",
+        "I-TCP's base-station TCP: Tahoe with a 10 ms clock and a 200 ms minimum RTO.",
+    ),
 )

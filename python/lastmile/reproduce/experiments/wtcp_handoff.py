@@ -30,11 +30,13 @@ from lastmile.reproduce.framework import (
     Campaign,
     Context,
     Experiment,
+    Published,
     Stat,
     errorbars,
     ratio,
     scaled,
 )
+from lastmile.reproduce.words import about, almost
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,6 +105,14 @@ SLOW: dict[str, dict[str, Any]] = {
     )
     for v in ("wtcp_recent", "wtcp_none")
 }
+
+#: Failing claims about hiding the residence time wait for this work on another branch.
+WTCP_PENDING = (
+    " Why hiding the residence time gains our wtcp connection so little (the wireless "
+    "window counted from the ACK point or in flight, timers at exact times or on clock "
+    "ticks, the wired side) is being run down on the `wtcp` branch; this claim is to be "
+    "read again after it merges."
+)
 
 Q_DROP7 = (
     "The average packet dropping rate over the wired link is observed to be 1%, similar to "
@@ -231,42 +241,71 @@ def _kbps(s: Stat) -> str:
     return f"{s.mean / 1e3:.0f}"
 
 
-def _drop_claim(ctx: Context, campaign: str, bad: list[str], source: str, quote: str) -> None:
-    rates = {
+def _drop_rates(ctx: Context, campaign: str) -> dict[tuple[str, str], Stat]:
+    bad = _bad(ctx.quick)
+    return {
         (v, b): ctx[campaign].value("wired_drop_rate", v, bad=b) for v in PROTOCOLS for b in bad
     }
+
+
+def _drop_compare(ctx: Context, campaign: str, source: str) -> None:
+    rates = _drop_rates(ctx, campaign)
     mean = 100 * sum(r.mean for r in rates.values()) / len(rates)
-    lo = 100 * min(r.mean for r in rates.values())
-    hi = 100 * max(r.mean for r in rates.values())
     ctx.compare(
         f"{source}: wired drop rate, mean over protocols and Bad periods",
         f"WTCP {source}",
         "%",
         1.0,
-        Stat(mean, float("nan"), ctx[campaign].value("wired_drop_rate", "tahoe", bad=bad[0]).n),
-        "our buffer is chosen for it (the paper's buffer sizes are not given in its text)",
+        Stat(mean, float("nan"), next(iter(rates.values())).n),
+        "calibration: the wired buffers are chosen for it (the paper's are not in its text)",
+        role="calibration",
     )
+
+
+def _drop_claim(ctx: Context, campaign: str, source: str, quote: str) -> None:
+    rates = ctx.quantity(
+        f"drop_rate_{campaign}", lambda: {k: r.mean for k, r in _drop_rates(ctx, campaign).items()}
+    )
+    band = about("1").scaled(0.01)
+    lo, hi = min(rates.values()), max(rates.values())
     ctx.claim(
         f"{source}: the wired link drops about 1 % of its packets",
         f"WTCP {source}",
-        lo >= 0.5 and hi < 1.5,
-        f"mean {mean:.2f} %, from {lo:.2f} % to {hi:.2f} % over protocols and Bad periods",
+        band.holds(lo) and band.holds(hi),
+        f"from {100 * lo:.2f} % to {100 * hi:.2f} % over protocols and Bad periods",
         quote=quote,
-        band="every point's mean drop rate of the fixed host's link in 0.5-1.5 % ('1%' at "
-        "integer precision)",
+        band=f"every point's mean drop rate of the fixed host's link {about('1').describe('%')}; "
+        "the wired buffers were chosen by this number",
         explanation="Our background connections' window and buffer are our choice; the rate "
         "moves with them (20 packets: about 1 %, 100 packets: about 0.8 %).",
+        calibration=True,
     )
 
 
-def _fig7(ctx: Context, bad: list[str]) -> None:
-    _drop_claim(ctx, "fig7", bad, "§5, Fig. 7", Q_DROP7)
+def claim_drop7(ctx: Context) -> None:
+    _drop_claim(ctx, "fig7", "§5, Fig. 7", Q_DROP7)
+
+
+def claim_drop9(ctx: Context) -> None:
+    _drop_claim(ctx, "fig9", "§6, Fig. 9", Q_DROP9)
+
+
+def _bg(ctx: Context) -> tuple[dict[tuple[str, str], Stat], dict[tuple[str, str], Stat]]:
+    """Per (protocol, Bad): throughput with background load, and without (P = 0.01)."""
+    bad = _bad(ctx.quick)
     bg = {(v, b): _tput(ctx, "fig7", v, b) for v in PROTOCOLS for b in bad}
     no = {
         (v, b): ctx["nobg"].value("throughput_bps", v, bad=b, p=0.01)
         for v in PROTOCOLS
         for b in bad
     }
+    return bg, no
+
+
+def _fig7_compare(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    bg, no = _bg(ctx)
+    _drop_compare(ctx, "fig7", "§5, Fig. 7")
     for v in PROTOCOLS:
         ctx.compare(
             f"Fig. 7 {LABELS[v]}: with background / without (P = 0.01), Bad {bad[-1]}",
@@ -277,9 +316,17 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
             "the paper gives curves only",
         )
 
-    def pairs(v: str) -> str:
-        return ", ".join(f"Bad {b}: {_kbps(bg[(v, b)])} vs {_kbps(no[(v, b)])}" for b in bad)
 
+def _pairs(ctx: Context, v: str) -> str:
+    bg, no = _bg(ctx)
+    return ", ".join(
+        f"Bad {b}: {_kbps(bg[(v, b)])} vs {_kbps(no[(v, b)])}" for b in _bad(ctx.quick)
+    )
+
+
+def claim_itcp7(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    bg, no = _bg(ctx)
     retx = {
         k: ctx[c].value("retransmitted", "itcp", bad=bad[-1], **w)
         for k, c, w in (("bg", "fig7", {}), ("no", "nobg", {"p": 0.01}))
@@ -288,7 +335,7 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
         "I-TCP's throughput is higher with background traffic than without (1 % wired drops)",
         "WTCP §5, Fig. 7",
         all(bg[("itcp", b)].mean > no[("itcp", b)].mean for b in bad),
-        f"I-TCP kbps with background vs without: {pairs('itcp')}",
+        f"I-TCP kbps with background vs without: {_pairs(ctx, 'itcp')}",
         quote=Q_ITCP7,
         band="I-TCP's mean throughput with background above its mean with P = 0.01 and no "
         "background, at every Bad period",
@@ -301,6 +348,11 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
             "timeout): nothing suggests the smaller loss rate the paper's reason needs."
         ),
     )
+
+
+def claim_suffer7(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    bg, no = _bg(ctx)
     suffer = [
         (v, b)
         for v in ("snoop", "wtcp_recent", "wtcp_none")
@@ -312,7 +364,9 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
         "WTCP §5, Fig. 7",
         not suffer,
         "kbps with background vs without: "
-        + "; ".join(f"{LABELS[v]}: {pairs(v)}" for v in ("snoop", "wtcp_recent", "wtcp_none")),
+        + "; ".join(
+            f"{LABELS[v]}: {_pairs(ctx, v)}" for v in ("snoop", "wtcp_recent", "wtcp_none")
+        ),
         quote=Q_SUFFER7,
         band="Snoop's and WTCP's (both timestamp settings) mean throughput lower with "
         "background than with P = 0.01 and no background, at every Bad period",
@@ -329,6 +383,11 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
             "about as much to 20 background connections as to 1 % random drops."
         ),
     )
+
+
+def claim_gap7(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    bg, no = _bg(ctx)
     gap = {
         b: (
             bg[("wtcp_recent", b)].mean - bg[("wtcp_none", b)].mean,
@@ -357,12 +416,16 @@ def _fig7(ctx: Context, bad: list[str]) -> None:
             "seed-to-seed variation, with background or without."
         ),
     )
-    _figure(ctx, "fig7", "nobg", bad)
 
 
-def _fig9(ctx: Context, bad: list[str]) -> None:
-    _drop_claim(ctx, "fig9", bad, "§6, Fig. 9", Q_DROP9)
-    t = {(v, b): _tput(ctx, "fig9", v, b) for v in PROTOCOLS for b in bad}
+def _t9(ctx: Context) -> dict[tuple[str, str], Stat]:
+    return {(v, b): _tput(ctx, "fig9", v, b) for v in PROTOCOLS for b in _bad(ctx.quick)}
+
+
+def _fig9_compare(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    t = _t9(ctx)
+    _drop_compare(ctx, "fig9", "§6, Fig. 9")
     for v in PROTOCOLS:
         for b in bad:
             ctx.compare(
@@ -373,12 +436,30 @@ def _fig9(ctx: Context, bad: list[str]) -> None:
                 scaled(t[(v, b)], 1e-3),
                 "the paper gives curves only",
             )
+    ctx.compare(
+        "Fig. 9 handoffs per 200 s run (Tahoe)",
+        "WTCP §6 (mean residence 10 s)",
+        "count",
+        None,
+        ctx["fig9"].value("handoffs", "tahoe", bad=bad[-1]),
+        "about 20 expected from a 10 s mean residence",
+    )
 
-    def ranking(b: str) -> str:
+
+def _ranking(ctx: Context) -> str:
+    t = _t9(ctx)
+
+    def one(b: str) -> str:
         order = sorted(PROTOCOLS, key=lambda v: -t[(v, b)].mean)
         return f"Bad {b}: " + ", ".join(f"{LABELS[v]} {_kbps(t[(v, b)])}" for v in order)
 
-    detail = "; ".join(ranking(b) for b in bad) + " kbps"
+    return "; ".join(one(b) for b in _bad(ctx.quick)) + " kbps"
+
+
+def claim_itcp9(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    t = _t9(ctx)
+    detail = _ranking(ctx)
     ctx.claim(
         "With handoffs, I-TCP has the highest throughput",
         "WTCP §6, Fig. 9",
@@ -388,7 +469,14 @@ def _fig9(ctx: Context, bad: list[str]) -> None:
         detail,
         quote=Q_ITCP9,
         band="I-TCP's mean throughput above every other protocol's at every Bad period",
+        explanation="See the detail: the protocols ranked per Bad period.",
     )
+
+
+def claim_wtcp9(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    t = _t9(ctx)
+    detail = _ranking(ctx)
     e2e = ("tahoe", "snoop")
     ctx.claim(
         "With handoffs, WTCP has the highest throughput of the end-to-end protocols",
@@ -398,40 +486,44 @@ def _fig9(ctx: Context, bad: list[str]) -> None:
         quote=Q_WTCP9,
         band="WTCP's (residence time excluded) mean throughput above Snoop's and Tahoe's at "
         "every Bad period",
+        explanation="See the detail: the protocols ranked per Bad period.",
     )
-    r = {b: ratio(t[("wtcp_recent", b)], t[("wtcp_none", b)]) for b in bad}
-    wtcps = ("wtcp_recent", "wtcp_none")
-    timeouts = {v: ctx["fig9"].value("tcp_timeouts", v, bad=bad[-1]).mean for v in wtcps}
-    res = {v: ctx["fig9"].value("agent_residence_mean_s", v, bad=bad[-1]).mean for v in wtcps}
+
+
+def claim_double9(ctx: Context) -> None:
+    bad = _bad(ctx.quick)
+    r = ctx.quantity(
+        "double9",
+        lambda: {
+            b: ratio(_t9(ctx)[("wtcp_recent", b)], _t9(ctx)[("wtcp_none", b)]).mean for b in bad
+        },
+    )
+    band = almost("doubles")
+
+    def timeouts(v: str) -> float:
+        return ctx["fig9"].value("tcp_timeouts", v, bad=bad[-1]).mean
+
+    def res(v: str) -> float:
+        return ctx["fig9"].value("agent_residence_mean_s", v, bad=bad[-1]).mean
+
     ctx.claim(
         "Excluding the local recovery time almost doubles WTCP's throughput",
         "WTCP §6, Fig. 9",
-        all(1.7 <= x.mean <= 2.0 for x in r.values()),
-        "WTCP excluded / included: " + ", ".join(f"Bad {b}: {x.mean:.2f}x" for b, x in r.items()),
+        all(band.holds(x) for x in r.values()),
+        "WTCP excluded / included: " + ", ".join(f"Bad {b}: {x:.2f}x" for b, x in r.items()),
         quote=Q_DOUBLE9,
-        band="WTCP excluded / WTCP included 1.7-2.0 at every Bad period ('almost doubles')",
-        explanation=(
-            f"At Bad {bad[-1]} a segment waits {res['wtcp_recent'] * 1e3:.0f} ms "
-            f"(excluded) and {res['wtcp_none'] * 1e3:.0f} ms (included) on average in the "
+        band=f"WTCP excluded / WTCP included at every Bad period {band.describe('x')}",
+        explanation=lambda: (
+            f"At Bad {bad[-1]} a segment waits {res('wtcp_recent') * 1e3:.0f} ms "
+            f"(excluded) and {res('wtcp_none') * 1e3:.0f} ms (included) on average in the "
             "gateway's buffer, under one 100 ms source tick, and the source times out "
-            f"{timeouts['wtcp_recent']:.0f} and {timeouts['wtcp_none']:.0f} times per run: "
+            f"{timeouts('wtcp_recent'):.0f} and {timeouts('wtcp_none'):.0f} times per run: "
             "about as often either way, so the source's RTO, which hiding the residence "
             "time lowers, is not what limits it. The paper explains its doubling by the "
             "handoff delay being excluded as well; slower handoffs do not double it either "
-            "(finding 'Slower handoffs')."
+            "(finding 'Slower handoffs')." + WTCP_PENDING
         ),
     )
-    mob = ctx["fig9"]
-    ctx.compare(
-        "Fig. 9 handoffs per 200 s run (Tahoe)",
-        "WTCP §6 (mean residence 10 s)",
-        "count",
-        None,
-        mob.value("handoffs", "tahoe", bad=bad[-1]),
-        "about 20 expected from a 10 s mean residence",
-    )
-    _figure(ctx, "fig9", None, bad)
-    _slow_finding(ctx)
 
 
 def _slow_finding(ctx: Context) -> None:
@@ -478,8 +570,11 @@ def _figure(ctx: Context, campaign: str, beside: str | None, bad: list[str]) -> 
 
 def analyse(ctx: Context) -> None:
     bad = _bad(ctx.quick)
-    _fig7(ctx, bad)
-    _fig9(ctx, bad)
+    _fig7_compare(ctx)
+    _fig9_compare(ctx)
+    _figure(ctx, "fig7", "nobg", bad)
+    _figure(ctx, "fig9", None, bad)
+    _slow_finding(ctx)
 
 
 EXPERIMENT = Experiment(
@@ -504,4 +599,28 @@ EXPERIMENT = Experiment(
     campaigns=campaigns,
     analyse=analyse,
     seed="001",
+    claims=(
+        claim_drop7,
+        claim_itcp7,
+        claim_suffer7,
+        claim_gap7,
+        claim_drop9,
+        claim_itcp9,
+        claim_wtcp9,
+        claim_double9,
+    ),
+    published=Published(
+        numbers={
+            "drop_rate_fig7": {("tahoe", "100ms"): 0.01},
+            "drop_rate_fig9": {("tahoe", "100ms"): 0.01},
+            "double9": {"100ms": 1.9},
+        }
+    ),
+    settings=(
+        "The background connections' window (64 KB) and the wired buffers (20 packets at the "
+        "fixed host): calibrated on the paper's observed wired drop rate, 'about 1%'.",
+        "Fig. 8's rates and delays (the figure is not in our copy): Figs. 4-6's 10 Mbps, "
+        "100 ms and 800 kbps, 10 ms, with a 1 ms backhaul.",
+        "The protocols as in Figs. 4-6 (the wtcp experiment).",
+    ),
 )

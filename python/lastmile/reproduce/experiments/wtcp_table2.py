@@ -22,7 +22,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from lastmile.reproduce.framework import Campaign, Context, Experiment, Stat, clearly_above, scaled
+from lastmile.reproduce.framework import (
+    Campaign,
+    Context,
+    Experiment,
+    Published,
+    Stat,
+    clearly_above,
+    paper_marks,
+    scaled,
+)
+from lastmile.reproduce.words import hull, ratio_band, written
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,6 +73,14 @@ STALL = (
     "wired link (`pcap = wired`) holds only the last copy. Buffer 50, Bad 10 ms, seed 3: the "
     "segment at offset 61440 was sent 8 times from 39.1 to 140.7 s and no copy is in the "
     "capture; its neighbours at 59520 and 60480 are, once each. Back-off, not a deadlock."
+)
+
+#: Failing claims about hiding the residence time wait for this work on another branch.
+WTCP_PENDING = (
+    " Why hiding the residence time gains our wtcp connection so little (the wireless "
+    "window counted from the ACK point or in flight, timers at exact times or on clock "
+    "ticks, the wired side) is being run down on the `wtcp` branch; this claim is to be "
+    "read again after it merges."
 )
 
 Q_GAIN = (
@@ -145,6 +163,7 @@ def _compare(ctx: Context) -> None:
                 paper,
                 _tcp(ctx, variant, buffer),
                 "Bad 100 ms; ours counts payload (960 B of 1 KB)",
+                ref=f"Table II buffer {b} tcp {name}",
             )
         for name, variant, paper in (("excluded", "excl", wtcp_ex), ("included", "incl", wtcp_in)):
             ctx.compare(
@@ -154,6 +173,7 @@ def _compare(ctx: Context) -> None:
                 paper,
                 _wtcp(ctx, variant, buffer),
                 "Bad 100 ms; ours counts payload (960 B of 1 KB)",
+                ref=f"Table II buffer {b} wtcp {name}",
             )
         ctx.compare(
             f"buffer {b}: wtcp, LRT excluded by exact residence time",
@@ -217,24 +237,28 @@ def _evidence(ctx: Context, buffer: str) -> str:
     )
 
 
-def _claims(ctx: Context) -> None:
+def claim_gain(ctx: Context) -> None:
     gains = {b: _wtcp(ctx, "excl", b).mean / _wtcp(ctx, "incl", b).mean for b in BUFFERS}
     paper_gains = {b: PAPER[b][2] / PAPER[b][3] for b in BUFFERS}
+    band = hull(written("265%").scaled(0.01), ratio_band("16.44", "6.12"))
     best = max(gains.values())
     ctx.claim(
         "Excluding LRT gives wtcp a throughput gain of up to 265 %",
         SRC,
-        2.645 <= best < 2.655,
+        band.holds(best),
         ", ".join(f"buffer {b.removesuffix('pkt')}: {g:.2f}x" for b, g in gains.items())
         + " (wtcp excluded / included; the paper's table: "
         + ", ".join(f"{g:.2f}x" for g in paper_gains.values())
         + ")",
         quote=Q_GAIN,
         band="the largest wtcp throughput ratio LRT excluded / included over the three "
-        "buffers 2.645-2.655 ('265%' at the precision written, read as a ratio: the table's "
-        "own best row, 16.44 / 6.12, is 2.69)",
-        explanation=_evidence(ctx, "50pkt"),
+        f"buffers ('up to') {band.describe('x')}: the text's '265%' read as a ratio, and the "
+        "table's best row",
+        explanation=lambda: _evidence(ctx, "50pkt") + WTCP_PENDING,
     )
+
+
+def claim_tcp_loss(ctx: Context) -> None:
     losses = {b: (_tcp(ctx, "excl", b), _tcp(ctx, "incl", b)) for b in BUFFERS}
     ctx.claim(
         "Excluding LRT costs the tcp connections no significant throughput",
@@ -250,23 +274,31 @@ def _claims(ctx: Context) -> None:
         explanation="The tcp connections lose throughput beyond the intervals when WTCP "
         "hides its residence time: see the buffers named in the detail.",
     )
+
+
+def claim_improves(ctx: Context) -> None:
     improved = {b: (_wtcp(ctx, "excl", b), _wtcp(ctx, "incl", b)) for b in BUFFERS[:2]}
     ctx.claim(
         "Hiding LRT significantly improves the wtcp connection's throughput (buffers 50 and "
         "100, where Table II shows a gain)",
         "WTCP §8, Table II",
         all(clearly_above(ex, inc) for ex, inc in improved.values()),
-        "; ".join(
-            f"buffer {b.removesuffix('pkt')}: {ex} kbps excluded, {inc} kbps included"
-            for b, (ex, inc) in improved.items()
-        )
-        + "; exact residence time: "
-        + ", ".join(f"{_wtcp(ctx, 'excl_exact', b)} kbps" for b in BUFFERS[:2]),
+        lambda: (
+            "; ".join(
+                f"buffer {b.removesuffix('pkt')}: {ex} kbps excluded, {inc} kbps included"
+                for b, (ex, inc) in improved.items()
+            )
+            + "; exact residence time: "
+            + ", ".join(f"{_wtcp(ctx, 'excl_exact', b)} kbps" for b in BUFFERS[:2])
+        ),
         quote=Q_FAIR,
         band="wtcp with LRT excluded above wtcp with LRT included, 95 % intervals apart, at "
         "buffers 50 and 100 ('significantly')",
-        explanation=_evidence(ctx, "100pkt"),
+        explanation=lambda: _evidence(ctx, "100pkt") + WTCP_PENDING,
     )
+
+
+def claim_fair_share(ctx: Context) -> None:
     share = {b: _wtcp(ctx, "excl", b) for b in BUFFERS}
     ctx.claim(
         "wtcp with LRT excluded does not exceed its fair share of the 1 Mbps bottleneck",
@@ -276,7 +308,7 @@ def _claims(ctx: Context) -> None:
         + f" (fair share 1 Mbps / 21 = {FAIR_SHARE_KBPS:.1f} kbps)",
         quote=Q_FAIR + " [...] " + Q_CONFIRM,
         band=f"the wtcp mean with LRT excluded at most {FAIR_SHARE_KBPS:.1f} kbps (1 Mbps / 21 "
-        "connections) at every buffer",
+        "connections) at every buffer ('without exceeding their fair share')",
         explanation="The wtcp connection gets more than 1/21 of the link at the buffers named "
         "in the detail.",
     )
@@ -363,7 +395,7 @@ def _figure(ctx: Context) -> None:
     with ctx.figure(
         "table2",
         "WTCP Table II: tcp (mean of 20) and wtcp throughput per wired buffer, Bad 100 ms; "
-        "bars: 95 % CI; crosses: the paper",
+        "bars: 95 % CI; squares: the paper",
         2,
     ) as (a, b):
         for ax, who, col in ((a, "tcp (mean of 20)", 0), (b, "wtcp", 2)):
@@ -380,13 +412,12 @@ def _figure(ctx: Context) -> None:
                     label=LABELS[v],
                 )
             for off, name, color in ((0, "excluded", "C0"), (1, "included", "C2")):
-                ax.plot(
+                paper_marks(
+                    ax,
                     x + (-1 if off == 0 else 1) * 0.12,
                     [PAPER[buf][col + off] for buf in BUFFERS],
-                    "x",
-                    color=color,
-                    markersize=9,
-                    label=f"paper, LRT {name}",
+                    f"paper, LRT {name}",
+                    markeredgecolor=color,
                 )
             ax.set_xticks(x, [buf.removesuffix("pkt") for buf in BUFFERS])
             ax.set_xlabel("wired buffer (packets)")
@@ -396,7 +427,6 @@ def _figure(ctx: Context) -> None:
 
 def analyse(ctx: Context) -> None:
     _compare(ctx)
-    _claims(ctx)
     _findings(ctx)
     _rto_finding(ctx, _source_rto(ctx))
     _figure(ctx)
@@ -428,4 +458,24 @@ EXPERIMENT = Experiment(
     campaigns=campaigns,
     analyse=analyse,
     seed="001",
+    claims=(claim_gain, claim_tcp_loss, claim_improves, claim_fair_share),
+    published=Published(
+        points=[
+            ("table2", metric, v, {"buffer": buffer, "bad": "100ms"}, kbps * 1e3)
+            for buffer, row in PAPER.items()
+            for metric, v, kbps in (
+                ("groups_tcp_throughput_bps_mean", "excl", row[0]),
+                ("groups_tcp_throughput_bps_mean", "incl", row[1]),
+                ("throughput_bps", "excl", row[2]),
+                ("throughput_bps", "incl", row[3]),
+            )
+        ]
+    ),
+    settings=(
+        "The wired latency and the last hop (Fig. 10 is an image): Fig. 3's 100 ms and "
+        "Table I's 800 kbps, 10 ms fading link, mean Bad 100 ms (the setting §5 names for "
+        "Fig. 5); 10 ms runs as a second series.",
+        "'Excluding LRT': the most recent timestamp, as in Figs. 6-7 (exact rewriting as a "
+        "second series).",
+    ),
 )

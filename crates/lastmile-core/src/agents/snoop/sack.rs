@@ -30,11 +30,12 @@ impl SnoopConn {
         let timeout = self.timeout(cx.spec);
         let last_ack = self.last_ack;
         // Remember what the blocks cover; the latest forwarding time among those segments.
+        let sees_link = self.sees_link;
         let mut newest_sacked = None;
         for x in self.cache.iter_mut() {
             if blocks.iter().any(|&(l, r)| l <= x.seq && x.end <= r) {
                 x.sacked = true;
-                newest_sacked = newest_sacked.max(Some(x.cached_at));
+                newest_sacked = newest_sacked.max(x.left_at(sees_link));
             }
         }
         let tail_is_hole = self.cache.front().is_some_and(|t| Some(t.seq) == last_ack);
@@ -43,18 +44,14 @@ impl SnoopConn {
             if x.end > highest {
                 break;
             }
-            let answer_may_come = x
-                .rxmit_at
-                .is_some_and(|t| newest_sacked.is_none_or(|n| n <= t));
+            let answer_may_come = x.num_rxmit > 0
+                && (x.rxmit != RxmitState::Left
+                    || x.left_at(sees_link)
+                        .is_some_and(|t| newest_sacked.is_none_or(|n| n <= t)));
             if x.sacked || answer_may_come || x.num_rxmit >= cx.spec.max_local_retransmits {
                 continue;
             }
-            x.hole_reported = true;
-            x.num_rxmit += 1;
-            x.rxmit_at = Some(now);
-            x.rxmit_queued = self.sees_link;
-            cx.out.packets.push(x.packet);
-            cx.counters.common.local_retransmissions += 1;
+            recovery::send_again(x, cx, now, sees_link);
             sent += 1;
         }
         if sent > 0 {

@@ -11,10 +11,28 @@ use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
 use crate::scenario::ScenarioError;
 use crate::units::Duration;
 
+/// Which Snoop: the BSD code as the TULIP paper ran it, or ns-2's.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SnoopVariant {
+    /// The BSD Snoop as the TULIP paper configured it (TULIP §4; docs/models/snoop.md).
+    #[default]
+    Tulip,
+    /// ns-2.35's `LL/LLSnoop` (its tcp/snoop.cc): its timer, estimator, dupack counting and
+    /// retransmissions behind the queue, no persist timer, no burst-loss rule.
+    Ns2,
+}
+
 /// Snoop, configured by default as the TULIP paper ran it (TULIP §4).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnoopSpec {
+    /// "tulip" (default): the BSD code as the TULIP paper ran it; "ns2": ns-2.35's Snoop,
+    /// for runs set beside ns-2 (docs/models/snoop.md). With "ns2" only `initial_rtt`
+    /// (ns-2's `srtt_`), `cache_packets`, `max_local_retransmits` and `retransmit_ahead`
+    /// apply.
+    #[serde(default)]
+    pub variant: SnoopVariant,
     /// Duplicate ACKs that trigger a local retransmission. Default 2 (TULIP §4: "after the
     /// receipt of 2 duplicate acknowledgments"; ns-2 and Click retransmit on the 2nd too).
     #[serde(default = "default_snoop_dupacks")]
@@ -52,6 +70,12 @@ pub struct SnoopSpec {
     /// is there. Default "0s" (the Snoop paper primes the neighbours' caches in advance).
     #[serde(default)]
     pub handoff_latency: Duration,
+    /// Send a local retransmission ahead of the data waiting in the base station's interface
+    /// queue (Balakrishnan et al. 1995, Fig. 2: "Retransmit lost packet with high priority";
+    /// the BSD code the TULIP paper ran), or behind it, as ns-2's `snoop_rxmit` does.
+    /// Default: ahead with `variant = "tulip"`, behind with "ns2".
+    #[serde(default)]
+    pub retransmit_ahead: Option<bool>,
     /// Read the mobile's SACK blocks (RFC 2018; the flow's TCP needs SACK): a duplicate ACK
     /// with blocks retransmits locally every cached segment they leave as a hole, not just
     /// the oldest (Balakrishnan et al.'s selective-acknowledgment Snoop; the Linux netfilter
@@ -85,6 +109,7 @@ fn default_snoop_max_rxmit() -> u32 {
 impl Default for SnoopSpec {
     fn default() -> Self {
         SnoopSpec {
+            variant: SnoopVariant::Tulip,
             dupack_threshold: default_snoop_dupacks(),
             min_timeout: default_snoop_min_timeout(),
             timeout_factor: default_snoop_factor(),
@@ -95,6 +120,7 @@ impl Default for SnoopSpec {
             max_local_retransmits: default_snoop_max_rxmit(),
             handoff: OnHandoff::Drop,
             handoff_latency: Duration::default(),
+            retransmit_ahead: None,
             sack: false,
         }
     }
@@ -130,6 +156,9 @@ impl AgentSettings for SnoopSpec {
                 "a time greater than zero",
             ));
         }
+        if self.variant == SnoopVariant::Ns2 {
+            self.check_ns2()?;
+        }
         if self.cache_packets == 0 {
             return Err(ScenarioError::bad_value(
                 "cache_packets",
@@ -138,5 +167,34 @@ impl AgentSettings for SnoopSpec {
             ));
         }
         Ok(())
+    }
+}
+
+impl SnoopSpec {
+    /// With `variant = "ns2"`, the settings ns-2's Snoop has no counterpart for must keep
+    /// their defaults.
+    fn check_ns2(&self) -> Result<(), ScenarioError> {
+        let d = SnoopSpec::default();
+        let tulip_only = [
+            (
+                "dupack_threshold",
+                self.dupack_threshold != d.dupack_threshold,
+            ),
+            ("min_timeout", self.min_timeout != d.min_timeout),
+            ("timeout_factor", self.timeout_factor != d.timeout_factor),
+            ("persist", self.persist != d.persist),
+            ("fix", self.fix != d.fix),
+            ("handoff", self.handoff != d.handoff),
+            ("handoff_latency", self.handoff_latency != d.handoff_latency),
+            ("sack", self.sack != d.sack),
+        ];
+        match tulip_only.iter().find(|(_, set)| *set) {
+            Some((key, _)) => Err(ScenarioError::problem(
+                key,
+                "applies only to variant = \"tulip\" (ns-2's Snoop has no such setting): \
+                 remove it, or drop variant = \"ns2\"",
+            )),
+            None => Ok(()),
+        }
     }
 }

@@ -625,10 +625,11 @@ fn writer_refuses_packets_it_cannot_encode_faithfully() {
 fn create_writes_a_file_that_reads_back() {
     let path =
         std::env::temp_dir().join(format!("lastmile-pcap-test-{}.pcapng", std::process::id()));
-    let mut w = PcapWriter::create(&path, raw_interface()).unwrap();
+    let (mut w, fresh) = PcapWriter::create(&path, raw_interface()).unwrap();
     let p = Seg::new(true, 1, Some(1)).payload(10).build();
     w.write(SimTime::from_nanos(1_234_567_890), &p).unwrap();
     w.finish().unwrap();
+    fresh.commit().unwrap();
     let bytes = std::fs::read(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     let records = read_capture(&bytes);
@@ -661,7 +662,7 @@ fn write_sample_capture_for_tshark() {
     let path = std::env::var_os("LASTMILE_PCAP_OUT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("lastmile-sample.pcapng"));
-    let mut w = PcapWriter::create(&path, raw_interface()).unwrap();
+    let (mut w, fresh) = PcapWriter::create(&path, raw_interface()).unwrap();
     let mss = 1448;
     let (c0, s0) = (1_000u32, 5_000u32);
     let mut t = SimTime::ZERO;
@@ -791,5 +792,6 @@ fn write_sample_capture_for_tshark() {
     }
     send(1_000, ecn);
     w.finish().unwrap();
+    fresh.commit().unwrap();
     println!("wrote {}", path.display());
 }

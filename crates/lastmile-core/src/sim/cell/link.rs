@@ -6,12 +6,13 @@ use crate::engine::SimTime;
 use crate::ids::{NodeId, StationId};
 use crate::net::{Admission, CellId};
 use crate::packet::{Ecn, Packet};
+use crate::wireless::link::tulip::TulipFrame;
 use crate::wireless::link::{LinkFrame, LinkInput, LinkOutput};
 use crate::wireless::mac::{MacInput, MacOutput, MacSignal, ReplyDisposition};
 
 use super::super::world::{Event, PacketSlot, TimerOwner, World};
 use super::super::SimError;
-use super::{station, PeerLink};
+use super::{station, PeerLink, Station};
 
 impl World {
     /// `from` sends the packet in `slot` to `to`, a member of the same cell.
@@ -54,6 +55,27 @@ impl World {
         self.pump(now, cell, m)
     }
 
+    /// `cell_send` for a packet that goes ahead of the data in `from`'s interface queue
+    /// (`AgentOutbox::ahead`); the queue's tail makes room for it if it is full.
+    pub(in crate::sim) fn cell_send_ahead(
+        &mut self,
+        now: SimTime,
+        cell: CellId,
+        from: NodeId,
+        to: NodeId,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let c = &self.cells[cell.index()];
+        let (Some(m), Some(_)) = (c.station_of(from), c.station_of(to)) else {
+            return self.cell_send(now, cell, from, to, slot); // Counted as it counts them.
+        };
+        let packet = self.packets.remove(slot);
+        let st = &mut self.cells[cell.index()].stations[m.index()];
+        let evicted = st.ifq.push_front((packet, to), packet.size_bytes());
+        st.stats.queue_drops += evicted.len() as u64;
+        self.pump(now, cell, m)
+    }
+
     /// Pulls packets from station `m`'s interface queue into its link layers while the link
     /// layer of the head packet's next hop accepts them.
     fn pump(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
@@ -68,17 +90,21 @@ impl World {
 
     fn pump_loop(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
         loop {
-            let Some(&(_, peer)) = station(self, cell, m).ifq.front() else {
+            let Some(&(next, peer)) = station(self, cell, m).ifq.front() else {
                 return Ok(());
             };
             let li = self.link_index(cell, m, peer)?;
             let st = station(self, cell, m);
-            if !st.links[li].layer.can_accept() {
+            if !st.links[li].layer.can_accept(&next) {
                 return Ok(());
             }
             let (packet, _) = st.ifq.pop(now).expect("front was there");
+            let node = st.node;
             self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
             self.on_datagram_left(now, &packet)?;
+            if let Some(agent) = self.agents.departures_at(node) {
+                self.on_agent_departed(now, agent, MacSignal::Trans, &packet)?;
+            }
         }
     }
 
@@ -158,10 +184,11 @@ impl World {
         li: usize,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
+        let frame = station(self, cell, m).take_back_resent(li, frame);
         let c = &mut self.cells[cell.index()];
         let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
-        let is_reply =
-            matches!(&frame, LinkFrame::Tulip(f) if f.is_lack()) && c.replying == Some((m, li));
+        let is_reply = matches!(&frame, LinkFrame::Tulip(f) if f.carries_lack())
+            && c.replying == Some((m, li));
         if is_reply {
             c.replying = None;
             return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
@@ -186,8 +213,9 @@ impl World {
         )
     }
 
-    /// MAC acceleration: the LACK for the data frame just delivered is the MAC's in-floor
-    /// reply. The FIFO mirror learns where the MAC put it (nowhere when sent in the floor).
+    /// MAC acceleration: the LACK for the data frame just delivered (alone, or on a data
+    /// frame of ours) is the MAC's in-floor reply. The FIFO mirror learns where the MAC put
+    /// it (nowhere when sent in the floor); a data frame's signals go to its link layer.
     fn mac_reply_in_floor(
         &mut self,
         now: SimTime,
@@ -197,13 +225,17 @@ impl World {
         msdu_bytes: u32,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
+        let entry = match frame.is_control() {
+            true => (li, false, None),
+            false => (li, true, frame.data_packet().copied()),
+        };
         let st = station(self, cell, m);
         let dst = st.links[li].peer;
         let mut out = Vec::new();
         match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
             ReplyDisposition::InFloor => {}
-            ReplyDisposition::HeadOfQueue => st.at_mac.push_front((li, false, None)),
-            ReplyDisposition::Queued => st.at_mac.push_back((li, false, None)),
+            ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
+            ReplyDisposition::Queued => st.at_mac.push_back(entry),
         }
         self.apply_mac_outputs(now, cell, m, out)
     }
@@ -312,5 +344,41 @@ impl World {
         li: usize,
     ) -> Result<(), SimError> {
         self.link_call(now, cell, m, li, LinkInput::Timeout)
+    }
+}
+
+impl Station {
+    /// TULIP hands a data frame still waiting at the MAC again, with its LACK on it (TULIP
+    /// §3.3, Figure 4(b)): the MAC gives the first copy back and the FIFO mirror forgets
+    /// it. If the MAC has already started its exchange, the LACK goes alone instead.
+    fn take_back_resent(&mut self, li: usize, frame: LinkFrame) -> LinkFrame {
+        let LinkFrame::Tulip(TulipFrame::Data {
+            seq,
+            packet,
+            lack: Some(lack),
+        }) = frame
+        else {
+            return frame;
+        };
+        let waiting = self.at_mac.iter().position(|&(l, to_link, p)| {
+            l == li && to_link && p.is_some_and(|p| p.id == packet.id)
+        });
+        let Some(i) = waiting else {
+            return frame;
+        };
+        let same = |f: &LinkFrame| {
+            matches!(f, LinkFrame::Tulip(TulipFrame::Data { seq: s, packet: p, .. })
+                if *s == seq && p.id == packet.id)
+        };
+        match self.mac.withdraw(same) {
+            Some(_) => {
+                self.at_mac.remove(i);
+                frame
+            }
+            None => LinkFrame::Tulip(TulipFrame::Lack {
+                lack,
+                piggyback: None,
+            }),
+        }
     }
 }

@@ -15,22 +15,26 @@
 //!   W_max, else W_max = cwnd.
 //! * **Timeout** (§4.8): ssthresh as on a loss, cwnd = 1 segment (Reno), and the first
 //!   congestion-avoidance stage after it uses K = 0 and W_max = cwnd at its start.
-//! * **Slow start** (§4.10): Reno's (RFC 5681), which the RFC allows ("MAY use the Reno
-//!   TCP slow start algorithm").
+//! * **Slow start** (§4.10): the initial slow start runs HyStart++ (RFC 9406,
+//!   `hystart.rs`), which §4.10 allows and which Linux and ns-3 ship on by default in the
+//!   form of the original HyStart; leaving it without a loss starts the first stage with
+//!   K = 0 and W_max = cwnd. With `hystart = false`, and for every later slow start, Reno's
+//!   (RFC 5681: min(N, SMSS) per ACK).
 //!
 //! Constants C = 0.4 segments/s³ and β_cubic = 0.7 (§4.1, §5), fast convergence on: each a
 //! setting. A stage begins at the first ACK that may grow the window with cwnd ≥ ssthresh
 //! after a reduction (or the first slow-start exit). Departures (see
 //! `docs/congestion-control.md`): Linux computes ssthresh from cwnd, has no switch of
-//! α_cubic to 1 and uses HyStart; ns-3 keeps W_max across a timeout and uses HyStart.
-//! Left out: HyStart++ (RFC 9406), spurious-loss undo (§4.9), the application-limited
-//! exclusion of §4.2 (t counts idle time too).
+//! α_cubic to 1 and uses HyStart; ns-3 keeps W_max across a timeout and uses HyStart (with
+//! a far larger delay threshold). Left out: spurious-loss undo (§4.9), the
+//! application-limited exclusion of §4.2 (t counts idle time too).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimTime;
 
+use super::hystart::HyStartPp;
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// CUBIC's constants.
@@ -46,6 +50,12 @@ pub struct CubicConfig {
     /// Fast convergence (§4.7). Default true ("SHOULD be implemented").
     #[serde(default = "default_fast_convergence")]
     pub fast_convergence: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start: leave it when the round's smallest
+    /// RTT rises by clamp(RTT/8, 4 ms, 16 ms), grow a quarter as fast for five rounds, then
+    /// congestion avoidance. Default true (Linux and ns-3 ship HyStart on); false gives
+    /// RFC 9438 §4.10's Reno slow start, which overshoots the path by up to a window.
+    #[serde(default = "default_hystart")]
+    pub hystart: bool,
 }
 
 fn default_c() -> f64 {
@@ -57,6 +67,9 @@ fn default_beta() -> f64 {
 fn default_fast_convergence() -> bool {
     true
 }
+fn default_hystart() -> bool {
+    true
+}
 
 impl Default for CubicConfig {
     fn default() -> Self {
@@ -64,6 +77,7 @@ impl Default for CubicConfig {
             c: default_c(),
             beta: default_beta(),
             fast_convergence: default_fast_convergence(),
+            hystart: default_hystart(),
         }
     }
 }
@@ -109,10 +123,13 @@ pub struct Cubic {
     after_timeout: bool,
     /// Fractional bytes of growth carried between ACKs.
     carry: f64,
+    /// HyStart++ while the initial slow start lasts (with `hystart`).
+    hystart: Option<HyStartPp>,
 }
 
 impl Cubic {
-    pub fn new(config: CubicConfig) -> Self {
+    /// CUBIC with `config`; `paced` when the sender paces (HyStart++'s L).
+    pub fn new(config: CubicConfig, paced: bool) -> Self {
         Cubic {
             config,
             w_max: 0.0,
@@ -120,7 +137,13 @@ impl Cubic {
             epoch: None,
             after_timeout: false,
             carry: 0.0,
+            hystart: config.hystart.then(|| HyStartPp::new(paced)),
         }
+    }
+
+    /// HyStart++'s state, while it runs.
+    pub fn hystart(&self) -> Option<&HyStartPp> {
+        self.hystart.as_ref().filter(|h| h.is_active())
     }
 
     /// W_cubic(t) in segments for the current stage.
@@ -160,6 +183,9 @@ impl Cubic {
         self.cwnd_prior = cwnd_seg;
         self.epoch = None;
         self.carry = 0.0;
+        if let Some(h) = self.hystart.as_mut() {
+            h.finish();
+        }
         ((flight as f64 * self.config.beta) as u64).max(2 * mss)
     }
 
@@ -205,7 +231,10 @@ impl CongestionControl for Cubic {
             return;
         }
         if w.in_slow_start() {
-            w.cwnd += ack.acked_bytes.min(ack.mss);
+            match self.hystart.as_mut().filter(|h| h.is_active()) {
+                Some(h) => h.on_ack(w, ack),
+                None => w.cwnd += ack.acked_bytes.min(ack.mss),
+            }
             return;
         }
         self.avoid_congestion(w, ack);

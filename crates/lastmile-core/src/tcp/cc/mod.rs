@@ -21,7 +21,7 @@
 //! Algorithms: `reno` (RFC 5681 §3.1, `reno.rs`), `vegas` (Brakmo & Peterson 1995),
 //! `westwood_plus` (Mascolo et al. 2001, Grieco & Mascolo 2004), `veno` (Fu & Liew 2003),
 //! `fast` (Wei, Jin, Low & Hegde 2006), `illinois` (Liu, Başar & Srikant 2006), `cubic`
-//! (RFC 9438), `bbr` (v1: Cardwell et al. 2016, draft-cardwell-iccrg-bbr-congestion-control-00)
+//! (RFC 9438, with HyStart++ of RFC 9406 in `hystart.rs`), `bbr` (v1: Cardwell et al. 2016, draft-cardwell-iccrg-bbr-congestion-control-00)
 //! and `santa_cruz` (Parsa & Garcia-Luna-Aceves 1999), each in its own module citing its
 //! document; `estimators.rs` holds the round and RTT bookkeeping the delay-based ones share.
 //! Each controller's state is visible through [`CongestionControl::metrics`] ([`CcMetrics`]),
@@ -31,6 +31,7 @@ mod bbr;
 mod cubic;
 mod estimators;
 mod fast;
+mod hystart;
 mod illinois;
 mod reno;
 mod santa_cruz;
@@ -41,6 +42,7 @@ mod westwood;
 pub use bbr::{Bbr, BbrConfig, BbrMode, PACING_GAIN_CYCLE};
 pub use cubic::{Cubic, CubicConfig};
 pub use fast::{Fast, FastConfig};
+pub use hystart::{HyStartPhase, HyStartPp};
 pub use illinois::{Illinois, IllinoisConfig};
 pub use reno::Reno;
 pub use santa_cruz::{SantaCruz, SantaCruzConfig};
@@ -91,6 +93,23 @@ pub struct AckSample {
     pub snd_max: u64,
     /// The sender's maximum segment size.
     pub mss: u64,
+    /// Bytes this ACK newly delivered to the receiver (RFC 6937 DeliveredData: Δ SND.UNA
+    /// plus newly SACKed bytes, SACKed bytes the cumulative ACK took over counted once);
+    /// `acked_bytes` without SACK.
+    pub delivered_bytes: u64,
+    /// With SACK, the bytes the sender estimates in the network after the ACK (RFC 6675
+    /// `SetPipe`: neither SACKed nor judged lost, retransmissions counted); `None` without
+    /// SACK, where only `in_flight` is known.
+    pub pipe: Option<u64>,
+    /// Bytes this ACK newly showed lost: with SACK those that became RFC 6675 `IsLost`,
+    /// without it one SMSS when it starts a fast retransmit (the segment at SND.UNA), as
+    /// Linux counts `rs->losses`.
+    pub lost_bytes: u64,
+    /// The round-trip time of the newest segment this ACK cumulatively acknowledged, if it
+    /// was never retransmitted (Karn's rule): one sample per ACK of new data from the
+    /// segments' send times, as Linux takes them, whatever the timer's own sampling
+    /// (`rtt`) does.
+    pub latest_rtt: Option<SimDuration>,
     /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation);
     /// all zero unless the controller `wants_rate_samples`.
     pub rate: RateSample,
@@ -233,6 +252,15 @@ pub trait CongestionControl {
         w.cwnd = w.ssthresh;
     }
 
+    /// True if the sender runs Vegas's fine-grained retransmission (`sender/vegas.rs`).
+    fn fine_grained_retransmission(&self) -> bool {
+        false
+    }
+
+    /// The segment about to be declared lost was last sent at `sent_at`, `transmits`
+    /// times (read by a decrease rule that depends on it, Vegas's).
+    fn note_lost_segment(&mut self, _sent_at: SimTime, _transmits: u32) {}
+
     /// The rate at which to release segments, in bytes per second; `None` = no pacing.
     fn pacing_rate(&self) -> Option<u64> {
         None
@@ -310,7 +338,7 @@ impl AnyCongestionControl {
             CcKind::Veno => A::Veno(Veno::new(settings.veno)),
             CcKind::Fast => A::Fast(Fast::new(settings.fast)),
             CcKind::Illinois => A::Illinois(Illinois::new(settings.illinois)),
-            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic)),
+            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic, settings.pacing)),
             CcKind::Bbr => A::Bbr(Box::new(Bbr::new(settings.bbr))),
             CcKind::SantaCruz => A::SantaCruz(SantaCruz::new(settings.santa_cruz)),
         }
@@ -399,6 +427,14 @@ impl CongestionControl for AnyCongestionControl {
     #[inline(never)]
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, c => c.wants_rate_samples())
+    }
+    #[inline(never)]
+    fn fine_grained_retransmission(&self) -> bool {
+        dispatch!(self, c => c.fine_grained_retransmission())
+    }
+    #[inline(never)]
+    fn note_lost_segment(&mut self, sent_at: SimTime, transmits: u32) {
+        dispatch!(self, c => c.note_lost_segment(sent_at, transmits))
     }
     #[inline(never)]
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {

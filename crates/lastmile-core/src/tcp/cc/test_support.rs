@@ -39,6 +39,10 @@ pub fn new_ack(
         snd_una: una,
         snd_max: max,
         mss: SMSS,
+        delivered_bytes: acked,
+        pipe: None,
+        lost_bytes: 0,
+        latest_rtt: rtt,
         rate: RateSample::default(),
     }
 }
@@ -203,6 +207,10 @@ impl PathSim {
                 snd_una: self.una,
                 snd_max: self.max,
                 mss: SMSS,
+                delivered_bytes: SMSS,
+                pipe: None,
+                lost_bytes: 0,
+                latest_rtt: Some(rtt),
                 rate: if cc.wants_rate_samples() {
                     rate
                 } else {

@@ -24,6 +24,10 @@ fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
         snd_una: 0,
         snd_max: in_flight,
         mss: SMSS,
+        delivered_bytes: acked,
+        pipe: None,
+        lost_bytes: 0,
+        latest_rtt: None,
         rate: RateSample::default(),
     }
 }

@@ -15,17 +15,19 @@
 //!   leaves slow start. The paper gives no size for
 //!   the cut at that moment; as ns-2's Vegas (from the authors' group) does, cwnd loses an
 //!   eighth and ssthresh is set to it.
-//! * **Losses**: Reno's response (RFC 5681 (4), ssthresh = FlightSize/2; the timeout sets
-//!   the loss window), as in Linux and the paper's "Reno's" fast retransmit.
+//! * **Losses** (§3.1, with `fine_grained_retransmission`, the default): the sender's
+//!   fine-grained timer (`sender/vegas.rs`) detects losses; the window is cut only for a
+//!   segment sent after the last cut, to three quarters (to half if the segment had been
+//!   retransmitted before, to two segments from three or fewer), the sizes of ns-2's
+//!   `Agent/TCP/Vegas` (the authors' group's code; the paper could not be re-read here).
+//!   Without it, Reno's response (RFC 5681 (4), ssthresh = FlightSize/2), as Linux. A
+//!   timeout is Reno's (cwnd = 1 segment) either way.
 //!
 //! No Vegas decision is taken while loss recovery forbids growth (Linux disables Vegas
 //! outside the Open state). Where others differ (see `docs/congestion-control.md`): Linux and
 //! ns-3 default to α = 2, β = 4, grow every round trip in slow start and fall back to Reno
 //! when a round had ≤ 2 RTT samples; ns-3 takes its minimum over SRTT values and answers a
-//! loss with cwnd − 1 segment. Left out: the paper's fine-grained retransmission rules
-//! (§3.1: resend on the first duplicate ACK when the segment is older than the
-//! fine-grained timeout, decrease only for losses after the last decrease), which are loss
-//! recovery.
+//! loss with cwnd − 1 segment and has no fine-grained retransmission.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -50,6 +52,13 @@ pub struct VegasConfig {
     /// buffer").
     #[serde(default = "default_gamma")]
     pub gamma: f64,
+    /// The fine-grained retransmission of Brakmo & Peterson §3.1 (with Tahoe, Reno or
+    /// NewReno recovery): a duplicate ACK for a segment older than the fine-grained timeout
+    /// resends it at once, so do the two new ACKs after a retransmission, and the window
+    /// is cut only for segments sent after the last cut. Default true (the paper's Vegas);
+    /// false gives Reno's fast retransmit and halving (Linux's and ns-3's Vegas).
+    #[serde(default = "default_fine_grained")]
+    pub fine_grained_retransmission: bool,
 }
 
 fn default_alpha() -> f64 {
@@ -61,6 +70,9 @@ fn default_beta() -> f64 {
 fn default_gamma() -> f64 {
     1.0
 }
+fn default_fine_grained() -> bool {
+    true
+}
 
 impl Default for VegasConfig {
     fn default() -> Self {
@@ -68,6 +80,7 @@ impl Default for VegasConfig {
             alpha: default_alpha(),
             beta: default_beta(),
             gamma: default_gamma(),
+            fine_grained_retransmission: default_fine_grained(),
         }
     }
 }
@@ -102,6 +115,10 @@ pub struct Vegas {
     grow_this_round: bool,
     /// Diff of the last round, in segments.
     diff_segments: Option<f64>,
+    /// The segment to be declared lost: when it was last sent, how often.
+    lost_segment: Option<(SimTime, u32)>,
+    /// When the window was last cut.
+    last_cut: Option<SimTime>,
 }
 
 impl Vegas {
@@ -112,6 +129,25 @@ impl Vegas {
             rtt: RoundRtt::default(),
             grow_this_round: true,
             diff_segments: None,
+            lost_segment: None,
+            last_cut: None,
+        }
+    }
+
+    /// §3.1 with ns-2's sizes: ssthresh (and so cwnd) for a loss of the segment noted by
+    /// `note_lost_segment`, `cwnd` bytes now; unchanged if it was sent before the last cut.
+    fn fine_grained_cut(&mut self, now: SimTime, cwnd: u64, mss: u64) -> u64 {
+        let (sent, transmits) = self.lost_segment.take().unwrap_or((now, 1));
+        if self.last_cut.is_some_and(|t| sent < t) {
+            return cwnd.max(2 * mss);
+        }
+        self.last_cut = Some(now);
+        if cwnd <= 3 * mss {
+            2 * mss
+        } else if transmits > 1 {
+            cwnd / 2
+        } else {
+            cwnd - cwnd / 4
         }
     }
 
@@ -165,9 +201,23 @@ impl CongestionControl for Vegas {
         }
     }
 
+    fn ssthresh_on_loss(
+        &mut self,
+        now: SimTime,
+        w: &CongestionWindow,
+        flight: u64,
+        mss: u64,
+    ) -> u64 {
+        if self.config.fine_grained_retransmission {
+            self.fine_grained_cut(now, w.cwnd, mss)
+        } else {
+            super::reno_ssthresh(flight, mss)
+        }
+    }
+
     fn on_rto(
         &mut self,
-        _now: SimTime,
+        now: SimTime,
         w: &mut CongestionWindow,
         flight: u64,
         mss: u64,
@@ -175,6 +225,16 @@ impl CongestionControl for Vegas {
     ) {
         super::reno_timeout(w, flight, mss, first);
         self.grow_this_round = true;
+        self.last_cut = Some(now);
+        self.lost_segment = None;
+    }
+
+    fn fine_grained_retransmission(&self) -> bool {
+        self.config.fine_grained_retransmission
+    }
+
+    fn note_lost_segment(&mut self, sent_at: SimTime, transmits: u32) {
+        self.lost_segment = Some((sent_at, transmits));
     }
 
     fn metrics(&self, w: &CongestionWindow) -> CcMetrics {

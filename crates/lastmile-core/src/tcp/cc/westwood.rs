@@ -11,9 +11,11 @@
 //!   (Linux; ns-3 starts from zero). Before the first estimate a loss gets Reno's
 //!   ssthresh (ns-3 gives two segments).
 //! * **After n duplicate ACKs** (MobiCom 2001 §3.1): ssthresh = BWE · RTTmin, at least two
-//!   segments, and "if cwnd > ssthresh then cwnd = ssthresh". Loss recovery then sets cwnd
-//!   from ssthresh, so ssthresh is capped at the current cwnd here: the window never grows
-//!   because of a loss.
+//!   segments, and "if cwnd > ssthresh then cwnd = ssthresh". Loss recovery sets cwnd from
+//!   the ssthresh it is given, so recovery gets min(BWE · RTTmin, cwnd) — the window never
+//!   grows because of a loss — and ssthresh is raised to BWE · RTTmin on the first ACK
+//!   after recovery that lets the window grow: a window the loss left below the estimate
+//!   slow-starts up to it, as the paper's ssthresh above cwnd does.
 //! * **After a timeout** (§3.2): ssthresh = max(2, BWE · RTTmin / seg) segments, cwnd = 1.
 //! * **Growth** is Reno's (RFC 5681 §3.1).
 //!
@@ -82,6 +84,8 @@ pub struct Westwood {
     accounted: u64,
     /// The bandwidth estimate, bytes per second.
     bwe_bytes_per_s: Option<f64>,
+    /// BWE · RTTmin at the last loss, for ssthresh once recovery is over.
+    ssthresh_after_recovery: Option<u64>,
 }
 
 impl Westwood {
@@ -94,6 +98,7 @@ impl Westwood {
             round_start: None,
             accounted: 0,
             bwe_bytes_per_s: None,
+            ssthresh_after_recovery: None,
         }
     }
 
@@ -140,6 +145,11 @@ impl CongestionControl for Westwood {
             self.close_round(ack.now);
         }
         self.delivered_in_round += delivered;
+        if ack.may_grow && ack.acked_bytes > 0 {
+            if let Some(ss) = self.ssthresh_after_recovery.take() {
+                w.ssthresh = w.ssthresh.max(ss);
+            }
+        }
         super::reno_growth(w, ack);
     }
 
@@ -153,7 +163,11 @@ impl CongestionControl for Westwood {
         // §3.1: ssthresh = BWE·RTTmin; cwnd = min(cwnd, ssthresh). Before any estimate,
         // Reno's value.
         match self.bdp_bytes() {
-            Some(bdp) => bdp.max(2 * mss).min(w.cwnd.max(2 * mss)),
+            Some(bdp) => {
+                let ss = bdp.max(2 * mss);
+                self.ssthresh_after_recovery = Some(ss);
+                ss.min(w.cwnd.max(2 * mss))
+            }
             None => super::reno_ssthresh(flight, mss),
         }
     }
@@ -166,6 +180,7 @@ impl CongestionControl for Westwood {
         mss: u64,
         first: bool,
     ) {
+        self.ssthresh_after_recovery = None;
         if first {
             // §3.2; before any estimate, Reno's value.
             w.ssthresh = match self.bdp_bytes() {

@@ -27,7 +27,12 @@
 //! * **SACK** (RFC 6675, `sack.rs`) and **FACK** (Mathis & Mahdavi 1996, `fack.rs`) read
 //!   the scoreboard the SACK blocks fill (`on_sack_ack`) and choose what to send themselves
 //!   (`next_seg`) under cwnd − pipe or awnd; both fall back to NewReno when the peer does
-//!   not offer SACK (`without_sack`). PRR (RFC 6937, `prr.rs`) may drive SACK's cwnd.
+//!   not offer SACK (`without_sack`). PRR (RFC 6937, `prr.rs`) may drive SACK's cwnd, and
+//!   RACK-TLP (RFC 8985, `rack.rs`) may replace SACK's DupThresh rule by time, with its
+//!   reordering and probe timers (`rack_deadline`, `on_rack_timer`).
+//! * A retransmission timeout forgets the scoreboard (RFC 2018 §8) unless
+//!   `keep_sack_after_timeout` (Linux, ns-3); until SND.UNA reaches the `recover` it set,
+//!   `pipe_estimate` counts only what was sent again since as in the network.
 //!
 //! Common to all: a fast retransmit is only allowed once the cumulative ACK covers more
 //! than `recover` (RFC 6582 §3.2 step 1, ns-2's `bug_fix_` for Tahoe and Reno too; RFC
@@ -56,17 +61,19 @@
 
 mod fack;
 mod prr;
+mod rack;
 mod sack;
 mod scoreboard;
 
 pub use fack::FackState;
 pub use prr::Prr;
+pub use rack::{Probe, Rack, TlpOutcome};
 pub use sack::{SackAck, SackState};
 pub use scoreboard::Scoreboard;
 
 use super::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
 use super::spec::RecoveryKind;
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
 
 /// Options that change a recovery's rules.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -75,6 +82,11 @@ pub struct RecoveryOptions {
     pub limited_transmit: bool,
     /// RFC 6937 proportional rate reduction (SACK recovery).
     pub prr: bool,
+    /// RFC 8985 RACK-TLP loss detection (SACK recovery).
+    pub rack: bool,
+    /// Keep the scoreboard across a retransmission timeout (Linux, ns-3) instead of
+    /// forgetting it (RFC 2018 §8).
+    pub keep_sack_after_timeout: bool,
 }
 
 /// What the sender knows when a SACK recovery chooses the next segment.
@@ -115,6 +127,10 @@ pub struct SackContext<'a> {
     pub w: &'a mut CongestionWindow,
     pub cc: &'a mut AnyCongestionControl,
     pub f: &'a Flight,
+    /// SRTT, once there is one (RACK's reo_wnd).
+    pub srtt: Option<SimDuration>,
+    /// A timeout's go-back-N is under way (RACK: "RTO recovery").
+    pub after_timeout: bool,
 }
 
 /// An ACK as the SACK recoveries receive it.
@@ -126,6 +142,8 @@ pub struct SackInput<'a> {
     pub blocks: &'a [(u64, u64)],
     /// It is an RFC 5681 duplicate ACK.
     pub rfc5681_dupack: bool,
+    /// SRTT after the ACK, once there is one.
+    pub srtt: Option<SimDuration>,
 }
 
 /// A segment a SACK recovery wants sent: `len` data bytes from `offset` (0 with the FIN
@@ -237,6 +255,10 @@ pub struct LossRecovery {
     scoreboard: Scoreboard,
     pub variant: AnyRecovery,
     limited_transmit: bool,
+    keep_sack_after_timeout: bool,
+    /// A retransmission timeout's go-back-N is under way: SND.UNA has not reached the
+    /// `recover` it set (what `pipe_estimate` then counts in the network).
+    after_timeout: bool,
 }
 
 impl LossRecovery {
@@ -252,7 +274,9 @@ impl LossRecovery {
                 in_recovery: false,
                 partial_acks: 0,
             },
-            RecoveryKind::Sack => AnyRecovery::Sack(SackState::new(o.prr, o.limited_transmit)),
+            RecoveryKind::Sack => {
+                AnyRecovery::Sack(SackState::new(o.prr, o.limited_transmit, o.rack))
+            }
             RecoveryKind::Fack => AnyRecovery::Fack(FackState::default()),
         };
         LossRecovery {
@@ -261,6 +285,8 @@ impl LossRecovery {
             scoreboard: Scoreboard::default(),
             variant,
             limited_transmit: o.limited_transmit,
+            keep_sack_after_timeout: o.keep_sack_after_timeout,
+            after_timeout: false,
         }
     }
 
@@ -390,7 +416,8 @@ impl LossRecovery {
         }
     }
 
-    /// SACK and FACK: one ACK, `f` as after it.
+    /// SACK and FACK: one ACK, `f` as after it; with what it brought (delivered and newly
+    /// lost bytes).
     pub fn on_sack_ack(
         &mut self,
         now: SimTime,
@@ -398,15 +425,17 @@ impl LossRecovery {
         cc: &mut AnyCongestionControl,
         f: &Flight,
         ack: &SackInput,
-    ) -> Reaction {
+    ) -> (Reaction, SackAck) {
         let SackInput {
             acked,
             blocks,
             rfc5681_dupack,
+            srtt,
         } = *ack;
         if self.hole.is_some_and(|o| o < f.snd_una) {
             self.hole = None;
         }
+        self.after_timeout &= f.snd_una < self.dupacks.recover;
         let before = self.scoreboard.sacked_bytes();
         self.scoreboard.on_cumulative_ack(f.snd_una);
         let trimmed = before - self.scoreboard.sacked_bytes();
@@ -417,11 +446,15 @@ impl LossRecovery {
                 newly_sacked += self.scoreboard.on_sack(f.snd_una, start, end);
             }
         }
+        let lost_before = self.scoreboard.lost_below().max(f.snd_una);
         self.scoreboard
             .update_lost_boundary(self.dupacks.threshold, f.mss);
         let a = SackAck {
             acked,
             newly_sacked,
+            newly_lost: self
+                .scoreboard
+                .unsacked_in(lost_before, self.scoreboard.lost_below()),
             // RFC 6937 DeliveredData: SACKed bytes the cumulative ACK took over count once.
             delivered: acked - trimmed.min(acked) + newly_sacked,
             rfc5681_dupack,
@@ -434,11 +467,158 @@ impl LossRecovery {
             w,
             cc,
             f,
+            srtt,
+            after_timeout: self.after_timeout,
         };
-        match &mut self.variant {
-            AnyRecovery::Sack(s) => s.on_ack(&mut c, &a),
+        let reaction = match &mut self.variant {
+            AnyRecovery::Sack(s) => {
+                let r = s.on_ack(&mut c, &a);
+                tlp_on_ack(s, &mut c, dsack_block(blocks, f.snd_una));
+                r
+            }
             AnyRecovery::Fack(k) => k.on_ack(&mut c, &a),
             _ => Reaction::default(),
+        };
+        (reaction, a)
+    }
+
+    /// RACK-TLP in use.
+    #[inline]
+    pub fn uses_rack(&self) -> bool {
+        matches!(&self.variant, AnyRecovery::Sack(s) if s.rack.is_some())
+    }
+
+    fn rack_mut(&mut self) -> Option<&mut Rack> {
+        match &mut self.variant {
+            AnyRecovery::Sack(s) => s.rack.as_deref_mut(),
+            _ => None,
+        }
+    }
+
+    /// RACK-TLP's state, when in use.
+    pub fn rack(&self) -> Option<&Rack> {
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.rack.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// RACK: [start, end) left at `now`.
+    pub fn rack_on_send(&mut self, now: SimTime, start: u64, end: u64, retransmission: bool) {
+        if let Some(r) = self.rack_mut() {
+            r.on_sent(now, start, end, retransmission);
+        }
+    }
+
+    /// TLP (RFC 8985 §7.2): after new data was sent or SND.UNA advanced, (re)start the probe
+    /// timer, unless in recovery (fast or after a timeout) or nothing is outstanding.
+    pub fn rack_schedule_probe(
+        &mut self,
+        now: SimTime,
+        f: &Flight,
+        srtt: Option<SimDuration>,
+        rto_deadline: Option<SimTime>,
+    ) {
+        let quiet = !self.in_recovery() && !self.after_timeout && f.size() > 0;
+        if let Some(r) = self.rack_mut() {
+            if quiet {
+                r.schedule_probe(now, f.size(), f.mss, srtt, rto_deadline);
+            } else {
+                r.cancel_probe();
+            }
+        }
+    }
+
+    /// When RACK's reordering or probe timer wants the sender.
+    #[inline]
+    pub fn rack_deadline(&self) -> Option<SimTime> {
+        self.rack().and_then(Rack::deadline)
+    }
+
+    /// RACK's timers reached `now` (`f` as now): the reordering timer may judge segments
+    /// lost and start recovery (RFC 8985 §6.2 step 5); the probe timer gives a probe
+    /// (§7.3) if `new_data` may not go, the segment to send again is named for
+    /// retransmission.
+    pub fn on_rack_timer(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+        srtt: Option<SimDuration>,
+        new_data: bool,
+    ) -> Option<Probe> {
+        let recovering = self.in_recovery() || self.after_timeout;
+        let threshold = self.dupacks.threshold;
+        let AnyRecovery::Sack(s) = &mut self.variant else {
+            return None;
+        };
+        let r = s.rack.as_deref_mut()?;
+        if r.reo_deadline().is_some_and(|t| t <= now) {
+            r.detect_loss(now, srtt, recovering, threshold);
+            if !recovering && r.has_lost(f.snd_una) && f.snd_una >= self.dupacks.recover {
+                let mut c = SackContext {
+                    now,
+                    dupacks: &mut self.dupacks,
+                    hole: &mut self.hole,
+                    board: &self.scoreboard,
+                    w,
+                    cc,
+                    f,
+                    srtt,
+                    after_timeout: false,
+                };
+                s.enter(&mut c, &SackAck::default());
+                return None;
+            }
+        }
+        let r = s.rack.as_deref_mut()?;
+        if r.pto_deadline().is_none_or(|t| t > now) {
+            return None;
+        }
+        let probe = r.on_pto(f.snd_max, new_data)?;
+        if let Probe::Retransmit { start, .. } = probe {
+            self.hole = Some(start);
+        }
+        Some(probe)
+    }
+
+    /// Nothing is outstanding: RACK's timers stop.
+    pub fn rack_cancel_timers(&mut self) {
+        if let Some(r) = self.rack_mut() {
+            r.cancel_timers();
+        }
+    }
+
+    /// The TLP probe went out; SND.MAX is now `snd_max`.
+    pub fn rack_on_probe_sent(&mut self, snd_max: u64) {
+        if let Some(r) = self.rack_mut() {
+            r.on_probe_sent(snd_max);
+        }
+    }
+
+    /// RACK on a retransmission timeout (RFC 8985 §6.3), before `on_timeout`.
+    pub fn rack_on_timeout(&mut self, now: SimTime, snd_una: u64, srtt: Option<SimDuration>) {
+        if let Some(r) = self.rack_mut() {
+            r.on_timeout(now, snd_una, srtt);
+        }
+    }
+
+    /// The bytes in the network as the scoreboard sees them, `f` as now: RFC 6675
+    /// `SetPipe` for SACK (whether or not in recovery), FACK's awnd, FlightSize for the
+    /// others.
+    pub fn pipe_estimate(&self, f: &Flight, snd_nxt: u64) -> u64 {
+        if self.after_timeout {
+            // Going back N after a timeout: what was sent again since is in the network,
+            // the rest presumed lost (as Linux's `tcp_enter_loss` marks it).
+            return self
+                .scoreboard
+                .unsacked_in(f.snd_una, snd_nxt.max(f.snd_una));
+        }
+        match &self.variant {
+            AnyRecovery::Sack(s) => s.pipe_of(&self.scoreboard, f),
+            AnyRecovery::Fack(k) => k.awnd(&self.scoreboard, f.snd_una, f.snd_max),
+            _ => f.size(),
         }
     }
 
@@ -525,6 +705,29 @@ impl LossRecovery {
         }
     }
 
+    /// Lets duplicate ACKs at `snd_una` start a fast retransmit although a recovery's
+    /// `recover` lies above it (Vegas repairs every loss of a window; its decrease rule
+    /// keeps the window for those sent before the last cut): `recover` goes below SND.UNA.
+    pub fn lift_recover_guard(&mut self, snd_una: u64) {
+        self.dupacks.recover = self.dupacks.recover.min(snd_una.saturating_sub(1));
+    }
+
+    /// Start the fast retransmit now, as if the DupThresh-th duplicate ACK had come (Vegas's
+    /// fine-grained timer, Brakmo & Peterson §3.1), unless a recovery runs; Tahoe, Reno
+    /// and NewReno only.
+    pub fn fast_retransmit_now(
+        &mut self,
+        now: SimTime,
+        w: &mut CongestionWindow,
+        cc: &mut AnyCongestionControl,
+        f: &Flight,
+    ) -> Reaction {
+        if !self.in_recovery() {
+            self.dupacks.count = self.dupacks.count.max(self.dupacks.threshold - 1);
+        }
+        self.on_dupack(now, w, cc, f)
+    }
+
     /// An ACK at SND.UNA that is not a duplicate (window change, data): start counting anew.
     pub fn break_dupack_run(&mut self) {
         self.dupacks.count = 0;
@@ -549,9 +752,34 @@ impl LossRecovery {
             AnyRecovery::Sack(s) => s.on_timeout(),
             AnyRecovery::Fack(k) => k.on_timeout(),
         }
-        if self.reads_sack() {
+        if self.reads_sack() && !self.keep_sack_after_timeout {
             self.scoreboard.clear();
         }
+        self.after_timeout = true;
+    }
+}
+
+/// The D-SACK block of an ACK (RFC 2883 §4: the first block, below the cumulative ACK or
+/// inside the second block), if it carries one.
+fn dsack_block(blocks: &[(u64, u64)], snd_una: u64) -> Option<(u64, u64)> {
+    let first = *blocks.first()?;
+    let inside_second = blocks
+        .get(1)
+        .is_some_and(|&(s, e)| s <= first.0 && first.1 <= e);
+    (first.1 <= snd_una || inside_second).then_some(first)
+}
+
+/// TLP on an ACK (RFC 8985 §7.4): a retransmitted probe that SND.UNA passed without a D-SACK
+/// of it repaired a loss, and the congestion control reduces as for a fast recovery
+/// (ssthresh, cwnd = ssthresh).
+fn tlp_on_ack(s: &mut SackState, c: &mut SackContext, dsack: Option<(u64, u64)>) {
+    let Some(r) = s.rack.as_deref_mut() else {
+        return;
+    };
+    if r.on_tlp_ack(c.f.snd_una, dsack) == TlpOutcome::LossRepaired && !s.in_recovery {
+        c.w.ssthresh =
+            c.cc.ssthresh_on_loss(c.now, c.w, c.f.size().max(c.f.mss), c.f.mss);
+        c.w.cwnd = c.w.ssthresh;
     }
 }
 

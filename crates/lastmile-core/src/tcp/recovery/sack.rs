@@ -30,12 +30,20 @@
 //!   cwnd = ssthresh at its end; without it cwnd stays at ssthresh throughout (4.2).
 //! * **Timeout** (§5.1): RecoveryPoint = HighData (the shared `on_timeout`), recovery ends,
 //!   and the scoreboard is cleared (RFC 2018 §8; the survey's §2.4.1: "all SACKed segments
-//!   are now considered un-SACKed").
+//!   are now considered un-SACKed") unless `keep_sack_after_timeout` (§5.1 notes that view
+//!   of RFC 2018; Linux and ns-3 keep it).
+//!
+//! * **RACK-TLP** (`rack.rs`, RFC 8985, with `rack`): RACK's marks replace `IsLost`:
+//!   recovery begins when RACK judges a segment lost, rule (1) sends the lowest segment
+//!   judged lost and not retransmitted since (below HighRxt too: a lost retransmission),
+//!   pipe counts un-SACKed data not lost plus retransmissions in flight, and rules (3) and
+//!   (4) are not used (Linux neither; TLP probes the tail instead).
 //!
 //! Left out: the optional timer re-arm on every retransmission of §6 (the timer is the
 //! RFC 6298 one), and any use of D-SACK (RFC 6675 makes none).
 
 use super::prr::Prr;
+use super::rack::Rack;
 use super::{DupAcks, Flight, NextSeg, Reaction, SackContext, Scoreboard, SegKind, SendContext};
 use crate::tcp::cc::{CongestionControl, CongestionWindow};
 
@@ -53,10 +61,12 @@ pub struct SackState {
     pub prr: Option<Prr>,
     prr_enabled: bool,
     limited_transmit: bool,
+    /// RFC 8985 loss detection, when on.
+    pub rack: Option<Box<Rack>>,
 }
 
 /// What one ACK brought, as the SACK recoveries read it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackAck {
     /// Bytes newly acknowledged cumulatively.
     pub acked: u64,
@@ -64,15 +74,18 @@ pub struct SackAck {
     pub newly_sacked: u64,
     /// RFC 6937 DeliveredData: Δ SND.UNA + Δ SACKed bytes.
     pub delivered: u64,
+    /// Un-SACKed bytes this ACK's SACK blocks made `IsLost` for the first time.
+    pub newly_lost: u64,
     /// An RFC 5681 duplicate ACK (FACK counts these).
     pub rfc5681_dupack: bool,
 }
 
 impl SackState {
-    pub fn new(prr: bool, limited_transmit: bool) -> Self {
+    pub fn new(prr: bool, limited_transmit: bool, rack: bool) -> Self {
         SackState {
             prr_enabled: prr,
             limited_transmit,
+            rack: rack.then(Box::default),
             ..SackState::default()
         }
     }
@@ -83,6 +96,21 @@ impl SackState {
             c.dupacks.count = 0;
             c.dupacks.limited_sent = 0;
         }
+        let rack_lost = match self.rack.as_mut() {
+            Some(r) => {
+                let recovering = self.in_recovery || c.after_timeout;
+                r.on_ack(
+                    c.now,
+                    c.f.snd_una,
+                    c.board,
+                    c.srtt,
+                    recovering,
+                    c.dupacks.threshold,
+                );
+                r.has_lost(c.f.snd_una)
+            }
+            None => false,
+        };
         if self.in_recovery {
             return self.in_recovery_ack(c.dupacks, c.board, c.w, c.f, a);
         }
@@ -91,7 +119,24 @@ impl SackState {
             grow_window: a.acked > 0,
             ..Reaction::default()
         };
-        if a.newly_sacked == 0 || c.f.snd_una < c.dupacks.recover {
+        if c.f.snd_una < c.dupacks.recover {
+            return normal;
+        }
+        if self.rack.is_some() {
+            if a.newly_sacked > 0 {
+                c.dupacks.count += 1;
+            }
+            if !rack_lost {
+                return self.before_recovery(c, normal);
+            }
+            self.enter(c, a);
+            return Reaction {
+                restart_rto: true,
+                fast_retransmit: true,
+                ..Reaction::default()
+            };
+        }
+        if a.newly_sacked == 0 {
             return normal;
         }
         c.dupacks.count += 1;
@@ -104,7 +149,12 @@ impl SackState {
                 ..Reaction::default()
             };
         }
-        if self.limited_transmit {
+        self.before_recovery(c, normal)
+    }
+
+    /// A duplicate ACK that does not start recovery: limited transmit's step (3).
+    fn before_recovery(&mut self, c: &mut SackContext, normal: Reaction) -> Reaction {
+        if self.limited_transmit && c.dupacks.count > 0 {
             // Step (3): HighRxt = HighACK, SetPipe; the sender then sends new data only.
             self.high_rxt = c.f.snd_una;
             self.set_pipe(c.board, c.f);
@@ -112,8 +162,9 @@ impl SackState {
         normal
     }
 
-    /// Steps (4.1)–(4.4); the sender makes the retransmission of (4.3), `hole`.
-    fn enter(&mut self, c: &mut SackContext, a: &SackAck) {
+    /// Steps (4.1)–(4.4); the sender makes the retransmission of (4.3), `hole` (with RACK:
+    /// the lowest segment judged lost).
+    pub(super) fn enter(&mut self, c: &mut SackContext, a: &SackAck) {
         let f = c.f;
         c.dupacks.recover = f.snd_max;
         let flight = f.size().saturating_sub(c.dupacks.limited_sent);
@@ -122,7 +173,13 @@ impl SackState {
         self.in_recovery = true;
         self.high_rxt = f.snd_una;
         self.rescue_rxt = None;
-        *c.hole = Some(f.snd_una);
+        *c.hole = match self.rack.as_mut() {
+            Some(r) => {
+                r.cancel_probe();
+                r.first_lost(f.snd_una).map(|(start, _)| start)
+            }
+            None => Some(f.snd_una),
+        };
         self.set_pipe(c.board, f);
         if self.prr_enabled {
             // RFC 6937: RecoverFS = snd.nxt − snd.una, then this ACK's share.
@@ -164,10 +221,17 @@ impl SackState {
     /// RFC 6675 `SetPipe()`: un-SACKed bytes in [SND.UNA, SND.MAX) that are not lost, plus
     /// those already retransmitted (below HighRxt + 1).
     pub fn set_pipe(&mut self, board: &Scoreboard, f: &Flight) {
+        self.pipe = self.pipe_of(board, f);
+    }
+
+    /// What `SetPipe()` would give now (with RACK, from its marks).
+    pub fn pipe_of(&self, board: &Scoreboard, f: &Flight) -> u64 {
+        if let Some(r) = &self.rack {
+            return r.pipe(f.snd_una);
+        }
         let not_lost_from = board.lost_below().clamp(f.snd_una, f.snd_max);
         let retransmitted_to = self.high_rxt.clamp(f.snd_una, f.snd_max);
-        self.pipe = board.unsacked_in(not_lost_from, f.snd_max)
-            + board.unsacked_in(f.snd_una, retransmitted_to);
+        board.unsacked_in(not_lost_from, f.snd_max) + board.unsacked_in(f.snd_una, retransmitted_to)
     }
 
     /// True when the sender must use `next_seg` under cwnd − pipe: in recovery, and in
@@ -183,6 +247,14 @@ impl SackState {
             return None;
         }
         if !self.in_recovery {
+            return new_data(c);
+        }
+        if let Some(r) = &self.rack {
+            // Rule (1) with RACK's marks, then new data; no rules (3) and (4).
+            if let Some((start, _)) = r.first_lost(c.snd_una) {
+                let start = board.next_hole(start);
+                return Some(hole_segment(board, c, start, SegKind::Lost));
+            }
             return new_data(c);
         }
         let highest = board.highest_sacked().unwrap_or(c.snd_una);

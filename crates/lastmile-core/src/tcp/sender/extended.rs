@@ -20,23 +20,39 @@ impl Sender {
         let prior_in_flight = self.snd_max - self.snd_una;
         let acked = a.ack - self.snd_una;
         let rfc5681_dupack = self.is_dupack(a, same_window);
-        let (rate, rtt) = if acked > 0 {
-            self.advance_una(now, a, trace)
-        } else if self.rate_sampling {
-            (self.delivery.sample(&SampleBuilder::default()), None)
+        let mut b = SampleBuilder::default();
+        let (mut latest_rtt, mut rtt) = (None, None);
+        if acked > 0 {
+            self.set_una(a.ack);
+            latest_rtt = if self.rate_sampling {
+                self.pop_delivered_sampling(now, a.ack, &mut b)
+            } else {
+                self.pop_delivered(now, a.ack).latest_rtt
+            };
+            rtt = self.timer_sample(now, a, trace);
+        }
+        let rate = if self.rate_sampling {
+            // Before the recovery's scoreboard takes the blocks: what they newly SACK.
+            self.deliver_sacked(now, a.sack, &mut b);
+            self.delivery.sample(&b)
         } else {
-            (RateSample::default(), None)
+            RateSample::default()
         };
         let flight = self.flight();
         let input = SackInput {
             acked,
             blocks: a.sack,
             rfc5681_dupack,
+            srtt: self.rtx.srtt(),
         };
-        let r = self
-            .recovery
-            .on_sack_ack(now, &mut self.window, &mut self.cc, &flight, &input);
-        let sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        let (r, sack) =
+            self.recovery
+                .on_sack_ack(now, &mut self.window, &mut self.cc, &flight, &input);
+        let mut sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, rate);
+        sample.delivered_bytes = sack.delivered;
+        sample.lost_bytes = sack.newly_lost;
+        sample.pipe = Some(self.recovery.pipe_estimate(&flight, self.snd_nxt));
+        sample.latest_rtt = latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
         self.apply(now, r);
         if acked > 0 {
@@ -45,8 +61,117 @@ impl Sender {
             } else if r.restart_rto {
                 self.rtx.arm(now);
             }
+            if self.rack {
+                let flight = self.flight();
+                let (srtt, rto) = (self.rtx.srtt(), self.rtx.deadline());
+                self.recovery.rack_schedule_probe(now, &flight, srtt, rto);
+            }
         }
         r.fast_retransmit
+    }
+
+    /// After a segment [offset, seq_end) left: RACK and the fine-grained timer record its
+    /// send time; new data (re)starts TLP's probe timer (RFC 8985 §7.2).
+    #[inline(never)]
+    pub(super) fn after_send_hooks(
+        &mut self,
+        now: SimTime,
+        offset: u64,
+        seq_end: u64,
+        retransmission: bool,
+    ) {
+        if let Some(f) = self.fine_grained.as_mut() {
+            f.on_sent(now, offset, seq_end, retransmission);
+        }
+        if !self.rack {
+            return;
+        }
+        self.recovery
+            .rack_on_send(now, offset, seq_end, retransmission);
+        if !retransmission && !self.probe_pending {
+            let flight = self.flight();
+            let (srtt, rto) = (self.rtx.srtt(), self.rtx.deadline());
+            self.recovery.rack_schedule_probe(now, &flight, srtt, rto);
+        }
+    }
+
+    /// When RACK-TLP's reordering or probe timer wants the sender.
+    pub fn recovery_deadline(&self) -> Option<SimTime> {
+        if !self.rack {
+            return None;
+        }
+        self.recovery.rack_deadline()
+    }
+
+    /// RACK-TLP's timer reached `now`: segments judged lost may start recovery; a probe
+    /// (RFC 8985 §7.3) is one new segment if the receive window allows one, else the last
+    /// segment again; the retransmission timer then restarts.
+    pub fn on_recovery_timer(&mut self, now: SimTime) {
+        if !self.rack {
+            return;
+        }
+        if self.snd_max == self.snd_una {
+            self.recovery.rack_cancel_timers();
+            return;
+        }
+        let flight = self.flight();
+        let window_end = self.snd_una + self.snd_wnd;
+        let new_data = self.written > self.snd_max && window_end > self.snd_max;
+        let srtt = self.rtx.srtt();
+        let probe = self.recovery.on_rack_timer(
+            now,
+            &mut self.window,
+            &mut self.cc,
+            &flight,
+            srtt,
+            new_data,
+        );
+        if let Some(p) = probe {
+            self.probe_pending = p == Probe::NewData;
+            self.rtx.arm(now);
+        }
+    }
+
+    /// The delivery-rate estimator with SACK (draft-cheng-iccrg-delivery-rate-estimation
+    /// §3.3): each segment a block reports for the first time is delivered now. Walks only
+    /// the bytes the scoreboard does not hold yet, so a block repeated on later ACKs costs
+    /// a lookup, not a walk over its segments.
+    fn deliver_sacked(&mut self, now: SimTime, blocks: &[(u64, u64)], b: &mut SampleBuilder) {
+        for &(start, end) in blocks {
+            let end = end.min(self.snd_max);
+            let mut from = start.max(self.snd_una);
+            while from < end {
+                let board = self.recovery.scoreboard();
+                let hole = board.next_hole(from);
+                if hole >= end {
+                    break;
+                }
+                let stop = board.next_sacked_after(hole).unwrap_or(end).min(end);
+                self.deliver_ranges_within(now, hole, stop, b);
+                from = stop;
+            }
+        }
+    }
+
+    /// Every range of new data wholly inside [start, stop) not counted yet is delivered.
+    fn deliver_ranges_within(
+        &mut self,
+        now: SimTime,
+        start: u64,
+        stop: u64,
+        b: &mut SampleBuilder,
+    ) {
+        let mut i = self.first_sends.partition_point(|r| r.end <= start);
+        while let Some(r) = self.first_sends.get(i).filter(|r| r.start < stop).copied() {
+            if r.start >= start && r.end <= stop {
+                if let Some(tx) = self.tx_states.get_mut(i).filter(|t| !t.sacked) {
+                    tx.sacked = true;
+                    let tx = *tx;
+                    self.delivery.on_delivered(now, r.end - r.start, &tx, b);
+                }
+            }
+            i += 1;
+        }
     }
 
     /// RFC 3168 §6.1.2: ECN-Echo halves the window at most once per window of data, and not
@@ -70,9 +195,18 @@ impl Sender {
     pub(super) fn after_recovery_send(&mut self, c: &Choice, d: &DataSegment) {
         let seq_end = d.offset + u64::from(d.len) + u64::from(d.fin);
         match c.source {
-            Source::Forced => self.recovery.on_retransmitted(c.offset, seq_end),
+            Source::Forced => {
+                self.recovery.on_retransmitted(c.offset, seq_end);
+                if self.rack && !self.recovery.in_recovery() {
+                    self.recovery.rack_on_probe_sent(self.snd_max);
+                }
+            }
             Source::Recovery(kind) => self.recovery.on_seg_sent(kind, c.offset, seq_end),
             Source::Window { .. } => self.recovery.on_limited_transmit(u64::from(d.len)),
+            Source::Probe => {
+                self.probe_pending = false;
+                self.recovery.rack_on_probe_sent(self.snd_max);
+            }
         }
     }
 
@@ -80,6 +214,12 @@ impl Sender {
     /// sending, going back N over SACKed data, one SMSS more per early duplicate ACK.
     #[inline(never)]
     pub(super) fn choose_extended(&self) -> Option<Choice> {
+        if self.probe_pending && self.snd_nxt == self.snd_max {
+            // A TLP probe of new data goes whatever cwnd says (RFC 8985 §7.3).
+            let mut c = self.window_segment(self.snd_max, u64::MAX, u64::MAX)?;
+            c.source = Source::Probe;
+            return Some(c);
+        }
         if self.recovery.gates_sending(self.snd_nxt, self.snd_max) {
             return self.choose_by_recovery();
         }

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, InitialWindow, RttEstimator, TcpVariant};
+use super::spec::{AckPolicy, InitialWindow, RttEstimator, TcpVariant, TsEcho};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -56,6 +56,8 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         dsack: false,
         limited_transmit: false,
         prr: false,
+        rack: false,
+        keep_sack_after_timeout: false,
         ecn: false,
         max_backoff: None,
         eln: false,
@@ -66,6 +68,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         min_rto: SimDuration::from_secs(1),
         max_rto: SimDuration::from_secs(60),
         timestamps: false,
+        ts_echo: TsEcho::Recent,
         ack_policy: AckPolicy::Every,
         delack_timeout: ms(200),
         isn: ISN,

@@ -312,6 +312,43 @@ fn rfc7323_ts_recent_echoes_the_earliest_unacknowledged_in_order_segment() {
     assert_eq!(echoed(&rx), 40);
 }
 
+/// A segment a base station held back arrives in order after a newer one (WTCP §3.1): RFC
+/// 7323 keeps the newer TS.Recent; ns's TCPSink echoes the held segment's own TSval.
+#[test]
+fn ts_echo_segment_echoes_an_older_in_order_segment_that_rfc7323_ignores() {
+    let echoes = |ts_echo: TsEcho| {
+        let mut cfg = config(TcpVariant::Reno);
+        cfg.timestamps = true;
+        cfg.ts_echo = ts_echo;
+        let mut rx = Rx::new(cfg);
+        let mut echoed = Vec::new();
+        for (i, tsval) in [(0, 50), (1, 10)] {
+            rx.tsval = Some(tsval);
+            assert_eq!(rx.seg(i), Some(i + 1));
+            echoed.push(
+                rx.out.segments[0]
+                    .segment
+                    .header
+                    .options
+                    .timestamp
+                    .unwrap()
+                    .1,
+            );
+        }
+        echoed
+    };
+    assert_eq!(
+        echoes(TsEcho::Recent),
+        vec![50, 50],
+        "TS.Recent never goes back"
+    );
+    assert_eq!(
+        echoes(TsEcho::Segment),
+        vec![50, 10],
+        "each ACK echoes the segment that made it"
+    );
+}
+
 fn sack_receiver(dsack: bool, timestamps: bool) -> Rx {
     let mut cfg = config(TcpVariant::Sack);
     cfg.dsack = dsack;

@@ -322,8 +322,101 @@ fn rfc6675_repairs_several_losses_in_one_window_in_one_rtt_where_newreno_needs_o
     assert!(sack_done < nr_done, "{sack_done:?} vs {nr_done:?}");
 }
 
+/// RFC 6675 as written repairs a burst of losses in one window without a timeout: ten
+/// consecutive segments and then every other segment of the next twenty (the pattern of a
+/// slow-start overshoot) are lost once each; one recovery retransmits all twenty holes
+/// under cwnd − pipe, none twice, and the timer never fires.
+#[test]
+fn rfc6675_repairs_a_burst_of_losses_in_one_window_without_a_timeout() {
+    let mut cfg = config(TcpVariant::Sack);
+    cfg.rwnd_bytes = 200_000;
+    cfg.initial_window = InitialWindow::Segments(100);
+    let mut peer = config(TcpVariant::Sack);
+    peer.isn = 777_777;
+    let mut p = Pair::new(cfg, peer);
+    let first_byte = SeqNumber(ISN) + 1;
+    let lost = |n: u32| (30..40).contains(&n) || ((40..60).contains(&n) && n.is_multiple_of(2));
+    p.drop = Box::new(move |side, seg, times| {
+        side == Side::A
+            && seg.segment.payload_len > 0
+            && lost((seg.segment.header.seq - first_byte) / MSS)
+            && times == 0
+    });
+    p.transfer(200_000, SimDuration::from_secs(600));
+    Pair::assert_in_order_once(&p.delivered_to_b, 200_000);
+    let rtx: Vec<u32> = p
+        .log
+        .iter()
+        .filter(|(_, side, s)| *side == Side::A && s.is_retransmission)
+        .map(|(_, _, s)| (s.segment.header.seq - first_byte) / MSS)
+        .collect();
+    let s = p.a.stats();
+    assert_eq!((s.fast_retransmits, s.timeouts), (1, 0), "{s:?}");
+    let holes: Vec<u32> = (30..60).filter(|&n| lost(n)).collect();
+    assert_eq!(rtx[..20], holes[..], "each hole once, in order");
+    // The data ran out during recovery: rule (4)'s one rescue of the highest segment.
+    assert_eq!(rtx[20..], [199]);
+}
+
 impl Scripted {
     fn loss_recovery_pipe(&self) -> u64 {
         self.conn.loss_recovery().pipe()
     }
+}
+
+/// A SACK sender with RACK-TLP (RFC 8985), IW `iw`, RTT 100 ms, everything written.
+fn rack_sending(iw: u32, edit: impl FnOnce(&mut TcpConfig)) -> Scripted {
+    sending(TcpVariant::Sack, iw, |c| {
+        c.rack = true;
+        edit(c);
+    })
+}
+
+/// RFC 8985 §6.2: a retransmission lost again is judged lost once segments sent after it
+/// are SACKed and RACK.rtt has passed since it went out, and sent a third time — where
+/// RFC 6675, whose `NextSeg` only looks above HighRxt, waits for the retransmission timer.
+#[test]
+fn rfc8985_rack_retransmits_a_lost_retransmission_without_a_timeout() {
+    for rack in [false, true] {
+        let mut s = sending(TcpVariant::Sack, 10, |c| c.rack = rack);
+        s.at(at_ms(200));
+        // Segment 0 lost; 1, 2, 3 SACKed: recovery retransmits it (and sends new data).
+        s.sack(0, &[segs(1, 2)]);
+        s.sack(0, &[segs(1, 3)]);
+        let first = s.sack(0, &[segs(1, 4)]);
+        assert!(first.contains(&(0, true)), "rack {rack}: {first:?}");
+        // The retransmission is lost too; the rest of the window and what recovery sent
+        // after the retransmission arrive over the next 100 ms.
+        let mut later = Vec::new();
+        for k in 4..14 {
+            s.at(at_ms(300 + k));
+            later.extend(s.sack(0, &[segs(1, k + 1)]));
+        }
+        let again = later.iter().filter(|&&seg| seg == (0, true)).count();
+        assert_eq!(
+            again,
+            usize::from(rack),
+            "rack {rack}: segment 0 sent a third time within recovery: {later:?}"
+        );
+        assert_eq!(s.conn.stats().timeouts, 0);
+    }
+}
+
+/// RFC 8985 §7: when the tail of a flight is lost and no ACK comes, a probe 2·SRTT later
+/// sends new data beyond cwnd; its SACK then shows the tail lost and recovery repairs it,
+/// before the retransmission timer (1 s) would have.
+#[test]
+fn rfc8985_tail_loss_probe_turns_a_tail_loss_into_fast_recovery() {
+    let mut s = rack_sending(4, |_| {});
+    // Segments 0 and 1 arrive; 2 and 3 are lost. ACKs at 100 ms: new data 4..7 goes.
+    s.at(at_ms(200));
+    s.ack(SEG);
+    s.ack(2 * SEG);
+    let cwnd_before = s.cwnd();
+    // Nothing more arrives: the probe timer fires at 2·SRTT, before the RTO.
+    let probe = s.fire();
+    assert!(s.now < at_ms(200) + ms(1000), "probe at {:?}", s.now);
+    assert_eq!(probe.len(), 1, "one probe segment: {probe:?}");
+    assert!(!probe[0].1, "new data, beyond cwnd {cwnd_before}");
+    assert_eq!(s.conn.stats().timeouts, 0);
 }

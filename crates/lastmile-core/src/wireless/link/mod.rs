@@ -174,12 +174,12 @@ impl AnyLinkLayer {
         }
     }
 
-    /// True when the layer wants another packet from the interface queue.
-    pub fn can_accept(&self) -> bool {
+    /// True when the layer wants `next`, the packet at the head of the interface queue.
+    pub fn can_accept(&self, next: &Packet) -> bool {
         match self {
             AnyLinkLayer::None(n) => !n.at_mac,
             AnyLinkLayer::StopAndWait(s, _) => s.queued_packets() == 0,
-            AnyLinkLayer::Tulip(t) => t.sender().queued_packets() == 0,
+            AnyLinkLayer::Tulip(t) => t.sender().can_accept(next),
             AnyLinkLayer::Rlp(r) => r.can_accept(),
             AnyLinkLayer::Airmail(a) => a.can_accept(),
             AnyLinkLayer::Dda(d) => d.queued_packets() == 0,

@@ -18,8 +18,15 @@
 //!   Δt1's `t_ACK` then covers a LACK plus such a packet. How the MAC sends the LACK (inside its
 //!   own ACK, or with a fresh RTS when larger) is the MAC's business: it reads
 //!   [`TulipFrame::size_bytes`] and [`TulipFrame::is_lack`].
-//! - **§3.3.1 bidirectional traffic** is the [`TulipLink`]: one sender and one receiver per
-//!   peer, sharing the MAC; WAIT keeps the two directions interleaved.
+//! - **Bidirectional traffic** (§3.2, §3.3, Figure 3; §3.3.1 is cut off in the seed) is the
+//!   [`TulipLink`]: one sender and one receiver per peer, sharing the MAC. The LACK for the
+//!   peer's data frame goes back on this side's own data frame when one is waiting (Figure
+//!   3's `PiggyBack_ACK_pkt`; Figure 4(b)'s "large ACK packet (encapsulated data packet)"):
+//!   the frame already at the MAC, handed again with the LACK (the MAC gives the first copy
+//!   back), or the one Figure 2 sends next; a queued packet of ≤ 40 bytes rides on the LACK
+//!   inside the floor first (§3.3). So the two directions' data frames alternate, each
+//!   acknowledging the other's; WAIT keeps a side from sending into the other's floor. A
+//!   TCP ACK held for a LACK to carry it does not hold back the data behind it.
 //! - **§3.4 / Figure 6**, the worked example with losses, is the test
 //!   `fig6_lack_bitvector_rebuilds_retransmission_list`.
 //!
@@ -219,8 +226,14 @@ impl fmt::Display for Lack {
 /// A TULIP frame: what TULIP hands its MAC and receives from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TulipFrame {
-    /// A reliable link-level packet (RLP) with its sequence number.
-    Data { seq: LinkSeq, packet: Packet },
+    /// A reliable link-level packet (RLP) with its sequence number, and the LACK for the
+    /// peer's last data frame when it rides on this one (Figure 3's
+    /// `PiggyBack_ACK_pkt(CumACK, BitVector, DataPkt)`, Figure 4(b)).
+    Data {
+        seq: LinkSeq,
+        packet: Packet,
+        lack: Option<Lack>,
+    },
     /// An unreliable link-level packet (ULP): sent once, never numbered.
     Unreliable { packet: Packet },
     /// A LACK, with (MAC acceleration) at most one piggybacked packet of ≤ 40 bytes.
@@ -235,9 +248,12 @@ impl TulipFrame {
     /// piggybacked packet). MAC headers are the MAC's to add.
     pub fn size_bytes(&self, config: &TulipConfig) -> u32 {
         match self {
-            TulipFrame::Data { packet, .. } | TulipFrame::Unreliable { packet } => {
-                TULIP_HEADER_BYTES + packet.size_bytes()
+            TulipFrame::Data { packet, lack, .. } => {
+                TULIP_HEADER_BYTES
+                    + packet.size_bytes()
+                    + lack.as_ref().map_or(0, |_| config.lack_bytes)
             }
+            TulipFrame::Unreliable { packet } => TULIP_HEADER_BYTES + packet.size_bytes(),
             TulipFrame::Lack { piggyback, .. } => {
                 config.lack_bytes + piggyback.as_ref().map_or(0, Packet::size_bytes)
             }
@@ -245,6 +261,13 @@ impl TulipFrame {
     }
     pub fn is_lack(&self) -> bool {
         matches!(self, TulipFrame::Lack { .. })
+    }
+    /// A LACK, or a data frame a LACK rides on: the receiver's answer to a data frame.
+    pub fn carries_lack(&self) -> bool {
+        matches!(
+            self,
+            TulipFrame::Lack { .. } | TulipFrame::Data { lack: Some(_), .. }
+        )
     }
     /// The packet a data frame carries.
     pub fn packet(&self) -> Option<&Packet> {
@@ -338,17 +361,35 @@ impl TulipLink {
         &self.receiver
     }
 
-    /// Data frames go to the receiver (its LACK piggybacks a small queued packet when MAC
-    /// acceleration is on, §3.3); everything else drives the sender.
+    /// Data frames go to the receiver, and a LACK riding on one to the sender; everything
+    /// else drives the sender. The receiver's LACK goes back (Figure 3, §3.3): with a queued
+    /// packet of ≤ 40 bytes when MAC acceleration is on (inside the floor, Figure 4(a));
+    /// else on the data frame the sender sends next if Figure 2 would send a reliable one
+    /// now (a "large ACK packet (encapsulated data packet)", Figure 4(b)); else alone.
     pub fn handle(&mut self, now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
-            TulipInput::FrameReceived(TulipFrame::Data { seq, packet }) => {
+            TulipInput::FrameReceived(TulipFrame::Data { seq, packet, lack }) => {
+                let turn = lack.is_some();
+                if let Some(lack) = lack {
+                    self.sender.on_piggybacked_lack(lack, out);
+                }
+                let reply = self.receiver.accept(seq, packet, out);
                 let piggyback = if self.sender.config().mac_acceleration {
                     self.sender.take_piggyback()
                 } else {
                     None
                 };
-                self.receiver.on_data(seq, packet, piggyback, out);
+                let unsent = match piggyback {
+                    Some(_) => Some(reply),
+                    None => self.sender.send_with_lack(reply, out),
+                };
+                if let Some(reply) = unsent {
+                    self.receiver.send_lack(reply, piggyback, out);
+                }
+                if turn {
+                    // The piggybacked LACK gave the sender a turn the reply did not take.
+                    self.sender.resume(out);
+                }
             }
             TulipInput::FrameReceived(TulipFrame::Unreliable { packet }) => {
                 self.receiver.on_unreliable(packet, out);

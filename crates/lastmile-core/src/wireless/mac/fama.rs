@@ -19,7 +19,12 @@
 //!   of at most `reply_in_floor_max_bytes` given at the `Deliver` instant
 //!   ([`MacInput::ReplyInFloor`]) goes SIFS after the data with no RTS/CTS and no signals
 //!   (Figure 4(a)); a larger one gets an immediate RTS (Figure 4(b)); without an open window
-//!   it is an ordinary `Enqueue`.
+//!   it is an ordinary `Enqueue`. A data frame still backing off can be taken back
+//!   ([`Fama::withdraw`]) so that TULIP sends it as that reply with its LACK on it.
+//!
+//! Every constant with its source (the 802.11 DSSS PHY TULIP §4 names, or the least the
+//! FAMA-NCS rules allow: the papers give no numbers) is tabled in `docs/models/fama.md`,
+//! "The constants", with TULIP's time per packet taken apart against Table 2.
 //!
 //! The MAC knows no link layer: the cell gives it the link layer's framing ([`LinkFraming`]).
 //! Frame lengths on the air come from [`FamaConfig::frame_bytes`] (the CTS is 21 bytes).
@@ -356,6 +361,21 @@ impl<P: Clone> Fama<P> {
         self.reply_window == Some((peer, now))
             && self.turnaround_tx.is_none()
             && self.phase == FamaPhase::Contend
+    }
+
+    /// Takes back the first queued frame `matches` accepts that no exchange has started
+    /// for: the link layer sends it again with its LACK on it as the reply to a data frame
+    /// just received (TULIP §3.3, Figure 4(b)). A frame whose RTS is out, or due, stays.
+    pub fn withdraw(&mut self, matches: impl Fn(&P) -> bool) -> Option<P> {
+        let head_started = self.phase != FamaPhase::Contend || self.turnaround_tx.is_some();
+        let i = self
+            .queue
+            .iter()
+            .enumerate()
+            .skip(usize::from(head_started))
+            .find(|(_, o)| matches(&o.payload))
+            .map(|(i, _)| i)?;
+        self.queue.remove(i).map(|o| o.payload)
     }
 
     pub fn state(&self, now: SimTime) -> FamaState {

@@ -644,6 +644,26 @@ fn reply_without_an_open_floor_is_an_ordinary_enqueue() {
 // ---- two saturated stations ----
 
 /// Two saturated stations send 1000-byte datagrams to a third for `secs`; returns the cell.
+/// TULIP §3.3, Figure 4(b): a frame still backing off can be taken back (its link layer
+/// sends it again with a LACK on it as a reply); once its RTS is out it cannot.
+#[test]
+fn withdraw_takes_back_a_waiting_frame_but_not_one_whose_rts_is_out() {
+    let mut m = station(A, true);
+    step(&mut m, us(0), MacInput::MediumBusy);
+    step(&mut m, us(10), enqueue(B, 1000));
+    step(&mut m, us(11), enqueue(B, 1001));
+    assert_eq!(m.withdraw(|p| *p == 1001), Some(1001));
+    assert_eq!(m.state(us(12)).queue_len, 1);
+    step(&mut m, us(13), MacInput::MediumIdle);
+    let t = m.poll_timeout().expect("a sense pending");
+    assert_eq!(
+        tx_kinds(&step(&mut m, t, MacInput::Timeout)),
+        vec![FrameKind::Rts]
+    );
+    assert_eq!(m.withdraw(|p| *p == 1000), None, "its RTS is on the air");
+    assert_eq!(m.state(t).queue_len, 1);
+}
+
 fn saturated(accel: bool, ap_reply: Option<u32>, seed: u64, secs: u64) -> Cell {
     let mut cell = Cell::new(3, cfg(accel), seed);
     cell.reply_bytes[2] = ap_reply;

@@ -66,6 +66,15 @@ impl<P: Clone> AnyMac<P> {
         }
     }
 
+    /// Takes back a queued frame `matches` accepts before any exchange for it has started
+    /// (FAMA-NCS: TULIP's LACK rides on it as a reply, §3.3); other MACs keep their frames.
+    pub fn withdraw(&mut self, matches: impl Fn(&P) -> bool) -> Option<P> {
+        match self {
+            AnyMac::Fama(m) => m.withdraw(matches),
+            AnyMac::Ideal(_) | AnyMac::Dcf(_) | AnyMac::Duplex(_) => None,
+        }
+    }
+
     /// MAC acceleration (TULIP §3.3): the link layer's reply to the data frame from `dst` just
     /// delivered, given at the instant of the `Deliver`. Only FAMA-NCS with acceleration
     /// holds a floor for it; any other MAC queues it as an ordinary frame.

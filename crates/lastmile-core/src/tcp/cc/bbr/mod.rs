@@ -18,18 +18,27 @@
 //!   falls to one BDP), starting at a random phase other than 0.75; ProbeRTT when RTprop has
 //!   not been refreshed for 10 s: cwnd 4 segments for max(200 ms, one round trip), then
 //!   back to ProbeBW (or Startup if the pipe was never filled).
-//! * **Loss** (§4.2.3.4): on entering fast recovery the controller saves cwnd and keeps
-//!   packet conservation (cwnd ≥ flight + delivered) for one round; on a timeout cwnd = 1
+//! * **Loss** (§4.2.3.4): every ACK takes the data it newly shows lost out of cwnd; on
+//!   entering fast recovery the controller saves cwnd and keeps packet conservation
+//!   (cwnd ≥ flight + delivered) for one round; on a timeout cwnd = 1
 //!   segment; on leaving either, cwnd = max(cwnd, the saved cwnd). BBR does not use
 //!   ssthresh; because loss recovery sets cwnd from it, it is set to the saved cwnd, and
 //!   BBR's own rule overrides cwnd on the same ACK.
 //!
+//! With SACK the flight is the scoreboard's pipe (RFC 6675 `SetPipe`: neither SACKed nor
+//! judged lost), the data an ACK delivers is what it newly acknowledges or SACKs (RFC 6937
+//! DeliveredData), and the delivery-rate estimator counts SACKed segments when they are
+//! reported, as Linux's BBR reads `tcp_packets_in_flight` and `rs->delivered`. BBR's cwnd
+//! is then the window the sender gives it: loss recovery's cwnd − pipe gate sends no more
+//! than BBR allows, and recovery's own cwnd (RFC 6675's ssthresh, PRR) is overridden on
+//! every ACK, as in Linux and ns-3, where BBR's `cong_control` bypasses PRR.
 //! Without SACK the flight is estimated as Linux does for Reno (`tcp_add_reno_sack`): each
-//! duplicate ACK since the last new ACK counts one segment delivered. The delivery-rate
-//! estimator counts only cumulatively acknowledged data, so the ACK that fills a hole
+//! duplicate ACK since the last new ACK counts one segment delivered, and the window the
+//! sender measures from SND.UNA is BBR's cwnd plus those segments. The delivery-rate
+//! estimator then counts only cumulatively acknowledged data, so the ACK that fills a hole
 //! reports a round trip's worth of data at once; samples taken in loss recovery or right
 //! after duplicate ACKs, and those of segments sent before such an ACK, are therefore kept
-//! out of the BtlBw filter (with SACK they would not be inflated). The draft's random
+//! out of the BtlBw filter. The draft's random
 //! start phase is drawn from a hash of the time ProbeBW is entered (the controller has no
 //! random stream; sim time is a function of the scenario and seed). Departures (see
 //! `docs/congestion-control.md`): Linux adds a 1 % pacing margin, the long-term
@@ -292,10 +301,22 @@ impl Bbr {
         self.round_count
     }
 
-    /// The data in flight as BBR counts it: SND.MAX − SND.UNA less a segment per
-    /// duplicate ACK.
+    /// The data in flight as BBR counts it: with SACK the scoreboard's pipe, without it
+    /// SND.MAX − SND.UNA less a segment per duplicate ACK.
     fn in_flight(&self, ack: &AckSample) -> u64 {
-        ack.in_flight.saturating_sub(self.dupacks * ack.mss)
+        match ack.pipe {
+            Some(pipe) => pipe,
+            None => ack.in_flight.saturating_sub(self.dupacks * ack.mss),
+        }
+    }
+
+    /// The data in flight before this ACK: the pipe after it plus what it delivered (with
+    /// SACK), the flight before it less a segment per duplicate ACK (without).
+    fn prior_in_flight(&self, ack: &AckSample) -> u64 {
+        match ack.pipe {
+            Some(pipe) => pipe + ack.delivered_bytes,
+            None => ack.prior_in_flight.saturating_sub(self.dupacks * ack.mss),
+        }
     }
 
     /// `BBRInflight(gain)`: gain · BDP + 3 send quanta, bytes.
@@ -389,7 +410,7 @@ impl Bbr {
     fn is_next_cycle_phase(&self, ack: &AckSample) -> bool {
         let rtprop = self.rtprop.unwrap_or(SimDuration::ZERO);
         let full_length = ack.now.saturating_since(self.cycle_stamp) > rtprop;
-        let prior_inflight = ack.prior_in_flight.saturating_sub(self.dupacks * ack.mss);
+        let prior_inflight = self.prior_in_flight(ack);
         if self.pacing_gain > 1.0 {
             full_length && (self.loss_seen || prior_inflight >= self.inflight(self.pacing_gain))
         } else if self.pacing_gain < 1.0 {

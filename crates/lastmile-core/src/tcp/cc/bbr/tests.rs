@@ -334,3 +334,74 @@ fn samples_taken_in_loss_recovery_stay_out_of_the_bandwidth_filter() {
         "the inflated sample was kept out"
     );
 }
+
+/// With SACK the sender gates recovery's sending by cwnd − pipe, where pipe already leaves
+/// out the SACKed segments: BBR's window is its own cwnd, not one more segment per
+/// duplicate ACK (which let it grow without bound through a long recovery), and packet
+/// conservation reads the pipe.
+#[test]
+fn with_sack_duplicate_acks_do_not_inflate_the_window() {
+    let mut cc = bbr();
+    let mut w = window(20, u64::MAX);
+    let mut r = Rounds::default();
+    for rate in [400_000, 400_000] {
+        r.round(&mut cc, &mut w, rate, false);
+    }
+    cc.ssthresh_on_loss(at_ms(1000), &w, 20 * SMSS, SMSS);
+    let una = r.delivered;
+    let mut pipe = 19 * SMSS;
+    let mut windows = Vec::new();
+    for k in 0..50 {
+        // Each duplicate ACK SACKs one segment; the sender sends one in its place.
+        let mut d = new_ack(at_ms(1000 + k), 0, None, una, una + 20 * SMSS + k * SMSS);
+        d.duplicate = true;
+        d.may_grow = false;
+        d.delivered_bytes = SMSS;
+        d.pipe = Some(pipe);
+        cc.on_ack(&mut w, &d);
+        windows.push(w.cwnd);
+        pipe = 19 * SMSS;
+    }
+    // Conservation at entry: pipe + delivered = 20 segments, and never more after.
+    assert_eq!(windows[0], 20 * SMSS);
+    assert!(
+        windows.iter().all(|&c| c <= 20 * SMSS),
+        "BBR's window stays at the flight it conserves: {windows:?}"
+    );
+}
+
+/// draft §4.2.3.4 (`BBRModulateCwndForRecovery`, Linux's `rs->losses`): the data an ACK
+/// newly shows lost leaves cwnd before conservation keeps cwnd ≥ pipe + delivered.
+#[test]
+fn newly_lost_data_leaves_the_window() {
+    let mut cc = bbr();
+    let mut w = window(40, u64::MAX);
+    let mut r = Rounds::default();
+    for rate in [400_000, 400_000] {
+        r.round(&mut cc, &mut w, rate, false);
+    }
+    let before = w.cwnd;
+    cc.ssthresh_on_loss(at_ms(1000), &w, 40 * SMSS, SMSS);
+    let una = r.delivered;
+    let mut d = new_ack(at_ms(1000), 0, None, una, una + 40 * SMSS);
+    d.duplicate = true;
+    d.may_grow = false;
+    d.delivered_bytes = SMSS;
+    d.pipe = Some(10 * SMSS);
+    d.lost_bytes = 29 * SMSS;
+    cc.on_ack(&mut w, &d);
+    assert_eq!(
+        w.cwnd,
+        11 * SMSS,
+        "entering recovery: pipe + delivered, not the {before} before"
+    );
+    // Later in the round: ten more segments found lost, pipe now 5.
+    let mut d = new_ack(at_ms(1010), 0, None, una, una + 40 * SMSS);
+    d.duplicate = true;
+    d.may_grow = false;
+    d.delivered_bytes = SMSS;
+    d.pipe = Some(5 * SMSS);
+    d.lost_bytes = 10 * SMSS;
+    cc.on_ack(&mut w, &d);
+    assert_eq!(w.cwnd, 6 * SMSS, "max(11 − 10, pipe 5 + delivered 1)");
+}

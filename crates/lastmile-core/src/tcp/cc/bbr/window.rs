@@ -25,6 +25,10 @@ impl Bbr {
 
     /// Fast recovery begins (its first ACK) or ends; a timeout's recovery ends.
     fn track_recovery(&mut self, ack: &AckSample, delivered: u64) {
+        // `BBRModulateCwndForRecovery`: packets newly lost leave the window.
+        if ack.lost_bytes > 0 {
+            self.cwnd = self.cwnd.saturating_sub(ack.lost_bytes).max(ack.mss);
+        }
         if self.entering_recovery {
             self.entering_recovery = false;
             self.cwnd = self.in_flight(ack) + delivered.max(ack.mss);
@@ -44,6 +48,32 @@ impl Bbr {
             self.recovery = None;
             self.packet_conservation = false;
             self.restore_cwnd();
+        }
+    }
+
+    /// Without SACK: counts duplicate ACKs (each a segment delivered) and keeps the rate
+    /// samples an ACK that fills holes inflates out of the BtlBw filter; the bytes this ACK
+    /// delivered.
+    fn note_dupack_without_sack(&mut self, ack: &AckSample) -> u64 {
+        // An ACK in loss recovery or right after duplicate ACKs reports at once data the
+        // receiver got over the round trip before: its rate sample would overstate the
+        // bandwidth, so it does not enter the BtlBw filter. So would a segment sent before
+        // such an ACK: its sample spans the jump.
+        let jump = self.recovery.is_some()
+            || self.entering_recovery
+            || (!ack.duplicate && self.dupacks > 0);
+        self.sample_inflated = jump || ack.rate.prior_delivered < self.inflation_mark;
+        if jump {
+            self.inflation_mark = ack.rate.total_delivered;
+        }
+        if ack.duplicate {
+            self.dupacks += 1;
+            ack.mss
+        } else {
+            if ack.acked_bytes > 0 {
+                self.dupacks = 0;
+            }
+            ack.acked_bytes
         }
     }
 
@@ -94,26 +124,12 @@ impl CongestionControl for Bbr {
             self.initial_cwnd = Some(w.cwnd);
             self.cwnd = w.cwnd;
         }
-        // Without SACK, an ACK in loss recovery or right after duplicate ACKs reports at
-        // once data the receiver got over the round trip before: its rate sample would
-        // overstate the bandwidth, so it does not enter the BtlBw filter.
-        // So would a segment sent before such an ACK: its sample spans the jump.
-        let jump = self.recovery.is_some()
-            || self.entering_recovery
-            || (!ack.duplicate && self.dupacks > 0);
-        self.sample_inflated = jump || ack.rate.prior_delivered < self.inflation_mark;
-        if jump {
-            self.inflation_mark = ack.rate.total_delivered;
-        }
-        if ack.duplicate {
-            self.dupacks += 1;
-        } else if ack.acked_bytes > 0 {
-            self.dupacks = 0;
-        }
-        let delivered = if ack.duplicate {
-            ack.mss
+        let delivered = if ack.pipe.is_some() {
+            // With SACK the samples count SACKed data as it arrives: none is inflated.
+            self.sample_inflated = false;
+            ack.delivered_bytes
         } else {
-            ack.acked_bytes
+            self.note_dupack_without_sack(ack)
         };
         self.track_recovery(ack, delivered);
         // BBRUpdateModelAndState.

@@ -162,8 +162,15 @@ fn rfc9438_after_a_timeout_k_is_zero_and_w_max_the_epochs_window() {
 }
 
 #[test]
-fn slow_start_is_renos_and_a_duplicate_grows_nothing() {
-    let mut cc = cubic(true);
+fn slow_start_without_hystart_is_renos_and_a_duplicate_grows_nothing() {
+    let settings = CcSettings {
+        cubic: CubicConfig {
+            hystart: false,
+            ..CubicConfig::default()
+        },
+        ..CcSettings::default()
+    };
+    let mut cc = AnyCongestionControl::new(CcKind::Cubic, settings);
     let mut w = window(10, u64::MAX);
     cc.on_ack(&mut w, &new_ack(at_ms(1), 1500, None, 0, 0));
     assert_eq!(w.cwnd, 11 * SMSS);
@@ -172,4 +179,19 @@ fn slow_start_is_renos_and_a_duplicate_grows_nothing() {
     d.may_grow = false;
     cc.on_ack(&mut w, &d);
     assert_eq!(w.cwnd, 11 * SMSS);
+}
+
+/// RFC 9406 by default (RFC 9438 §4.10): the initial slow start adds min(N, 8·SMSS) per
+/// ACK and runs HyStart++; a loss ends it, and the slow start after a timeout is Reno's.
+#[test]
+fn hystart_runs_in_the_initial_slow_start_only() {
+    let mut cc = cubic(true);
+    let mut w = window(10, u64::MAX);
+    cc.on_ack(&mut w, &new_ack(at_ms(1), 1500, None, 1500, 10_000));
+    assert_eq!(w.cwnd, 10 * SMSS + 1500, "min(N, L·SMSS)");
+    assert!(inner(&cc).hystart().is_some());
+    cc.on_rto(at_ms(2), &mut w, 10 * SMSS, SMSS, true);
+    assert!(inner(&cc).hystart().is_none(), "a timeout ends it");
+    cc.on_ack(&mut w, &new_ack(at_ms(3), 1500, None, 3000, 10_000));
+    assert_eq!(w.cwnd, 2 * SMSS, "Reno's slow start after the timeout");
 }

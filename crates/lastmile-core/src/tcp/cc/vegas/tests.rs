@@ -70,7 +70,7 @@ fn settings_alpha_and_beta_move_the_band() {
         vegas: VegasConfig {
             alpha: 2.0,
             beta: 4.0,
-            gamma: 1.0,
+            ..VegasConfig::default()
         },
         ..CcSettings::default()
     };
@@ -81,15 +81,6 @@ fn settings_alpha_and_beta_move_the_band() {
     // Diff = 21 · 8/108 = 1.56: below α = 2 now, so Vegas-2,4 grows where Vegas-1,3 holds.
     r.close(&mut cc, &mut w, 108);
     assert_eq!(w.cwnd, 22 * SMSS);
-}
-
-#[test]
-fn paper_loss_response_is_renos() {
-    let (mut cc, w, _) = in_avoidance();
-    assert_eq!(
-        cc.ssthresh_on_loss(at_ms(0), &w, 20 * SMSS, SMSS),
-        10 * SMSS
-    );
 }
 
 /// §3.3 and §3.2 together, over a 1000-segment/s bottleneck with 100 ms of propagation
@@ -122,4 +113,45 @@ fn paper_vegas_keeps_between_alpha_and_beta_segments_queued() {
     // The bottleneck stays busy: about 1000 segments per second delivered.
     let rate = log.delivered_bytes as f64 / SMSS as f64 / 30.0;
     assert!(rate > 950.0, "{rate:.0} segments/s");
+}
+
+/// Brakmo & Peterson §3.1 with ns-2's sizes: a loss cuts the window to three quarters, a
+/// repeated loss of a retransmitted segment to half, and a loss of a segment sent before the
+/// last cut not at all.
+#[test]
+fn paper_cuts_only_for_segments_sent_after_the_last_cut() {
+    let mut cc = AnyCongestionControl::new(CcKind::Vegas, CcSettings::default());
+    let w = window(40, u64::MAX);
+    cc.note_lost_segment(at_ms(100), 1);
+    assert_eq!(
+        cc.ssthresh_on_loss(at_ms(200), &w, 40 * SMSS, SMSS),
+        30 * SMSS
+    );
+    // Another segment of the same window (sent at 150 ms, before the cut at 200 ms).
+    let w = window(30, 30 * SMSS);
+    cc.note_lost_segment(at_ms(150), 1);
+    assert_eq!(
+        cc.ssthresh_on_loss(at_ms(260), &w, 30 * SMSS, SMSS),
+        30 * SMSS
+    );
+    // The retransmission (sent at 200 ms, not before the cut) lost again: half.
+    cc.note_lost_segment(at_ms(200), 2);
+    assert_eq!(
+        cc.ssthresh_on_loss(at_ms(400), &w, 30 * SMSS, SMSS),
+        15 * SMSS
+    );
+    // Without the fine-grained rules, Reno's FlightSize/2.
+    let settings = CcSettings {
+        vegas: VegasConfig {
+            fine_grained_retransmission: false,
+            ..VegasConfig::default()
+        },
+        ..CcSettings::default()
+    };
+    let mut reno_like = AnyCongestionControl::new(CcKind::Vegas, settings);
+    reno_like.note_lost_segment(at_ms(100), 1);
+    assert_eq!(
+        reno_like.ssthresh_on_loss(at_ms(200), &w, 30 * SMSS, SMSS),
+        15 * SMSS
+    );
 }

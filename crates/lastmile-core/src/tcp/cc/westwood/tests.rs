@@ -44,6 +44,26 @@ fn paper_a_loss_never_raises_the_window() {
     assert_eq!(cc.ssthresh_on_loss(at_ms(1000), &w, cwnd, SMSS), cwnd);
 }
 
+/// MobiCom 2001 §3.1: with BWE · RTTmin above the window, ssthresh is the estimate while
+/// cwnd stays: after recovery the window slow-starts up to it.
+#[test]
+fn paper_a_window_below_the_estimate_slow_starts_to_it_after_recovery() {
+    let mut cc = westwood();
+    let mut w = window(60, 60 * SMSS);
+    let mut s = AckStream::default();
+    steady(&mut cc, &mut w, &mut s, 3);
+    w.ssthresh = cc.ssthresh_on_loss(at_ms(1000), &w, w.cwnd, SMSS);
+    w.cwnd = w.ssthresh;
+    let mut ack = new_ack(at_ms(1100), SMSS, None, 1_000_000, 1_100_000);
+    cc.on_ack(&mut w, &ack);
+    assert_eq!(w.ssthresh, 100 * SMSS, "BWE × RTTmin");
+    assert!(w.in_slow_start());
+    ack.now = at_ms(1101);
+    let before = w.cwnd;
+    cc.on_ack(&mut w, &ack);
+    assert_eq!(w.cwnd, before + SMSS, "slow start");
+}
+
 #[test]
 fn paper_timeout_sets_one_segment_and_ssthresh_bwe_times_rtt_min() {
     let mut cc = westwood();

@@ -50,7 +50,7 @@ impl TulipReceiver {
     /// no timers: it answers each data frame at once (Figure 3).
     pub fn handle(&mut self, _now: SimTime, input: TulipInput, out: &mut TulipOutbox) {
         match input {
-            TulipInput::FrameReceived(TulipFrame::Data { seq, packet }) => {
+            TulipInput::FrameReceived(TulipFrame::Data { seq, packet, .. }) => {
                 self.on_data(seq, packet, None, out)
             }
             TulipInput::FrameReceived(TulipFrame::Unreliable { packet }) => {
@@ -93,6 +93,14 @@ impl TulipReceiver {
         piggyback: Option<Packet>,
         out: &mut TulipOutbox,
     ) {
+        let lack = self.accept(seq, packet, out);
+        self.send_lack(lack, piggyback, out);
+    }
+
+    /// Figure 3's `process_incoming_pkt` up to the LACK: buffer or release the frame (or
+    /// discard a duplicate), and return the LACK that answers it, counted as sent; the
+    /// caller sends it alone ([`TulipReceiver::send_lack`]) or on a data frame.
+    pub fn accept(&mut self, seq: LinkSeq, packet: Packet, out: &mut TulipOutbox) -> Lack {
         self.metrics.data_frames_received += 1;
         let first = self.space.add(self.cum_ack, 1);
         let w = self.space.window();
@@ -109,7 +117,10 @@ impl TulipReceiver {
             // already released whose LACK was lost (§3.2, [8]).
             self.discard_duplicate(seq, out);
         }
-        self.send_lack(piggyback, out);
+        let lack = self.lack();
+        self.metrics.lacks_sent += 1;
+        out.push(TulipOutput::Event(TulipEvent::LackSent { lack }));
+        lack
     }
 
     fn discard_duplicate(&mut self, seq: LinkSeq, out: &mut TulipOutbox) {
@@ -132,13 +143,11 @@ impl TulipReceiver {
         }
     }
 
-    fn send_lack(&mut self, piggyback: Option<Packet>, out: &mut TulipOutbox) {
-        let lack = self.lack();
-        self.metrics.lacks_sent += 1;
+    /// Sends `lack` (made by [`TulipReceiver::accept`]) as a LACK frame, with `piggyback`.
+    pub fn send_lack(&mut self, lack: Lack, piggyback: Option<Packet>, out: &mut TulipOutbox) {
         if piggyback.is_some() {
             self.metrics.piggybacked += 1;
         }
-        out.push(TulipOutput::Event(TulipEvent::LackSent { lack }));
         out.push(TulipOutput::ToMac(TulipFrame::Lack { lack, piggyback }));
     }
 }

@@ -44,6 +44,8 @@ pub struct TulipSenderMetrics {
     pub stale_lacks: u64,
     /// Reliable frames acknowledged (cumulatively) and removed from the window.
     pub frames_acked: u64,
+    /// Data frames that carried the receiver's LACK (Figure 3, bidirectional traffic).
+    pub lacks_carried: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +98,8 @@ pub struct TulipSender {
     piggyback_hold: Option<SimTime>,
     /// Reliable transmissions handed to the MAC so far (the clock of `Outstanding::last_tx`).
     tx_count: u64,
+    /// The receiver's LACK for the next data frame to carry (`send_with_lack`).
+    attach: Option<Lack>,
     /// The latest `last_tx` of a frame some LACK reported received: the receiver had it after
     /// every frame sent before it was, so a zero bit for one of those is a loss. (A frame
     /// resent by the liveness rule may have arrived as its earlier copy: then this runs ahead
@@ -122,6 +126,7 @@ impl TulipSender {
             t2: None,
             piggyback_hold: None,
             tx_count: 0,
+            attach: None,
             newest_received_tx: 0,
             metrics: TulipSenderMetrics::default(),
         })
@@ -155,6 +160,17 @@ impl TulipSender {
     /// Packets waiting for a sending turn (reliable and unreliable).
     pub fn queued_packets(&self) -> usize {
         self.reliable_queue.len() + self.unreliable_queue.len()
+    }
+    /// True when the sender takes `next` from the interface queue now: when nothing is
+    /// queued, and also for a reliable packet when the only one queued is an unreliable
+    /// packet waiting for a LACK to carry it (MAC acceleration). That one must not hold
+    /// back the data behind it: with data both ways, the next data frame is what brings a
+    /// LACK about.
+    pub fn can_accept(&self, next: &Packet) -> bool {
+        let held_alone = self.reliable_queue.is_empty()
+            && self.unreliable_queue.len() == 1
+            && self.piggyback_hold.is_some();
+        self.queued_packets() == 0 || (held_alone && is_reliable(next))
     }
     /// True when nothing is queued or unacknowledged.
     pub fn is_idle(&self) -> bool {
@@ -197,6 +213,72 @@ impl TulipSender {
         } else {
             None
         }
+    }
+
+    /// A LACK that came on the peer's data frame (Figure 3): Figure 2's LACK, but the
+    /// sending turn it gives goes to the reply (`send_with_lack`, then `resume`).
+    pub fn on_piggybacked_lack(&mut self, lack: Lack, out: &mut TulipOutbox) {
+        self.metrics.lacks_received += 1;
+        if self.process_received_ack(lack, out) {
+            self.t1 = None;
+        }
+    }
+
+    /// Figure 3's `send_PiggyBack_ACK_pkt`: the data frame waiting to go to the peer carries
+    /// `lack`, in answer to the peer's data frame (§3.3: "if the packet is larger than 40
+    /// bytes, FAMA is instructed to immediately send an RTS", Figure 4(b)). That is the
+    /// reliable frame of ours already at the MAC and not yet on the air (handed again with
+    /// the LACK: the MAC gives the first copy back, `AnyMac::withdraw`), else the one Figure
+    /// 2's `send_packet` would send now (a WAIT hold, T2, for the peer's frame is over, as
+    /// it has arrived). Returns `lack` when no frame takes it (T1 running, an unreliable
+    /// frame next, or nothing to send).
+    pub fn send_with_lack(&mut self, lack: Lack, out: &mut TulipOutbox) -> Option<Lack> {
+        if let Some((kind, bytes)) = self.mac.awaiting {
+            let FrameKind::Reliable(seq) = kind else {
+                return Some(lack);
+            };
+            let packet = self
+                .window
+                .iter()
+                .find(|o| o.seq == seq)
+                .and_then(|o| o.packet);
+            let Some(packet) = packet else {
+                return Some(lack);
+            };
+            self.metrics.lacks_carried += 1;
+            self.mac.awaiting = Some((kind, bytes + self.config.lack_bytes));
+            let lack = Some(lack);
+            out.push(TulipOutput::ToMac(TulipFrame::Data { seq, packet, lack }));
+            return None;
+        }
+        if self.t1.is_some() || !self.next_is_reliable() {
+            return Some(lack);
+        }
+        self.t2 = None;
+        self.attach = Some(lack);
+        self.send_packet(out);
+        self.attach.take()
+    }
+
+    /// Takes the sending turn a LACK gave (Figure 2, LACK: "if (data to send)
+    /// send_packet()"), if the pacing allows.
+    pub fn resume(&mut self, out: &mut TulipOutbox) {
+        self.try_send(out);
+    }
+
+    /// True when `send_packet` would now hand the MAC a reliable frame.
+    fn next_is_reliable(&self) -> bool {
+        let listed = self.retx_list[self.retx_pos.min(self.retx_list.len())..]
+            .iter()
+            .any(|e| self.is_missing(e.seq));
+        if listed {
+            return true;
+        }
+        if self.piggyback_hold.is_none() && !self.unreliable_queue.is_empty() {
+            return false;
+        }
+        let room = self.window.len() < usize::from(self.space.window());
+        (room && !self.reliable_queue.is_empty()) || self.window.iter().any(|o| o.packet.is_some())
     }
 
     fn fits_piggyback(&self, packet: &Packet) -> bool {
@@ -445,7 +527,11 @@ impl TulipSender {
         out.push(TulipOutput::Event(TulipEvent::DataSent { seq }));
         self.hand_to_mac(
             FrameKind::Reliable(seq),
-            TulipFrame::Data { seq, packet },
+            TulipFrame::Data {
+                seq,
+                packet,
+                lack: None,
+            },
             out,
         );
     }
@@ -461,12 +547,21 @@ impl TulipSender {
         out.push(TulipOutput::Event(TulipEvent::Retransmission { seq }));
         self.hand_to_mac(
             FrameKind::Reliable(seq),
-            TulipFrame::Data { seq, packet },
+            TulipFrame::Data {
+                seq,
+                packet,
+                lack: None,
+            },
             out,
         );
     }
 
-    fn hand_to_mac(&mut self, kind: FrameKind, frame: TulipFrame, out: &mut TulipOutbox) {
+    fn hand_to_mac(&mut self, kind: FrameKind, mut frame: TulipFrame, out: &mut TulipOutbox) {
+        if let (Some(l), TulipFrame::Data { lack, .. }) = (self.attach, &mut frame) {
+            *lack = Some(l);
+            self.attach = None;
+            self.metrics.lacks_carried += 1;
+        }
         if let FrameKind::Reliable(seq) = kind {
             self.tx_count += 1;
             let tx = self.tx_count;
