@@ -57,6 +57,12 @@
 //! sets ssthresh at the fast retransmit leaves those segments out (RFC 5681 §3.2 step 2);
 //! SACK does it through pipe (RFC 6675 step 3), FACK through awnd.
 //!
+//! **The loss window** (`ssthresh_rule`): what the congestion control halves for ssthresh
+//! is RFC 5681 (4)'s FlightSize (less what limited transmit sent), set again only by the
+//! first timeout of a segment (§3.1); with `ssthresh_rule = "bsd"` it is 4.4BSD's,
+//! FreeBSD's and ns-2's min(cwnd, the peer's window) in whole segments, on every fast
+//! retransmit and every timeout (`bsd_loss_window`, `timeout_loss_window`).
+//!
 //! Left out: the RFC 6582 §4 ACK heuristics.
 
 mod fack;
@@ -72,7 +78,7 @@ pub use sack::{SackAck, SackState};
 pub use scoreboard::Scoreboard;
 
 use super::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
-use super::spec::RecoveryKind;
+use super::spec::{RecoveryKind, SsthreshRule};
 use crate::engine::{SimDuration, SimTime};
 
 /// Options that change a recovery's rules.
@@ -87,6 +93,8 @@ pub struct RecoveryOptions {
     /// Keep the scoreboard across a retransmission timeout (Linux, ns-3) instead of
     /// forgetting it (RFC 2018 §8).
     pub keep_sack_after_timeout: bool,
+    /// What the congestion control halves for ssthresh after a loss.
+    pub ssthresh_rule: SsthreshRule,
 }
 
 /// What the sender knows when a SACK recovery chooses the next segment.
@@ -162,6 +170,8 @@ pub struct Flight {
     /// Highest sequence sent, plus one.
     pub snd_max: u64,
     pub mss: u64,
+    /// The peer's window, from SND.UNA.
+    pub snd_wnd: u64,
 }
 
 impl Flight {
@@ -198,6 +208,8 @@ pub struct DupAcks {
     /// Bytes sent by limited transmit since the last new ACK (left out of FlightSize when
     /// ssthresh is set, RFC 5681 §3.2 step 2).
     pub limited_sent: u64,
+    /// What ssthresh is computed from (`loss_window`).
+    pub ssthresh_rule: SsthreshRule,
 }
 
 impl DupAcks {
@@ -208,11 +220,21 @@ impl DupAcks {
             recover: 0,
             after_timeout: false,
             limited_sent: 0,
+            ssthresh_rule: SsthreshRule::Rfc5681,
         }
     }
-    /// FlightSize for ssthresh: without what limited transmit sent.
-    fn flight_for_ssthresh(&self, f: &Flight) -> u64 {
-        f.size().saturating_sub(self.limited_sent)
+    /// The window a loss detected by duplicate ACKs halves (the `flight` the congestion
+    /// control's `ssthresh_on_loss` reads): FlightSize without what limited transmit sent
+    /// (RFC 5681 §3.2 step 2), or BSD's (`loss_window`).
+    fn flight_for_ssthresh(&self, f: &Flight, cwnd: u64) -> u64 {
+        self.loss_window(f, cwnd, f.size().saturating_sub(self.limited_sent))
+    }
+    /// `flight_size` under RFC 5681, BSD's loss window under `ssthresh_rule = "bsd"`.
+    fn loss_window(&self, f: &Flight, cwnd: u64, flight_size: u64) -> u64 {
+        match self.ssthresh_rule {
+            SsthreshRule::Rfc5681 => flight_size,
+            SsthreshRule::Bsd => bsd_loss_window(f, cwnd),
+        }
     }
     /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
     fn reaches_threshold(&mut self, f: &Flight) -> bool {
@@ -279,8 +301,10 @@ impl LossRecovery {
             }
             RecoveryKind::Fack => AnyRecovery::Fack(FackState::default()),
         };
+        let mut dupacks = DupAcks::new(dupack_threshold);
+        dupacks.ssthresh_rule = o.ssthresh_rule;
         LossRecovery {
-            dupacks: DupAcks::new(dupack_threshold),
+            dupacks,
             hole: None,
             scoreboard: Scoreboard::default(),
             variant,
@@ -733,6 +757,17 @@ impl LossRecovery {
         self.dupacks.count = 0;
     }
 
+    /// What a retransmission timeout hands the congestion control: the window it halves for
+    /// ssthresh, and whether it sets ssthresh although the segment timed out before (`first`
+    /// false). RFC 5681 (4) and §3.1: FlightSize, on the first timeout only; BSD: its loss
+    /// window, on every timeout.
+    pub fn timeout_loss_window(&self, f: &Flight, cwnd: u64, first: bool) -> (u64, bool) {
+        match self.dupacks.ssthresh_rule {
+            SsthreshRule::Rfc5681 => (f.size(), first),
+            SsthreshRule::Bsd => (bsd_loss_window(f, cwnd), true),
+        }
+    }
+
     /// The retransmission timer expired: leave fast recovery, set `recover` to SND.MAX and
     /// name SND.UNA for retransmission; SACK and FACK forget the scoreboard (RFC 2018 §8).
     pub fn on_timeout(&mut self, f: &Flight) {
@@ -767,6 +802,15 @@ fn dsack_block(blocks: &[(u64, u64)], snd_una: u64) -> Option<(u64, u64)> {
         .get(1)
         .is_some_and(|&(s, e)| s <= first.0 && first.1 <= e);
     (first.1 <= snd_una || inside_second).then_some(first)
+}
+
+/// BSD's loss window (4.4BSD `tcp_input.c` and `tcp_timer.c`, FreeBSD `cc_cong_signal`,
+/// ns-2 `TcpAgent::slowdown`): min(cwnd, the peer's window) cut to an even number of whole
+/// segments, so that the half Reno's rule takes of it, floored at two segments, is
+/// max(⌊min(cwnd, snd_wnd)/2/SMSS⌋, 2)·SMSS.
+fn bsd_loss_window(f: &Flight, cwnd: u64) -> u64 {
+    let two_segments = 2 * f.mss.max(1);
+    cwnd.min(f.snd_wnd) / two_segments * two_segments
 }
 
 /// TLP on an ACK (RFC 8985 §7.4): a retransmitted probe that SND.UNA passed without a D-SACK
@@ -804,7 +848,8 @@ fn tahoe_dupack(
     if !dupacks.reaches_threshold(f) {
         return Reaction::default();
     }
-    w.ssthresh = cc.ssthresh_on_loss(now, w, dupacks.flight_for_ssthresh(f), f.mss);
+    let flight = dupacks.flight_for_ssthresh(f, w.cwnd);
+    w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
     w.cwnd = f.mss;
     dupacks.recover = f.snd_max;
     *hole = Some(f.snd_una);
@@ -841,7 +886,7 @@ impl RenoState<'_> {
             return Reaction::default();
         }
         // Steps 2 and 3.
-        let flight = self.dupacks.flight_for_ssthresh(f);
+        let flight = self.dupacks.flight_for_ssthresh(f, w.cwnd);
         w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
         w.cwnd = w.ssthresh + u64::from(self.dupacks.threshold) * f.mss;
         self.dupacks.recover = f.snd_max;

@@ -11,6 +11,7 @@ fn flight(snd_una: u64, snd_max: u64) -> Flight {
         snd_una,
         snd_max,
         mss: SMSS,
+        snd_wnd: 1_000_000,
     }
 }
 
