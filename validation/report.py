@@ -201,40 +201,63 @@ def _results_table(family: Family, table: Sequence[Row]) -> list[str]:
     return lines
 
 
+def _panel(family: Family, point: Point) -> tuple[str, str]:
+    """The figure panel a point is drawn in and the label of its lastmile curve: the
+    family's optional `panel(point)` (series that share their reference runs in one
+    panel), else one panel per series."""
+    chooser = getattr(family, "panel", None)
+    if chooser is None:
+        return point.series, "lastmile"
+    found: tuple[str, str] = chooser(point)
+    return found
+
+
+LASTMILE_COLOURS = ("tab:blue", "tab:green", "tab:purple", "tab:red")
+
+
 def figure(family: Family, table: Sequence[Row]) -> Path | None:
-    """Lastmile (solid) and the reference (dashed) per series, mean ± spread against x."""
+    """Per panel, lastmile (solid, one curve per series in it) and the reference (dashed),
+    mean ± spread against x."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series: dict[str, list[Row]] = {}
+    panels: dict[str, dict[str, list[Row]]] = {}
     for row in table:
-        series.setdefault(row.point.series, []).append(row)
-    drawn = {
-        name: [r for r in rs if r.lastmile.get(family.metric) or r.reference.get(family.metric)]
-        for name, rs in series.items()
-    }
-    drawn = {k: v for k, v in drawn.items() if v}
-    if not drawn:
+        if not (row.lastmile.get(family.metric) or row.reference.get(family.metric)):
+            continue
+        name, curve = _panel(family, row.point)
+        panels.setdefault(name, {}).setdefault(curve, []).append(row)
+    if not panels:
         return None
-    ncols = 2 if len(drawn) > 1 else 1
-    nrows = math.ceil(len(drawn) / ncols)
+    ncols = 2 if len(panels) > 1 else 1
+    nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(
         nrows, ncols, figsize=(6 * ncols, 3.2 * nrows), squeeze=False, sharex=True
     )
-    for ax, (name, rs) in zip(axes.flat, drawn.items(), strict=False):
-        for simulator, style, color in (
-            ("lastmile", "-", "tab:blue"),
-            ("reference", "--", "tab:orange"),
-        ):
-            pts = [
-                (r.point.x, s)
-                for r in rs
-                if (
-                    s := (r.lastmile if simulator == "lastmile" else r.reference).get(family.metric)
+    for ax, (name, curves) in zip(axes.flat, panels.items(), strict=False):
+        lines: list[tuple[str, str, str, list[tuple[float, Stat]]]] = []
+        for i, (curve, rs) in enumerate(curves.items()):
+            colour = LASTMILE_COLOURS[i % len(LASTMILE_COLOURS)]
+            lines.append(
+                (
+                    curve,
+                    "-",
+                    colour,
+                    [(r.point.x, s) for r in rs if (s := r.lastmile.get(family.metric))],
                 )
-            ]
+            )
+        first = next(iter(curves.values()))
+        lines.append(
+            (
+                family.reference,
+                "--",
+                "tab:orange",
+                [(r.point.x, s) for r in first if (s := r.reference.get(family.metric))],
+            )
+        )
+        for label, style, colour, pts in lines:
             if not pts:
                 continue
             ax.errorbar(
@@ -242,16 +265,16 @@ def figure(family: Family, table: Sequence[Row]) -> Path | None:
                 [s.mean for _, s in pts],
                 yerr=[s.sd for _, s in pts],
                 fmt="o" + style,
-                color=color,
+                color=colour,
                 capsize=3,
                 markersize=4,
-                label="lastmile" if simulator == "lastmile" else family.reference,
+                label=label,
             )
         ax.set_title(name, fontsize=10)
         ax.set_ylabel(family.metric)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    for ax in axes.flat[len(drawn) :]:
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel(family.x_label)

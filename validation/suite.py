@@ -42,11 +42,13 @@ from typing import Any
 import validation.families
 from validation import refs
 from validation.framework import Family, Outcome, Point
-from validation.harness import RunFailed
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "validation" / "results"
 SIMULATORS = ("lastmile", "reference")
+#: What a failed run raises (a family's `RunFailed`, a timeout, a result it cannot read): the
+#: suite reports the run and goes on.
+RUN_ERRORS = (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError, KeyError)
 
 
 def families() -> list[Family]:
@@ -312,7 +314,13 @@ def run_family(
                 task = futures[future]
                 try:
                     outcome = future.result()
-                except (RunFailed, subprocess.TimeoutExpired, ValueError, KeyError) as err:
+                except (
+                    RuntimeError,
+                    OSError,
+                    subprocess.TimeoutExpired,
+                    ValueError,
+                    KeyError,
+                ) as err:
                     failures.append(
                         f"{family.name}: {task.point.label}, seed {task.seed}, "
                         f"{task.simulator}: {str(err).splitlines()[0] if str(err) else err!r}"
@@ -343,7 +351,7 @@ def smoke(family: Family, reference_ok: bool) -> list[str]:
             continue
         try:
             outcome = _execute(Task(family, family.smoke, 1, simulator))
-        except RunFailed as err:
+        except RUN_ERRORS as err:
             failures.append(f"{family.name} smoke, {simulator}: {err}")
             continue
         value = outcome.metrics.get(family.metric)

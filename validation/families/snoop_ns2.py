@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import lastmile
+from validation import harness
 from validation.framework import Outcome, Point, Setting
 
 HERE = Path(__file__).resolve().parent.parent
@@ -266,11 +266,8 @@ class SnoopNs2Family:
         series = str(_param(point.params, "series"))
         per = float(_param(point.params, "per"))
         duration_s = float(_param(point.params, "duration_s"))
-        text = json.dumps(scenario(series, per, seed, duration_s))
-        start = time.perf_counter()
-        result = lastmile.run(lastmile.Scenario.from_text(text, "json", origin=point.label))
-        wall_s = time.perf_counter() - start
-        flow = result.summary["flows"][0]
+        summary, wall_s = harness.run_lastmile(scenario(series, per, seed, duration_s))
+        flow = summary["flows"][0]
         return Outcome(
             metrics={
                 "goodput_kbps": float(flow["bytes_delivered"]) * 8.0 / duration_s / 1e3,
@@ -278,7 +275,7 @@ class SnoopNs2Family:
                 "source_retransmissions": float(flow["tcp_retransmits"]),
             },
             wall_s=wall_s,
-            engine_s=float(result.summary["engine"]["wall_s"]),
+            engine_s=float(summary["engine"]["wall_s"]),
         )
 
     def run_reference(self, point: Point, seed: int) -> Outcome:

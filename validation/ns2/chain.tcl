@@ -4,6 +4,11 @@
 #
 #   ns chain.tcl <agent> <window> <per> <seed> <duration_s> [trace_file]
 #
+# <per>: a packet error rate, or "list:<c1>,<c2>,..." to lose exactly those packets on the
+# hop (0-based counts of the packets it carries, the 40 B first packet that stands for the
+# SYN being 0; ErrorModel/List): beside lastmile's `drop_list` (1-based ordinals, its SYN
+# being 1), lastmile's ordinal = count + 1.
+#
 # <agent>: Tahoe | Reno | Newreno | Sack1 | Fack | Vegas. Every other setting is ns-2.35's
 # default (tcl/lib/ns-default.tcl): packetSize_ 1000 B of payload plus 40 B of headers,
 # windowInit_ 2, tcpTick_ 10 ms, minrto_ 200 ms, rtxcur_init_ 3 s, maxrto_ 60 s, an ACK per
@@ -43,7 +48,13 @@ $ns queue-limit $bs $fh 50
 $ns queue-limit $bs $mh 50
 $ns queue-limit $mh $bs 50
 
-if {$per > 0} {
+if {[string match "list:*" $per]} {
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist [split [string range $per 5 end] ","]
+    $em drop-target [new Agent/Null]
+    $ns link-lossmodel $em $bs $mh
+} elseif {$per > 0} {
     set em [new ErrorModel]
     $em unit pkt
     $em set rate_ $per
@@ -113,7 +124,7 @@ proc finish {} {
     puts [format "RESULT {\"agent\": \"%s\", \"window\": %d, \"per\": %s, \"seed\": %d,\
 \"goodput_kbps\": %.6f, \"timeouts\": %d, \"retransmissions\": %d, \"data_packets\": %d,\
 \"acked_packets\": %d, \"nrexmit\": %d, \"engine_s\": %.4f}" \
-        $agent_name $window $per $seed \
+        $agent_name $window [expr {[string match "list:*" $per] ? "\"list\"" : $per}] $seed \
         [expr {$acked * $pkt * 8.0 / $duration / 1000.0}] \
         [expr {$agent_name == "Fack" ? [backoffs] : [$tcp set nrexmit_]}] [$tcp set nrexmitpack_] [$tcp set ndatapack_] $acked \
         [$tcp set nrexmit_] $engine_s]
