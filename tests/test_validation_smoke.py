@@ -32,7 +32,14 @@ def _check(family: Family, outcome: Outcome) -> None:
 
 def test_the_families_are_found() -> None:
     names = {f.name for f in FAMILIES}
-    assert {"classic-tcp-ns2", "dcf-ns3", "dcf-ns2", "lle-80211b-ns3"} <= names
+    assert {
+        "classic-tcp-ns2",
+        "cc_ns3",
+        "snoop-ns2",
+        "dcf-ns3",
+        "dcf-ns2",
+        "lle-80211b-ns3",
+    } <= names
     for family in FAMILIES:
         labels = [p.label for p in family.points]
         assert len(labels) == len(set(labels)), f"{family.name}: point labels repeat"
