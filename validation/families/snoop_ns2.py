@@ -112,7 +112,7 @@ def _point(series: str, per: float, duration_s: float = DURATION_S) -> Point:
         label=f"{label}, PER {per:g}",
         series=label,
         x=per,
-        params={"series": series, "per": per, "duration_s": duration_s},
+        params={"series": series, "ll": SERIES[series][1], "per": per, "duration_s": duration_s},
         target=TARGETS[series],
     )
 
@@ -259,6 +259,8 @@ class SnoopNs2Family:
         default_factory=lambda: tuple(_point(s, p) for s in SERIES for p in PERS)
     )
     seeds: int = 8
+    #: Point parameters ns-2 does not read: the two Snoop series share their LL/LLSnoop runs.
+    lastmile_only: tuple[str, ...] = ("series",)
     smoke: Point = field(default_factory=lambda: _point("ns2", 0.05, duration_s=10.0))
     explanations: Mapping[str, str] = field(default_factory=lambda: dict(EXPLANATIONS))
 
@@ -279,7 +281,7 @@ class SnoopNs2Family:
         )
 
     def run_reference(self, point: Point, seed: int) -> Outcome:
-        series = str(_param(point.params, "series"))
+        ll = str(_param(point.params, "ll"))
         per = float(_param(point.params, "per"))
         duration_s = float(_param(point.params, "duration_s"))
         args = [
@@ -291,7 +293,7 @@ class SnoopNs2Family:
             str(seed),
             f"{duration_s:g}",
             f"{NS2_LAN_DELAY_S:g}",
-            SERIES[series][1],
+            ll,
         ]
         start = time.perf_counter()
         done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=600)
