@@ -738,7 +738,10 @@ impl LossRecovery {
 
     /// Start the fast retransmit now, as if the DupThresh-th duplicate ACK had come (Vegas's
     /// fine-grained timer, Brakmo & Peterson §3.1), unless a recovery runs; Tahoe, Reno
-    /// and NewReno only.
+    /// and NewReno only. Reno's and NewReno's window is inflated by the duplicates that
+    /// came (this one included), not by DupThresh: RFC 5681 §3.2 step 3's 3·SMSS stands
+    /// for the three segments that have left the network (as ns-2's Vegas, cwnd_ =
+    /// v_newcwnd_ + dupacks_).
     pub fn fast_retransmit_now(
         &mut self,
         now: SimTime,
@@ -746,10 +749,21 @@ impl LossRecovery {
         cc: &mut AnyCongestionControl,
         f: &Flight,
     ) -> Reaction {
+        let threshold = u64::from(self.dupacks.threshold);
+        let mut received = threshold;
         if !self.in_recovery() {
+            received = (u64::from(self.dupacks.count) + 1).min(threshold);
             self.dupacks.count = self.dupacks.count.max(self.dupacks.threshold - 1);
         }
-        self.on_dupack(now, w, cc, f)
+        let r = self.on_dupack(now, w, cc, f);
+        let inflates = matches!(
+            self.variant,
+            AnyRecovery::Reno { .. } | AnyRecovery::NewReno { .. }
+        );
+        if r.fast_retransmit && inflates {
+            w.cwnd -= (threshold - received) * f.mss;
+        }
+        r
     }
 
     /// An ACK at SND.UNA that is not a duplicate (window change, data): start counting anew.

@@ -224,3 +224,39 @@ fn the_first_segment_lost_is_fast_retransmitted() {
         .collect();
     assert_eq!(fired, [false, false, true]);
 }
+
+/// A fast retransmit started early (Vegas's fine-grained timer on the first duplicate ACK,
+/// Brakmo & Peterson §3.1) inflates cwnd by the duplicates that came, not by DupThresh:
+/// RFC 5681 §3.2 step 3 adds 3·SMSS because three segments have left the network, and
+/// here one has (ns-2.35's Vegas: cwnd_ = v_newcwnd_ + dupacks_, tcp-vegas.cc:390).
+#[test]
+fn rfc5681_an_early_fast_retransmit_inflates_by_the_duplicates_received() {
+    for kind in [RecoveryKind::Reno, RecoveryKind::Newreno] {
+        let mut r = LossRecovery::new(kind, 3);
+        let mut w = CongestionWindow {
+            cwnd: 10 * SMSS,
+            ssthresh: u64::MAX,
+        };
+        let mut cc = reno_cc();
+        let f = flight(0, 10 * SMSS);
+        let reaction = r.fast_retransmit_now(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert!(reaction.fast_retransmit);
+        assert_eq!(w.ssthresh, 5 * SMSS);
+        assert_eq!(w.cwnd, 6 * SMSS, "{kind:?}: ssthresh + the one duplicate");
+        // Each further duplicate is one more segment out of the network.
+        r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert_eq!(w.cwnd, 7 * SMSS);
+        // On the second duplicate: ssthresh + 2.
+        let mut r = LossRecovery::new(kind, 3);
+        let mut w = CongestionWindow {
+            cwnd: 10 * SMSS,
+            ssthresh: u64::MAX,
+        };
+        assert!(
+            !r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        );
+        r.fast_retransmit_now(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert_eq!(w.cwnd, 7 * SMSS, "{kind:?}");
+    }
+}
