@@ -23,6 +23,11 @@
 # outstanding doubles backoff_, which is traced). The two counts agree for Tahoe, Reno,
 # Newreno and Sack1; Vegas also backs the timer off at its fast retransmits
 # (reset_rtx_timer(1) in tcp-vegas.cc), so nrexmit_ it is.
+#
+# Diagnostic, never set by the suite: with the environment variable VEGAS_RING=<n>,
+# Agent/TCP/Vegas sizes its ring of send times (v_sendtime_, v_transmits_: window_ packets
+# when the first packet is sent, tcp-vegas.cc:468) to <n> while window_ and ssthresh_ are
+# set back to <window> at once, so that only the ring changes.
 
 if {$argc < 5} {
     puts stderr "usage: ns chain.tcl agent window per seed duration_s \[trace_file\]"
@@ -75,6 +80,8 @@ switch -- $agent_name {
     default { puts stderr "unknown agent $agent_name"; exit 2 }
 }
 $tcp set window_ $window
+set vegas_ring [expr {[info exists env(VEGAS_RING)] ? $env(VEGAS_RING) : 0}]
+if {$agent_name == "Vegas" && $vegas_ring > 0} { $tcp set window_ $vegas_ring }
 set payload 1000
 if {$agent_name == "Vegas"} { $tcp set packetSize_ 1040 }
 set backoff_file [open backoff.tr w]
@@ -133,6 +140,9 @@ proc finish {} {
 }
 
 $ns at 0.0 "$ftp start"
+if {$agent_name == "Vegas" && $vegas_ring > 0} {
+    $ns at 0.0 "$tcp set window_ $window; $tcp set ssthresh_ $window"
+}
 $ns at $duration "finish"
 set engine_start [clock clicks -milliseconds]
 $ns run
