@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help venv dev test lint bench bench-ns2 docs reference clean
+.PHONY: help venv dev test lint bench bench-ns2 docs reference validate clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -24,9 +24,9 @@ test: ## the full CI job: fmt, clippy, cargo test, build, ruff, mypy, stubtest, 
 lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests bench
-	$(VENV)/bin/ruff format --check python tests bench
-	$(VENV)/bin/mypy python/lastmile tests bench
+	$(VENV)/bin/ruff check python tests bench validation
+	$(VENV)/bin/ruff format --check python tests bench validation
+	$(VENV)/bin/mypy python/lastmile tests bench validation
 
 bench: $(PY) ## callgrind gate (fails above bench/callgrind_baseline.json), criterion, 10 MB/1 GB runs, the CLI, 1-10,000 flows
 	cargo build -q --release -p lastmile-core --example whole_run --example bench_run
@@ -51,6 +51,10 @@ docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s),
 
 reference: ## regenerate docs/scenario-reference.md from the JSON Schema (after `make dev`)
 	$(VENV)/bin/lastmile schema --markdown > docs/scenario-reference.md
+
+validate: ## the validation suite against ns-2.35 and ns-3.44 (installs them if it can; hours) -> docs/validation.md
+	. $(VENV)/bin/activate && maturin develop --release --extras dev
+	$(PY) -m validation.suite
 
 clean: ## remove build outputs and caches
 	cargo clean

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import lastmile
+from validation import harness
 from validation.framework import Outcome, Point, Setting
 
 HERE = Path(__file__).resolve().parent.parent
@@ -112,7 +112,7 @@ def _point(series: str, per: float, duration_s: float = DURATION_S) -> Point:
         label=f"{label}, PER {per:g}",
         series=label,
         x=per,
-        params={"series": series, "per": per, "duration_s": duration_s},
+        params={"series": series, "ll": SERIES[series][1], "per": per, "duration_s": duration_s},
         target=TARGETS[series],
     )
 
@@ -259,6 +259,8 @@ class SnoopNs2Family:
         default_factory=lambda: tuple(_point(s, p) for s in SERIES for p in PERS)
     )
     seeds: int = 8
+    #: Point parameters ns-2 does not read: the two Snoop series share their LL/LLSnoop runs.
+    lastmile_only: tuple[str, ...] = ("series",)
     smoke: Point = field(default_factory=lambda: _point("ns2", 0.05, duration_s=10.0))
     explanations: Mapping[str, str] = field(default_factory=lambda: dict(EXPLANATIONS))
 
@@ -266,11 +268,8 @@ class SnoopNs2Family:
         series = str(_param(point.params, "series"))
         per = float(_param(point.params, "per"))
         duration_s = float(_param(point.params, "duration_s"))
-        text = json.dumps(scenario(series, per, seed, duration_s))
-        start = time.perf_counter()
-        result = lastmile.run(lastmile.Scenario.from_text(text, "json", origin=point.label))
-        wall_s = time.perf_counter() - start
-        flow = result.summary["flows"][0]
+        summary, wall_s = harness.run_lastmile(scenario(series, per, seed, duration_s))
+        flow = summary["flows"][0]
         return Outcome(
             metrics={
                 "goodput_kbps": float(flow["bytes_delivered"]) * 8.0 / duration_s / 1e3,
@@ -278,11 +277,11 @@ class SnoopNs2Family:
                 "source_retransmissions": float(flow["tcp_retransmits"]),
             },
             wall_s=wall_s,
-            engine_s=float(result.summary["engine"]["wall_s"]),
+            engine_s=float(summary["engine"]["wall_s"]),
         )
 
     def run_reference(self, point: Point, seed: int) -> Outcome:
-        series = str(_param(point.params, "series"))
+        ll = str(_param(point.params, "ll"))
         per = float(_param(point.params, "per"))
         duration_s = float(_param(point.params, "duration_s"))
         args = [
@@ -294,7 +293,7 @@ class SnoopNs2Family:
             str(seed),
             f"{duration_s:g}",
             f"{NS2_LAN_DELAY_S:g}",
-            SERIES[series][1],
+            ll,
         ]
         start = time.perf_counter()
         done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=600)

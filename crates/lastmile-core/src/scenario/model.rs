@@ -169,6 +169,21 @@ pub enum PreambleKind {
     Short,
 }
 
+/// How the DCF's contention window follows failures, successes and drops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwRuleKind {
+    /// IEEE 802.11-2016 §10.3.3: doubled at every failure up to CWmax, back to CWmin after a
+    /// success and when a retry count reaches its limit (the frame is dropped).
+    #[default]
+    Dcf,
+    /// IEEE 802.11-2020 §10.23.2.2's station retry count (QSRC), as ns-3.44 runs a non-QoS
+    /// DCF: CW = 2^QSRC·(CWmin + 1) − 1, back to CWmin after a success or at the failure
+    /// after QSRC reached the short retry limit, so the frame after a drop backs off over
+    /// CWmax.
+    Qsrc,
+}
+
 /// The link layer of a hop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -330,7 +345,8 @@ impl Default for TulipSpec {
 /// `queue`, `aqm`,
 /// `overhead`, `errors`, `reverse_errors`, `wireless`; a cell adds the PHY keys `phy`,
 /// `basic_rate`, `preamble` (`rate` is then the data rate); `mac = "dcf"` adds
-/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`; `mac = "fama"` the `fama`
+/// `rts_threshold`, `retry_limit_short`, `retry_limit_long`, `cw_rule`; `mac = "fama"` the
+/// `fama`
 /// table (its constants are listed under `fama`). Link layers: `link = "stop_and_wait"`
 /// takes `link_retry_limit`, `link = "tulip"` the `tulip` table, `link = "dda"` the `dda`
 /// table.
@@ -403,6 +419,9 @@ pub struct LinkSpec {
     /// `mac = "dcf"`: dot11LongRetryLimit. Default 4 (IEEE 802.11-1999 Annex D; 1 with
     /// `link = "tulip"`).
     pub retry_limit_long: Option<u32>,
+    /// `mac = "dcf"`: how the contention window follows failures: "dcf" or "qsrc" (ns-3.44's
+    /// rule, for comparisons with it). Default "dcf" (IEEE 802.11-2016 §10.3.3).
+    pub cw_rule: Option<CwRuleKind>,
     /// `link = "stop_and_wait"`: transmission attempts per frame. Default 7 (the papers give
     /// none; the same as dot11ShortRetryLimit).
     pub link_retry_limit: Option<u32>,

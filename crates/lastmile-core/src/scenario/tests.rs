@@ -452,3 +452,12 @@ fn scenario_set_cc_on_a_variant_keeps_its_recovery() {
     assert_eq!(s.flows[0].tcp.recovery_kind().name(), "sack");
     assert_eq!(s.flows[0].tcp.cc_kind().name(), "reno");
 }
+
+#[test]
+fn scenario_the_bsd_ssthresh_rule_is_refused_with_a_congestion_control_other_than_reno() {
+    let e = chain_err(&["flow.0.tcp.cc=cubic", "flow.0.tcp.ssthresh_rule=bsd"]);
+    assert_eq!(e.path, "flow[0].tcp.ssthresh_rule");
+    assert_eq!(e.value.as_deref(), Some("\"bsd\""));
+    assert!(e.expected.contains("cc = \"reno\""), "{}", e.expected);
+    load(CHAIN, &["flow.0.tcp.ssthresh_rule=bsd"]).expect("Reno takes it");
+}

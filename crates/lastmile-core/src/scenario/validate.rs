@@ -11,6 +11,7 @@
 use serde::Serialize;
 
 use crate::error_model::ErrorModelSpec;
+use crate::tcp::spec::{CcKind, SsthreshRule};
 use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
 
@@ -309,6 +310,17 @@ pub(crate) fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     }
     if let Err(c) = t.check_cc_settings() {
         return bad(&c.field, c.value, c.expected);
+    }
+    if t.ssthresh_rule == SsthreshRule::Bsd && t.cc_kind() != CcKind::Reno {
+        return bad(
+            "ssthresh_rule",
+            q(&"bsd"),
+            format!(
+                "\"rfc5681\" with cc = \"{}\" (the BSD rule is Reno's window rule: set \
+                 cc = \"reno\" or remove ssthresh_rule)",
+                t.cc_kind().name()
+            ),
+        );
     }
     if t.mss.bytes() == 0 || t.mss.bytes() > MSS_MAX {
         return bad(

@@ -3,7 +3,9 @@
 //! RFC 9293 states and its counters.
 
 use super::cc::{CcMetrics, CcSettings};
-use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, TcpSpec, TsEcho};
+use super::spec::{
+    AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, SsthreshRule, TcpSpec, TsEcho,
+};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
 
@@ -53,6 +55,8 @@ pub struct TcpConfig {
     pub timer_granularity: SimDuration,
     /// RFC 6298's estimator or ns-2's integer one.
     pub rtt_estimator: RttEstimator,
+    /// RFC 5681's ssthresh after a loss, or BSD's.
+    pub ssthresh_rule: SsthreshRule,
     pub initial_rto: SimDuration,
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
@@ -104,6 +108,7 @@ impl TcpConfig {
             ebsn: t.ebsn,
             timer_granularity: t.timer_granularity.sim(),
             rtt_estimator: t.rtt_estimator,
+            ssthresh_rule: t.ssthresh_rule,
             initial_rto: t.initial_rto.sim(),
             min_rto: t.min_rto.sim(),
             max_rto: t.max_rto.sim(),

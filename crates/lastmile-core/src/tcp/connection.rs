@@ -130,6 +130,7 @@ impl TcpConnection {
             prr: cfg.prr,
             rack: cfg.rack,
             keep_sack_after_timeout: cfg.keep_sack_after_timeout,
+            ssthresh_rule: cfg.ssthresh_rule,
         };
         let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
             .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);

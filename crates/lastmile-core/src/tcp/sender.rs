@@ -354,6 +354,7 @@ impl Sender {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             mss: self.mss,
+            snd_wnd: self.snd_wnd,
         }
     }
 
@@ -607,9 +608,11 @@ impl Sender {
             return false;
         }
         let flight = self.flight();
-        let first = !self.una_timed_out;
+        let (loss_window, set_ssthresh) =
+            self.recovery
+                .timeout_loss_window(&flight, self.window.cwnd, !self.una_timed_out);
         self.cc
-            .on_rto(now, &mut self.window, flight.size(), self.mss, first);
+            .on_rto(now, &mut self.window, loss_window, self.mss, set_ssthresh);
         self.una_timed_out = true;
         if self.rack {
             self.recovery

@@ -161,6 +161,21 @@ pub enum RttEstimator {
     Ns2,
 }
 
+/// What ssthresh is computed from after a loss (Reno's window rule, `cc = "reno"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// RFC 5681 (4): max(FlightSize/2, 2·SMSS) in bytes, at a fast retransmit and at a
+    /// timeout; a repeated timeout of the same segment keeps it (§3.1).
+    #[default]
+    Rfc5681,
+    /// 4.4BSD's (`tcp_input.c`, `tcp_timer.c`), FreeBSD's (`cc_cong_signal`, CC_RTO) and
+    /// ns-2's (`tcp.cc` `slowdown`): max(⌊min(cwnd, the peer's window)/2/SMSS⌋, 2)·SMSS at
+    /// every fast retransmit and every timeout, a repeated one included (after the first,
+    /// cwnd is one segment, so ssthresh falls to two).
+    Bsd,
+}
+
 /// Which timestamp an ACK echoes (TSecr).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -425,6 +440,12 @@ pub struct TcpSpec {
     /// arithmetic, which the seeds' simulations ran). Default "rfc6298".
     #[serde(default)]
     pub rtt_estimator: RttEstimator,
+    /// What ssthresh is computed from after a loss, with `cc = "reno"`: "rfc5681"
+    /// (max(FlightSize/2, 2·SMSS), kept on a repeated timeout) or "bsd" (4.4BSD, FreeBSD and
+    /// ns-2: half of min(cwnd, the peer's window) in whole segments, at every loss and every
+    /// timeout). Default "rfc5681".
+    #[serde(default)]
+    pub ssthresh_rule: SsthreshRule,
     /// RTO before the first RTT sample. Default "1s" (RFC 6298 §2.1).
     #[serde(default = "default_initial_rto")]
     pub initial_rto: Duration,
@@ -530,6 +551,7 @@ impl Default for TcpSpec {
             ebsn: false,
             timer_granularity: default_granularity(),
             rtt_estimator: RttEstimator::default(),
+            ssthresh_rule: SsthreshRule::default(),
             initial_rto: default_initial_rto(),
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),

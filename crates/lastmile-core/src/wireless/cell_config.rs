@@ -22,7 +22,7 @@
 
 use crate::engine::SimDuration;
 use crate::error_model::BlockCode;
-use crate::scenario::{LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
+use crate::scenario::{CwRuleKind, LinkLayerKind, LinkSpec, MacKind, PhyPreset, PreambleKind};
 use crate::wireless::link::airmail::{AirmailConfig, AIRMAIL_WINDOW_MAX};
 use crate::wireless::link::dda::{DdaLinkConfig, DDA_ACK_BYTES};
 use crate::wireless::link::rlp::RlpConfig;
@@ -31,7 +31,7 @@ use crate::wireless::link::tulip::{
     TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
 };
 use crate::wireless::mac::fama::LinkFraming;
-use crate::wireless::mac::{AnyMac, DcfConfig, DuplexConfig, FamaConfig};
+use crate::wireless::mac::{AnyMac, CwRule, DcfConfig, DuplexConfig, FamaConfig};
 use crate::wireless::phy::{PhyConfig, Preamble, DATA_HEADER_FCS_BYTES, LLC_SNAP_BYTES};
 
 /// Stop-and-wait's attempts per frame when the scenario gives none.
@@ -109,6 +109,10 @@ pub fn dcf_config(spec: &LinkSpec) -> DcfConfig {
     if let Some(t) = spec.rts_threshold {
         cfg.rts_threshold_bytes = t.bytes().min(u64::from(u32::MAX)) as u32;
     }
+    cfg.cw_rule = match spec.cw_rule.unwrap_or_default() {
+        CwRuleKind::Dcf => CwRule::Dcf,
+        CwRuleKind::Qsrc => CwRule::Qsrc,
+    };
     cfg
 }
 
@@ -313,6 +317,13 @@ mod tests {
         assert_eq!((c.short_retry_limit, c.long_retry_limit), (1, 1));
         let c = dcf_config(&hop("dcf", r#"retry_limit_short = 3"#));
         assert_eq!((c.short_retry_limit, c.long_retry_limit), (3, 4));
+    }
+
+    #[test]
+    fn dcf_cw_rule_is_the_standards_unless_qsrc_is_asked_for() {
+        assert_eq!(dcf_config(&hop("dcf", "")).cw_rule, CwRule::Dcf);
+        let c = dcf_config(&hop("dcf", r#"cw_rule = "qsrc""#));
+        assert_eq!(c.cw_rule, CwRule::Qsrc);
     }
 
     #[test]

@@ -69,7 +69,13 @@ impl RoundRtt {
     /// Records the sample `ack` carries, if any.
     #[inline]
     pub fn on_ack(&mut self, ack: &AckSample) {
-        let Some(rtt) = ack.rtt else {
+        self.on_sample(ack.rtt);
+    }
+
+    /// Records `rtt`, if any.
+    #[inline]
+    pub fn on_sample(&mut self, rtt: Option<SimDuration>) {
+        let Some(rtt) = rtt else {
             return;
         };
         self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));

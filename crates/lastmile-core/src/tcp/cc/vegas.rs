@@ -3,8 +3,11 @@
 //!
 //! * **BaseRTT** is the smallest RTT seen; **Expected** = cwnd / BaseRTT; **Actual** =
 //!   cwnd / RTT, RTT measured once per round trip (the smallest sample of the round, or the
-//!   latest one when the round took none); **Diff** = (Expected − Actual) · BaseRTT, the
-//!   data this connection keeps queued in the network, here in segments
+//!   latest one when the round took none). The samples are fine-grained (§3.1: the clock is
+//!   read at every send): one per ACK of new data from the newest segment's send time
+//!   (`AckSample::latest_rtt`, Karn's rule applied), never the retransmission timer's
+//!   sample, which counts whole ticks of its coarse clock. **Diff** = (Expected − Actual) ·
+//!   BaseRTT, the data this connection keeps queued in the network, here in segments
 //!   (= cwnd · (RTT − BaseRTT) / RTT).
 //! * **Congestion avoidance**, once per round trip: Diff < α → cwnd + 1 segment;
 //!   Diff > β → cwnd − 1 segment (and ssthresh no higher, so the window stays in congestion
@@ -189,7 +192,8 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
-        self.rtt.on_ack(ack);
+        // The fine-grained samples (§3.1), not the retransmission timer's ticks.
+        self.rtt.on_sample(ack.latest_rtt);
         if !ack.may_grow || ack.acked_bytes == 0 {
             return;
         }

@@ -87,7 +87,8 @@ impl FackState {
             };
         }
         c.dupacks.recover = f.snd_max;
-        c.w.ssthresh = c.cc.ssthresh_on_loss(c.now, c.w, f.size(), f.mss);
+        let flight = c.dupacks.loss_window(f, c.w.cwnd, f.size());
+        c.w.ssthresh = c.cc.ssthresh_on_loss(c.now, c.w, flight, f.mss);
         c.w.cwnd = c.w.ssthresh;
         self.in_recovery = true;
         self.high_rxt = f.snd_una;

@@ -34,20 +34,34 @@
 //!   `keep_sack_after_timeout` (Linux, ns-3); until SND.UNA reaches the `recover` it set,
 //!   `pipe_estimate` counts only what was sent again since as in the network.
 //!
-//! Common to all: a fast retransmit is only allowed once the cumulative ACK has
-//! passed `recover` (RFC 6582 §3.2 step 2, ns-2's `bug_fix_` for Tahoe and Reno too, RFC
-//! 6675 §5.1), and a retransmission timeout sets `recover` = the highest sequence sent (RFC
-//! 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout cannot start a fast
-//! retransmit (unless `fast_retransmit_after_timeout`: then a timeout sets `recover` =
-//! SND.UNA, and they can, as in 4.4BSD's `tcp_input`). `recover` is stored as an exclusive
-//! stream offset (SND.MAX at entry), so
-//! "the ACK covers more than recover" reads `ack >= recover`.
+//! Common to all: a fast retransmit is only allowed once the cumulative ACK covers more
+//! than `recover` (RFC 6582 §3.2 step 1, ns-2's `bug_fix_` for Tahoe and Reno too; RFC
+//! 6675 §5.1 for SACK and FACK), and a retransmission timeout sets `recover` = the highest
+//! sequence sent (RFC 6582 §4, ns-2), so duplicate ACKs for data sent before the timeout
+//! cannot start a fast retransmit (unless `fast_retransmit_after_timeout`: then a timeout
+//! sets `recover` = SND.UNA and an ACK reaching it passes, so they can, as in 4.4BSD's
+//! `tcp_input`). `recover` is stored as an exclusive stream offset (SND.MAX at entry). For
+//! Tahoe, Reno and NewReno "covers more than recover" is strict, `ack > recover`: the
+//! Careful variant that RFC 2582 §6 recommended and RFC 3782 / RFC 6582 kept, as ns-2
+//! (`highest_ack_ > recover_`, `tcp-newreno.cc` `dupack_action`) has it.
+//! An ACK equal to SND.MAX at the timeout is exactly what the go-back-N duplicates of data
+//! the receiver already held produce, so it must not start a fast retransmit. Before any
+//! recovery or timeout there is no guard (RFC 6582 initialises `recover` to the ISN; ns-2's
+//! `bugfix_ss_` lets the loss of the first segment be fast-retransmitted). RFC 6675 §5.1
+//! says "HighACK is greater than or equal to" RecoveryPoint, so SACK and FACK keep
+//! `ack >= recover`.
 //!
 //! **Limited transmit** (RFC 3042, `limited_transmit`): for Tahoe, Reno and NewReno, each of
 //! the first DupThresh − 1 duplicate ACKs lets one new segment beyond cwnd out (outstanding
 //! data up to cwnd + count·SMSS, new data only, cwnd unchanged), and the FlightSize that
 //! sets ssthresh at the fast retransmit leaves those segments out (RFC 5681 §3.2 step 2);
 //! SACK does it through pipe (RFC 6675 step 3), FACK through awnd.
+//!
+//! **The loss window** (`ssthresh_rule`): what the congestion control halves for ssthresh
+//! is RFC 5681 (4)'s FlightSize (less what limited transmit sent), set again only by the
+//! first timeout of a segment (§3.1); with `ssthresh_rule = "bsd"` it is 4.4BSD's,
+//! FreeBSD's and ns-2's min(cwnd, the peer's window) in whole segments, on every fast
+//! retransmit and every timeout (`bsd_loss_window`, `timeout_loss_window`).
 //!
 //! Left out: the RFC 6582 §4 ACK heuristics.
 
@@ -64,7 +78,7 @@ pub use sack::{SackAck, SackState};
 pub use scoreboard::Scoreboard;
 
 use super::cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
-use super::spec::RecoveryKind;
+use super::spec::{RecoveryKind, SsthreshRule};
 use crate::engine::{SimDuration, SimTime};
 
 /// Options that change a recovery's rules.
@@ -79,6 +93,8 @@ pub struct RecoveryOptions {
     /// Keep the scoreboard across a retransmission timeout (Linux, ns-3) instead of
     /// forgetting it (RFC 2018 §8).
     pub keep_sack_after_timeout: bool,
+    /// What the congestion control halves for ssthresh after a loss.
+    pub ssthresh_rule: SsthreshRule,
 }
 
 /// What the sender knows when a SACK recovery chooses the next segment.
@@ -154,6 +170,8 @@ pub struct Flight {
     /// Highest sequence sent, plus one.
     pub snd_max: u64,
     pub mss: u64,
+    /// The peer's window, from SND.UNA.
+    pub snd_wnd: u64,
 }
 
 impl Flight {
@@ -190,6 +208,8 @@ pub struct DupAcks {
     /// Bytes sent by limited transmit since the last new ACK (left out of FlightSize when
     /// ssthresh is set, RFC 5681 §3.2 step 2).
     pub limited_sent: u64,
+    /// What ssthresh is computed from (`loss_window`).
+    pub ssthresh_rule: SsthreshRule,
 }
 
 impl DupAcks {
@@ -200,16 +220,32 @@ impl DupAcks {
             recover: 0,
             after_timeout: false,
             limited_sent: 0,
+            ssthresh_rule: SsthreshRule::Rfc5681,
         }
     }
-    /// FlightSize for ssthresh: without what limited transmit sent.
-    fn flight_for_ssthresh(&self, f: &Flight) -> u64 {
-        f.size().saturating_sub(self.limited_sent)
+    /// The window a loss detected by duplicate ACKs halves (the `flight` the congestion
+    /// control's `ssthresh_on_loss` reads): FlightSize without what limited transmit sent
+    /// (RFC 5681 §3.2 step 2), or BSD's (`loss_window`).
+    fn flight_for_ssthresh(&self, f: &Flight, cwnd: u64) -> u64 {
+        self.loss_window(f, cwnd, f.size().saturating_sub(self.limited_sent))
+    }
+    /// `flight_size` under RFC 5681, BSD's loss window under `ssthresh_rule = "bsd"`.
+    fn loss_window(&self, f: &Flight, cwnd: u64, flight_size: u64) -> u64 {
+        match self.ssthresh_rule {
+            SsthreshRule::Rfc5681 => flight_size,
+            SsthreshRule::Bsd => bsd_loss_window(f, cwnd),
+        }
     }
     /// Counts one duplicate; true when it is the DupThresh-th and the guard allows it.
     fn reaches_threshold(&mut self, f: &Flight) -> bool {
         self.count += 1;
-        self.count == self.threshold && f.snd_una >= self.recover
+        self.count == self.threshold && self.covers_more_than_recover(f.snd_una)
+    }
+    /// RFC 6582 §3.2 step 1, the Careful variant: the cumulative ACK covers more than
+    /// `recover`; `recover` = 0 is no guard (nothing sent before a recovery or timeout).
+    /// With `after_timeout` (4.4BSD, whose timeout sets it to SND.UNA) reaching it is enough.
+    fn covers_more_than_recover(&self, ack: u64) -> bool {
+        self.recover == 0 || ack > self.recover || (self.after_timeout && ack == self.recover)
     }
 }
 
@@ -265,8 +301,10 @@ impl LossRecovery {
             }
             RecoveryKind::Fack => AnyRecovery::Fack(FackState::default()),
         };
+        let mut dupacks = DupAcks::new(dupack_threshold);
+        dupacks.ssthresh_rule = o.ssthresh_rule;
         LossRecovery {
-            dupacks: DupAcks::new(dupack_threshold),
+            dupacks,
             hole: None,
             scoreboard: Scoreboard::default(),
             variant,
@@ -700,7 +738,10 @@ impl LossRecovery {
 
     /// Start the fast retransmit now, as if the DupThresh-th duplicate ACK had come (Vegas's
     /// fine-grained timer, Brakmo & Peterson §3.1), unless a recovery runs; Tahoe, Reno
-    /// and NewReno only.
+    /// and NewReno only. Reno's and NewReno's window is inflated by the duplicates that
+    /// came (this one included), not by DupThresh: RFC 5681 §3.2 step 3's 3·SMSS stands
+    /// for the three segments that have left the network (as ns-2's Vegas, cwnd_ =
+    /// v_newcwnd_ + dupacks_).
     pub fn fast_retransmit_now(
         &mut self,
         now: SimTime,
@@ -708,15 +749,37 @@ impl LossRecovery {
         cc: &mut AnyCongestionControl,
         f: &Flight,
     ) -> Reaction {
+        let threshold = u64::from(self.dupacks.threshold);
+        let mut received = threshold;
         if !self.in_recovery() {
+            received = (u64::from(self.dupacks.count) + 1).min(threshold);
             self.dupacks.count = self.dupacks.count.max(self.dupacks.threshold - 1);
         }
-        self.on_dupack(now, w, cc, f)
+        let r = self.on_dupack(now, w, cc, f);
+        let inflates = matches!(
+            self.variant,
+            AnyRecovery::Reno { .. } | AnyRecovery::NewReno { .. }
+        );
+        if r.fast_retransmit && inflates {
+            w.cwnd -= (threshold - received) * f.mss;
+        }
+        r
     }
 
     /// An ACK at SND.UNA that is not a duplicate (window change, data): start counting anew.
     pub fn break_dupack_run(&mut self) {
         self.dupacks.count = 0;
+    }
+
+    /// What a retransmission timeout hands the congestion control: the window it halves for
+    /// ssthresh, and whether it sets ssthresh although the segment timed out before (`first`
+    /// false). RFC 5681 (4) and §3.1: FlightSize, on the first timeout only; BSD: its loss
+    /// window, on every timeout.
+    pub fn timeout_loss_window(&self, f: &Flight, cwnd: u64, first: bool) -> (u64, bool) {
+        match self.dupacks.ssthresh_rule {
+            SsthreshRule::Rfc5681 => (f.size(), first),
+            SsthreshRule::Bsd => (bsd_loss_window(f, cwnd), true),
+        }
     }
 
     /// The retransmission timer expired: leave fast recovery, set `recover` to SND.MAX and
@@ -755,6 +818,15 @@ fn dsack_block(blocks: &[(u64, u64)], snd_una: u64) -> Option<(u64, u64)> {
     (first.1 <= snd_una || inside_second).then_some(first)
 }
 
+/// BSD's loss window (4.4BSD `tcp_input.c` and `tcp_timer.c`, FreeBSD `cc_cong_signal`,
+/// ns-2 `TcpAgent::slowdown`): min(cwnd, the peer's window) cut to an even number of whole
+/// segments, so that the half Reno's rule takes of it, floored at two segments, is
+/// max(⌊min(cwnd, snd_wnd)/2/SMSS⌋, 2)·SMSS.
+fn bsd_loss_window(f: &Flight, cwnd: u64) -> u64 {
+    let two_segments = 2 * f.mss.max(1);
+    cwnd.min(f.snd_wnd) / two_segments * two_segments
+}
+
 /// TLP on an ACK (RFC 8985 §7.4): a retransmitted probe that SND.UNA passed without a D-SACK
 /// of it repaired a loss, and the congestion control reduces as for a fast recovery
 /// (ssthresh, cwnd = ssthresh).
@@ -790,7 +862,8 @@ fn tahoe_dupack(
     if !dupacks.reaches_threshold(f) {
         return Reaction::default();
     }
-    w.ssthresh = cc.ssthresh_on_loss(now, w, dupacks.flight_for_ssthresh(f), f.mss);
+    let flight = dupacks.flight_for_ssthresh(f, w.cwnd);
+    w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
     w.cwnd = f.mss;
     dupacks.recover = f.snd_max;
     *hole = Some(f.snd_una);
@@ -827,7 +900,7 @@ impl RenoState<'_> {
             return Reaction::default();
         }
         // Steps 2 and 3.
-        let flight = self.dupacks.flight_for_ssthresh(f);
+        let flight = self.dupacks.flight_for_ssthresh(f, w.cwnd);
         w.ssthresh = cc.ssthresh_on_loss(now, w, flight, f.mss);
         w.cwnd = w.ssthresh + u64::from(self.dupacks.threshold) * f.mss;
         self.dupacks.recover = f.snd_max;

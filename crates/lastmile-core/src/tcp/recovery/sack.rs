@@ -167,7 +167,7 @@ impl SackState {
     pub(super) fn enter(&mut self, c: &mut SackContext, a: &SackAck) {
         let f = c.f;
         c.dupacks.recover = f.snd_max;
-        let flight = f.size().saturating_sub(c.dupacks.limited_sent);
+        let flight = c.dupacks.flight_for_ssthresh(f, c.w.cwnd);
         c.w.ssthresh = c.cc.ssthresh_on_loss(c.now, c.w, flight, f.mss);
         c.w.cwnd = c.w.ssthresh;
         self.in_recovery = true;

@@ -11,6 +11,7 @@ fn flight(snd_una: u64, snd_max: u64) -> Flight {
         snd_una,
         snd_max,
         mss: SMSS,
+        snd_wnd: 1_000_000,
     }
 }
 
@@ -125,4 +126,137 @@ fn rfc6582_duplicates_of_data_sent_before_a_timeout_start_no_fast_retransmit() {
 #[test]
 fn bsd_duplicates_after_a_timeout_start_a_fast_retransmit_at_the_third() {
     assert_eq!(dupacks_after_timeout(true), [false, false, true]);
+}
+
+/// Ten segments sent, a timeout, the retransmissions acknowledged up to SND.MAX at the
+/// timeout (10 SMSS) while two new segments went out, then three duplicate ACKs: for an
+/// ACK of exactly `ack_at_dupacks`, the fast retransmits they start.
+fn dupacks_once_the_timed_out_window_is_acked(
+    kind: RecoveryKind,
+    ack_at_dupacks: u64,
+) -> Vec<bool> {
+    let mut r = LossRecovery::new(kind, 3);
+    let mut w = CongestionWindow {
+        cwnd: 10 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    r.on_timeout(&flight(0, 10 * SMSS));
+    r.on_retransmitted(0, SMSS);
+    r.on_new_ack(&mut w, &flight(ack_at_dupacks, 12 * SMSS), ack_at_dupacks);
+    let f = flight(ack_at_dupacks, 12 * SMSS);
+    (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect()
+}
+
+#[test]
+fn rfc6582_careful_an_ack_equal_to_recover_starts_no_fast_retransmit() {
+    // The go-back-N copies of segments the receiver already held produce exactly these
+    // duplicates: they must not halve ssthresh again (RFC 6582 §3.2 step 1, "covers more
+    // than recover"; ns-2 `highest_ack_ > recover_`).
+    for kind in [
+        RecoveryKind::Tahoe,
+        RecoveryKind::Reno,
+        RecoveryKind::Newreno,
+    ] {
+        assert_eq!(
+            dupacks_once_the_timed_out_window_is_acked(kind, 10 * SMSS),
+            [false, false, false],
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn rfc6582_careful_an_ack_beyond_recover_allows_the_fast_retransmit() {
+    for kind in [
+        RecoveryKind::Tahoe,
+        RecoveryKind::Reno,
+        RecoveryKind::Newreno,
+    ] {
+        assert_eq!(
+            dupacks_once_the_timed_out_window_is_acked(kind, 11 * SMSS),
+            [false, false, true],
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn rfc6582_careful_a_loss_right_after_a_recovery_waits_for_the_timer() {
+    // Fast recovery of segment 0 with 10 outstanding; the full ACK (10 SMSS) ends it; the
+    // segment at 10 SMSS is lost too and three duplicates for it follow: they do not cover
+    // more than recover, so no second fast retransmit (ns-2 NewReno alike).
+    let (mut r, mut w) = in_fast_recovery(RecoveryKind::Newreno);
+    r.on_retransmitted(0, SMSS);
+    r.on_new_ack(&mut w, &flight(10 * SMSS, 14 * SMSS), 10 * SMSS);
+    assert!(!r.in_recovery());
+    let mut cc = reno_cc();
+    let f = flight(10 * SMSS, 14 * SMSS);
+    let fired: Vec<bool> = (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect();
+    assert_eq!(fired, [false, false, false]);
+}
+
+#[test]
+fn the_first_segment_lost_is_fast_retransmitted() {
+    // No recovery or timeout yet: no guard (ns-2's `bugfix_ss_`).
+    let mut r = LossRecovery::new(RecoveryKind::Newreno, 3);
+    let mut w = CongestionWindow {
+        cwnd: 4 * SMSS,
+        ssthresh: u64::MAX,
+    };
+    let mut cc = reno_cc();
+    let f = flight(0, 4 * SMSS);
+    let fired: Vec<bool> = (0..3)
+        .map(|_| {
+            r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        })
+        .collect();
+    assert_eq!(fired, [false, false, true]);
+}
+
+/// A fast retransmit started early (Vegas's fine-grained timer on the first duplicate ACK,
+/// Brakmo & Peterson §3.1) inflates cwnd by the duplicates that came, not by DupThresh:
+/// RFC 5681 §3.2 step 3 adds 3·SMSS because three segments have left the network, and
+/// here one has (ns-2.35's Vegas: cwnd_ = v_newcwnd_ + dupacks_, tcp-vegas.cc:390).
+#[test]
+fn rfc5681_an_early_fast_retransmit_inflates_by_the_duplicates_received() {
+    for kind in [RecoveryKind::Reno, RecoveryKind::Newreno] {
+        let mut r = LossRecovery::new(kind, 3);
+        let mut w = CongestionWindow {
+            cwnd: 10 * SMSS,
+            ssthresh: u64::MAX,
+        };
+        let mut cc = reno_cc();
+        let f = flight(0, 10 * SMSS);
+        let reaction = r.fast_retransmit_now(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert!(reaction.fast_retransmit);
+        assert_eq!(w.ssthresh, 5 * SMSS);
+        assert_eq!(w.cwnd, 6 * SMSS, "{kind:?}: ssthresh + the one duplicate");
+        // Each further duplicate is one more segment out of the network.
+        r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert_eq!(w.cwnd, 7 * SMSS);
+        // On the second duplicate: ssthresh + 2.
+        let mut r = LossRecovery::new(kind, 3);
+        let mut w = CongestionWindow {
+            cwnd: 10 * SMSS,
+            ssthresh: u64::MAX,
+        };
+        assert!(
+            !r.on_dupack(SimTime::ZERO, &mut w, &mut cc, &f)
+                .fast_retransmit
+        );
+        r.fast_retransmit_now(SimTime::ZERO, &mut w, &mut cc, &f);
+        assert_eq!(w.cwnd, 7 * SMSS, "{kind:?}");
+    }
 }

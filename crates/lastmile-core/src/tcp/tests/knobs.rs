@@ -1,7 +1,7 @@
 //! The survey's knobs (Pentikousis §2.4.4): appropriate byte counting (RFC 3465), the
 //! initial window (RFC 3390, RFC 6928), the duplicate-ACK threshold, DAASS (Allman 1998)
 //! and ECN (RFC 3168) at the sender; the timer's backoff cap and trace; a stream longer
-//! than 2^32 bytes.
+//! than 2^32 bytes; BSD's ssthresh after a loss beside RFC 5681's.
 
 use super::*;
 
@@ -327,4 +327,54 @@ fn a_loss_past_four_gibibytes_is_repaired_like_one_before() {
         times[i + 1] - times[i]
     };
     assert_eq!(repair(lost[0]), repair(lost[1]));
+}
+
+/// Seven segments outstanding under a peer window of seven with cwnd at ten (IW 10), three
+/// duplicate ACKs: RFC 5681 (4) halves FlightSize (3.5 segments), BSD halves min(cwnd,
+/// window) in whole segments (⌊7/2⌋ = 3), as 4.4BSD's `tcp_input`, FreeBSD and ns-2 do.
+#[test]
+fn bsd_ssthresh_halves_min_of_cwnd_and_the_peer_window_in_whole_segments() {
+    for (rule, ssthresh) in [
+        (SsthreshRule::Rfc5681, 3 * SEG + SEG / 2),
+        (SsthreshRule::Bsd, 3 * SEG),
+    ] {
+        let mut cfg = config(TcpVariant::Reno);
+        cfg.initial_window = InitialWindow::Segments(10);
+        cfg.ssthresh_rule = rule;
+        let mut s = Scripted::established(cfg, ms(100));
+        s.peer_window = (7 * SEG) as u32;
+        s.ack(0);
+        assert_eq!(
+            s.write(20 * SEG),
+            new_segs(0, 7),
+            "{rule:?}: the window limits"
+        );
+        assert_eq!(s.cwnd(), 10 * SEG);
+        let sent = s.dupacks(0, 3);
+        assert_eq!(sent[2], vec![(0, true)], "{rule:?}: the fast retransmit");
+        assert_eq!(s.ssthresh(), ssthresh, "{rule:?}");
+    }
+}
+
+/// Two timeouts of the same segment: RFC 5681 §3.1 keeps the ssthresh of the first (half
+/// of ten segments in flight); BSD sets it again from the one-segment cwnd the first left,
+/// so it falls to its floor of two segments (4.4BSD `tcp_timer.c`, FreeBSD's CC_RTO, ns-2's
+/// `slowdown` on every timeout).
+#[test]
+fn bsd_ssthresh_is_set_again_on_a_repeated_timeout() {
+    for (rule, after_second) in [
+        (SsthreshRule::Rfc5681, 5 * SEG),
+        (SsthreshRule::Bsd, 2 * SEG),
+    ] {
+        let mut cfg = config(TcpVariant::Reno);
+        cfg.initial_window = InitialWindow::Segments(10);
+        cfg.ssthresh_rule = rule;
+        let mut s = Scripted::established(cfg, ms(100));
+        assert_eq!(s.write(10 * SEG), new_segs(0, 10));
+        assert_eq!(s.fire(), vec![(0, true)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (SEG, 5 * SEG), "{rule:?}: first");
+        assert_eq!(s.fire(), vec![(0, true)]);
+        assert_eq!(s.conn.stats().timeouts, 2);
+        assert_eq!(s.ssthresh(), after_second, "{rule:?}: second");
+    }
 }

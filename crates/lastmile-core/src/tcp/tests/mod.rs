@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::api::*;
 use super::cc::CcSettings;
 use super::connection::TcpConnection;
-use super::spec::{AckPolicy, InitialWindow, RttEstimator, TcpVariant, TsEcho};
+use super::spec::{AckPolicy, InitialWindow, RttEstimator, SsthreshRule, TcpVariant, TsEcho};
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Control, Ipv4Addr, SeqNumber, TcpHeader, TcpOptions, TcpSegment};
 
@@ -64,6 +64,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         ebsn: false,
         timer_granularity: ms(1),
         rtt_estimator: RttEstimator::Rfc6298,
+        ssthresh_rule: SsthreshRule::Rfc5681,
         initial_rto: SimDuration::from_secs(1),
         min_rto: SimDuration::from_secs(1),
         max_rto: SimDuration::from_secs(60),

@@ -26,7 +26,16 @@
 //! - Retries (9.2.4, 9.2.5.3): the short retry count (SSRC) counts RTS failures and the
 //!   ACK failures of frames ≤ RTSThreshold, the long one (SLRC) ACK failures of longer frames;
 //!   a failure sets CW = min(2·(CW+1) − 1, CWmax); reaching the limit drops the frame; a CTS
-//!   resets the SSRC; success or drop resets the count and sets CW = CWmin.
+//!   resets the SSRC; success or drop resets the count and sets CW = CWmin (802.11-2016
+//!   §10.3.3: "when SLRC reaches dot11LongRetryLimit, or when SSRC reaches
+//!   dot11ShortRetryLimit").
+//! - `CwRule::Qsrc` instead keeps CW as IEEE 802.11-2020 §10.23.2.2 keeps an EDCA
+//!   function's, which is how ns-3.44 runs a non-QoS DCF too (`Txop::UpdateFailedCw`): a
+//!   station retry count QSRC, incremented at each failure while below
+//!   dot11ShortRetryLimit, gives CW = min(CWmax, 2^QSRC·(CWmin+1) − 1); a failure with QSRC
+//!   at the limit sets QSRC = 0 and CW = CWmin; a success resets both. A drop does not, so
+//!   the next frame's first backoff is drawn over CWmax. The retry limits still count per
+//!   frame as above.
 //! - Duration fields (7.2, 9.2.5.4): RTS 3·SIFS + CTS + DATA + ACK; CTS the RTS value − SIFS −
 //!   CTS; DATA SIFS + ACK; ACK 0.
 //! - Duplicate detection (9.2.9): a data frame with the retry bit and the last sequence number
@@ -61,6 +70,20 @@ pub struct DcfConfig {
     pub long_retry_limit: u32,
     /// Data frames (MAC bytes) longer than this use RTS/CTS; 0 = always, 2347 = never.
     pub rts_threshold_bytes: u32,
+    /// How CW follows failures, successes and drops.
+    pub cw_rule: CwRule,
+}
+
+/// How the contention window follows failures, successes and drops.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CwRule {
+    /// IEEE 802.11-2016 §10.3.3 (the DCF): doubled at each failure up to CWmax, CWmin after a
+    /// success and when a retry count reaches its limit (a drop).
+    #[default]
+    Dcf,
+    /// IEEE 802.11-2020 §10.23.2.2's station retry count QSRC, as ns-3.44 applies it to the
+    /// DCF: a drop leaves CW at CWmax until the next success or failure.
+    Qsrc,
 }
 
 impl Default for DcfConfig {
@@ -79,6 +102,7 @@ impl DcfConfig {
             short_retry_limit: DOT11_SHORT_RETRY_LIMIT,
             long_retry_limit: DOT11_LONG_RETRY_LIMIT,
             rts_threshold_bytes: DOT11_RTS_THRESHOLD,
+            cw_rule: CwRule::Dcf,
         }
     }
     /// Checks what a user may get wrong; the DCF itself assumes a valid configuration.
@@ -176,6 +200,8 @@ pub struct Dcf<P> {
     cw: u32,
     ssrc: u32,
     slrc: u32,
+    /// `CwRule::Qsrc`'s station retry count.
+    qsrc: u32,
     sifs_tx: Option<(SimTime, MacFrame<P>)>,
     next_seq: u16,
     last_seq_from: BTreeMap<NodeId, u16>,
@@ -205,6 +231,7 @@ impl<P: Clone> Dcf<P> {
             cw,
             ssrc: 0,
             slrc: 0,
+            qsrc: 0,
             sifs_tx: None,
             next_seq: 0,
             last_seq_from: BTreeMap::new(),
@@ -470,7 +497,8 @@ impl<P: Clone> Dcf<P> {
             self.ssrc = 0;
         }
         self.counters.successes += 1;
-        self.finish_head(now, MacSignal::TxSuccess, out);
+        self.qsrc = 0;
+        self.finish_head(now, self.cfg.cw_min, MacSignal::TxSuccess, out);
     }
 
     fn on_data(&mut self, now: SimTime, frame: MacFrame<P>, out: &mut Vec<MacOutput<P>>) {
@@ -633,22 +661,48 @@ impl<P: Clone> Dcf<P> {
             _ => return,
         };
         *count += 1;
-        if *count >= limit {
+        let dropped = *count >= limit;
+        if dropped {
             *count = 0;
+        }
+        let cw = match self.cfg.cw_rule {
+            CwRule::Dcf if dropped => self.cfg.cw_min,
+            CwRule::Dcf => (2 * (self.cw + 1) - 1).min(self.cfg.cw_max),
+            CwRule::Qsrc => self.qsrc_failure(),
+        };
+        if dropped {
             self.counters.drops += 1;
-            self.finish_head(now, MacSignal::TxFailure, out);
+            self.finish_head(now, cw, MacSignal::TxFailure, out);
         } else {
             self.counters.retries += 1;
-            self.cw = (2 * (self.cw + 1) - 1).min(self.cfg.cw_max);
+            self.cw = cw;
             self.phase = DcfPhase::Contend;
             self.draw_backoff(now);
         }
     }
 
-    /// The head-of-line frame is done (acknowledged or dropped): CW = CWmin, post-backoff.
-    fn finish_head(&mut self, now: SimTime, signal: MacSignal, out: &mut Vec<MacOutput<P>>) {
+    /// 802.11-2020 §10.23.2.2 at a failure: QSRC and the CW it gives.
+    fn qsrc_failure(&mut self) -> u32 {
+        if self.qsrc < self.cfg.short_retry_limit {
+            self.qsrc += 1;
+            let doubled = u64::from(self.cfg.cw_min + 1) << self.qsrc.min(32);
+            (doubled - 1).min(u64::from(self.cfg.cw_max)) as u32
+        } else {
+            self.qsrc = 0;
+            self.cfg.cw_min
+        }
+    }
+
+    /// The head-of-line frame is done (acknowledged or dropped): CW = `cw`, post-backoff.
+    fn finish_head(
+        &mut self,
+        now: SimTime,
+        cw: u32,
+        signal: MacSignal,
+        out: &mut Vec<MacOutput<P>>,
+    ) {
         self.queue.pop_front();
-        self.cw = self.cfg.cw_min;
+        self.cw = cw;
         self.phase = DcfPhase::Contend;
         self.draw_backoff(now);
         out.push(MacOutput::Signal(signal));

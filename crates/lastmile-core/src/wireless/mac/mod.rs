@@ -27,7 +27,7 @@ pub mod ideal;
 mod tests;
 
 pub use common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
-pub use dcf::{Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
+pub use dcf::{CwRule, Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
 pub use duplex::{DuplexConfig, DuplexMac};
 pub use fama::{Fama, FamaConfig, FamaCounters};
 pub use ideal::{IdealConfig, IdealMac};

@@ -230,6 +230,40 @@ fn short_retry_limit_drops_after_seven_attempts_and_resets_cw() {
 }
 
 #[test]
+fn qsrc_rule_leaves_cwmax_after_a_drop_until_the_next_failure() {
+    // 802.11-2020 §10.23.2.2 as ns-3.44 runs the DCF: the same doubling and the same seven
+    // attempts, but the drop leaves CW at CWmax (QSRC = 7); the next frame's first failure
+    // sets QSRC = 0 and CW = CWmin, its second doubles again.
+    let mut c = cfg();
+    c.cw_rule = CwRule::Qsrc;
+    let mut s = Sta::new(c, 3);
+    s.enqueue(at(0), 1);
+    s.enqueue(at(0), 2);
+    let mut cws = Vec::new();
+    let mut drop_after = None;
+    for _ in 0..400 {
+        let Some(t) = s.mac.poll_timeout() else { break };
+        let failures = s.mac.counters().ack_timeouts;
+        let out = s.step(t, MacInput::Timeout);
+        if s.mac.counters().ack_timeouts != failures {
+            cws.push(s.mac.state(t).cw);
+        }
+        if signals(&out).contains(&MacSignal::TxFailure) {
+            drop_after = Some(cws.len());
+        }
+        if cws.len() == 9 {
+            break;
+        }
+    }
+    assert_eq!(
+        drop_after,
+        Some(7),
+        "dot11ShortRetryLimit = 7 attempts, as with the DCF rule"
+    );
+    assert_eq!(cws, vec![63, 127, 255, 511, 1023, 1023, 1023, 31, 63]);
+}
+
+#[test]
 fn long_frames_use_rts_and_the_long_retry_limit() {
     let mut c = cfg();
     c.rts_threshold_bytes = 0;

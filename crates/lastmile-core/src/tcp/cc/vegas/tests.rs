@@ -64,6 +64,26 @@ fn acks_within_a_round_change_nothing_in_avoidance() {
     assert_eq!(w.cwnd, 21 * SMSS);
 }
 
+/// Brakmo & Peterson §3.1-3.2: Vegas measures RTTs with a fine-grained clock, from each
+/// segment's send time, not with the retransmission timer's sample (one timed segment per
+/// round, in whole ticks of a coarse clock, 4.4BSD's 500 ms or ns-2's `tcpTick_`).
+#[test]
+fn paper_vegas_rtt_is_the_fine_grained_sample_not_the_timers_ticks() {
+    let (mut cc, mut w, mut r) = in_avoidance();
+    r.una = r.max + SMSS;
+    r.max = r.una + w.cwnd;
+    r.t_ms += 101;
+    // The segment took 101 ms; the timer, counting 10 ms ticks from a tick boundary before
+    // the send, says 130 ms.
+    let mut a = new_ack(at_ms(r.t_ms), SMSS, Some(ms(130)), r.una, r.max);
+    a.latest_rtt = Some(ms(101));
+    cc.on_ack(&mut w, &a);
+    // Diff = 21 · (101 − 100)/101 = 0.21 < α: one segment more (130 ms would give 4.85 > β).
+    assert_eq!(w.cwnd, 22 * SMSS);
+    let q = cc.metrics(&w).queue_segments.unwrap();
+    assert!((q - 21.0 / 101.0).abs() < 1e-9, "Diff {q}");
+}
+
 #[test]
 fn settings_alpha_and_beta_move_the_band() {
     let settings = CcSettings {
