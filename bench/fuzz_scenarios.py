@@ -1,4 +1,4 @@
-"""One-off adversarial check (issue 18, item 8): generate mutated scenario files and make
+"""One-off adversarial check: generate mutated scenario files and make
 sure lastmile never panics, never shows a traceback, and refuses each bad file with one
 line naming the file and the field.
 

@@ -1,4 +1,4 @@
-"""Scale with the number of flows (issue 16 item 4): one cell and one wired bottleneck with
+"""Scale with the number of flows: one cell and one wired bottleneck with
 1, 10, 100, 1,000 and 10,000 concurrent flows.
 
 Each run is a process of its own (`crates/lastmile-core/examples/many_flows.rs`, which

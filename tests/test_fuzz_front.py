@@ -1,4 +1,4 @@
-"""Property tests of the Python front (issue 18, item 8): whatever the arguments, the API
+"""Property tests of the Python front: whatever the arguments, the API
 raises only `lastmile.LastmileError` (one line, naming the value), and the CLI answers
 with status 0 or 2 and at most one error line, never a traceback.
 

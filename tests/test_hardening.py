@@ -1,4 +1,4 @@
-"""Hardening (issue 18): no traceback, no write outside the output folder, no orphaned
+"""Hardening: no traceback, no write outside the output folder, no orphaned
 workers, and long runs that announce themselves and stop cleanly on Ctrl-C.
 
 Each test is the regression test of one defect the adversarial pass found.

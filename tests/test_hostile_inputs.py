@@ -1,7 +1,7 @@
 """What a hostile or careless input gets: no write through a planted link, bounded input,
 no finished run thrown away, no traceback, NumPy numbers, duplicate keys, run budgets and
 SIGTERM, and the small things (a foreign DuckDB file, ``--out ''``, ``--seed 1e3``, a
-value echoed as typed). Each test is one of issue 26's reproductions.
+value echoed as typed). Each test reproduces one hostile input found by an adversarial pass.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Many flows in one scenario through Python (issue 16 item 1): the store's ``flows`` table
+"""Many flows in one scenario through Python: the store's ``flows`` table
 (one row per flow of every run), the fairness columns of ``runs``, ``lastmile results
 --flows``, and the fairness table ``lastmile run`` prints.
 

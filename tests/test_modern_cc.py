@@ -1,4 +1,4 @@
-"""``validation/modern_cc.py`` (issue 12, item 8): the findings docs/modern-cc.md states.
+"""``validation/modern_cc.py``: the findings docs/modern-cc.md states.
 
 Modern congestion control under the seeds' mechanisms has no paper to check against; what
 the page says is tested here on the same runs (two seeds, 30 s), so that a change which

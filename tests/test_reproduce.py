@@ -2,8 +2,7 @@
 
 One module-scoped fixture runs every experiment quickly (well under a minute on two cores)
 through the same `lastmile.reproduce.reproduce` the command uses; the tests then read its
-claims, integrity rows, figures and report files. What they hold the reproductions to
-(issue 10):
+claims, integrity rows, figures and report files. What they hold the reproductions to:
 
 - every claim quotes its paper verbatim (checked against the seed text when the seeds are
   on this machine) and states its band; a failing claim carries an explanation;

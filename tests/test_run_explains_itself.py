@@ -1,4 +1,4 @@
-"""A run that explains itself (issue 26, items 1 to 6): the summary and the run page say what
+"""A run that explains itself: the summary and the run page say what
 ran and how to run it again; switching algorithms from the command line; plots that draw
 what matters (the windows, the directions, the bin width, a time window, labelled sweep
 axes); the README's first command; where ``results --plot`` writes; and the slips.

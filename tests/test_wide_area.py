@@ -1,4 +1,4 @@
-"""WAP and WTCP-Sinha through the Python API (issue 15 items 4-5): the request/response
+"""WAP and WTCP-Sinha through the Python API: the request/response
 application's object times in `RunResult.flows`, the same workload over TCP, I-TCP, a WAP
 gateway and a WTCP-Sinha proxy on GSM, and the rules tying a flow's transport to its
 gateway as one-line errors."""

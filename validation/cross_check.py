@@ -1,4 +1,4 @@
-"""Cross-check of lastmile's congestion controls against ns-3 (issue 12 item 6).
+"""Cross-check of lastmile's congestion controls against ns-3.
 
 The same scenarios run in lastmile (this interpreter, with `lastmile` installed) and in
 ns-3's Python wheel (a separate virtual environment, never a dependency of lastmile; its

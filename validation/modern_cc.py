@@ -1,5 +1,5 @@
 """Modern congestion control under every mechanism: {Reno, NewReno, SACK, CUBIC, BBR} x
-{no link layer, TULIP, Snoop, WTCP, LLE-TCP} on the seeds' two channels (issue 12, item 8).
+{no link layer, TULIP, Snoop, WTCP, LLE-TCP} on the seeds' two channels.
 
 No seed paper has this table; it asks whether the seeds' mechanisms still help the TCPs in
 use today. The channels are the seeds' error processes and paths:

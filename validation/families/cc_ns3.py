@@ -1,6 +1,6 @@
 """Every congestion control lastmile shares with ns-3.44, with SACK, against ns-3 on two paths
 whose bandwidth-delay product is 40 packets or more and whose queues overflow, over packet
-error rates from 0 to 0.05: the regime where the algorithms differ (issue 22, "every
+error rates from 0 to 0.05: the regime where the algorithms differ ("every
 congestion control ns-3 also implements").
 
 The algorithms: NewReno (ns-3 `TcpNewReno`), CUBIC (`TcpCubic`), BBR v1 (`TcpBbr`), Vegas

@@ -1,4 +1,4 @@
-"""Snoop against ns-2.35's `LL/LLSnoop` (tcp/snoop.cc), issue 22 finding 6.
+"""Snoop against ns-2.35's `LL/LLSnoop` (tcp/snoop.cc).
 
 The path: fixed host —10 Mbps— base station —2 Mbps LAN— mobile host, one bulk Reno flow for
 60 s, uniform per-packet losses on the frames the mobile receives, PER 0 to 0.2. In ns-2 the
@@ -238,7 +238,7 @@ EXPLANATIONS = {
         "segment freed and weighs it 7/8, so it measures its own stalls (TULIP §5.2's bug): at "
         "PER 0.2, seed 1, ns-2's Snoop sat 6.06 s (12.35-18.41 s) waiting for its own timer "
         "with the link idle, 53.6 of its 60 s in gaps over 0.3 s. Before these rules were "
-        "corrected lastmile's default was 1.41x ns-2 at PER 0.1 and 4.98x at 0.2 (issue 22, "
+        "corrected lastmile's default was 1.41x ns-2 at PER 0.1 and 4.98x at 0.2 ("
         "finding 6); the ns2 series is the like-for-like comparison."
     ),
 }

@@ -1,7 +1,7 @@
 //! Criterion benchmarks: the event queue alone, a whole run of the issue's reference
 //! scenario (10 MB over the TULIP chain, 1 Mbps hop, 1400-byte segments, 42 KB window,
 //! PER 5 %, NewReno; ns-3 3.44 takes about 0.32 s for that run on the project's machine),
-//! and large explicit topologies (issue 18): loading and checking (building the world,
+//! and large explicit topologies: loading and checking (building the world,
 //! routes included) a chain of 40,000 and 100,000 nodes, which must stay linear.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};

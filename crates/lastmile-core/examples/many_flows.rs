@@ -1,4 +1,4 @@
-//! Many-flows benchmark (issue 16 item 4): the cost of one run with N concurrent flows, in
+//! Many-flows benchmark: the cost of one run with N concurrent flows, in
 //! a process of its own so that its peak RSS is that run's. Prints one JSON object:
 //! events, wall and CPU time of the run (building the world, the event loop, the summary),
 //! events/s, ns/event and CPU seconds per simulated second (by CPU time, which on a shared
@@ -15,7 +15,7 @@
 //! flows from the fixed host to the mobiles in turn: the cell's capacity is shared by more
 //! and more flows. In both, flow k starts at k/N s (`stagger`), so the flows start within
 //! the first second, and the run lasts `SIM_S` simulated seconds (default 10).
-//! `bench/many_flows.py` runs the table of issue 16 and writes `docs/performance.md`'s.
+//! `bench/many_flows.py` runs the table of 1 to 10,000 flows and writes `docs/performance.md`'s.
 
 use lastmile_core::scenario::{load_str, Format};
 use lastmile_core::sim::{run, RunOptions};

@@ -1,4 +1,4 @@
-"""Integrity of an experiment's runs, kept apart from the paper's claims (issue 10, item 4).
+"""Integrity of an experiment's runs, kept apart from the paper's claims.
 
 Good numbers can sit on a broken simulation: a flow that stopped delivering half-way, a
 transfer that never finished, a run that raised. Every experiment therefore lists, per

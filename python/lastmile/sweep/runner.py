@@ -16,7 +16,7 @@ metrics are also stored unprefixed (``throughput_bps``, ``tcp_timeouts``, ...). 
 summary's ``seed`` is the ``seed`` column. A multi-flow run's ``fairness`` and ``groups``
 flatten like the rest (``fairness_jain_index``, ``groups_background_throughput_bps_mean``).
 
-Flows (issue 16): every run's flows also go, one row each, to the store's ``flows`` table
+Flows: every run's flows also go, one row each, to the store's ``flows`` table
 (see `flow_records`); a run of more than `MAX_FLOW_COLUMNS` flows keeps its flows there
 only, rather than adding columns to ``runs`` for each of thousands of flows.
 """

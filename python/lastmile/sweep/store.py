@@ -10,7 +10,7 @@ Tables:
   its dotted path (quote it in SQL: ``"topology.wireless.errors.per"``); and the
   flattened metrics (see `runner`), added as they first appear. A column's type widens
   when later values need it (BOOLEAN → BIGINT → DOUBLE → VARCHAR).
-- ``flows``: one row per flow of every stored run (issue 16: runs of thousands of flows),
+- ``flows``: one row per flow of every stored run (runs of thousands of flows),
   keyed by the run's key and ``flow`` (its index in the summary's ``flows`` list), with
   the flow's summary fields (``name``, ``group``, ``src``, ``dst``, ``tcp_variant``,
   ``throughput_bps``, ``tcp_timeouts``, ...) as columns, added and widened like the runs'

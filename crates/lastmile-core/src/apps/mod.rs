@@ -7,7 +7,7 @@
 //! * `udp_saturate` — keeps its interface queue non-empty with UDP datagrams for a while
 //!   (the saturation throughput of Bianchi 2000, for MAC tests).
 //! * `request_response` — a web-like client at the destination fetching objects from a
-//!   server at the source, with think times (issue 15; over TCP, I-TCP, WAP, WTCP-Sinha).
+//!   server at the source, with think times (over TCP, I-TCP, WAP, WTCP-Sinha).
 //!
 //! An application asks for actions (`AppAction`): open its connection, write, close, send
 //! a datagram, or finish; the world applies them to the flow's TCP endpoint or routes the

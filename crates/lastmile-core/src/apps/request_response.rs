@@ -1,4 +1,4 @@
-//! A web-like request/response application (issue 15 item 4; the survey §2.3 on WAP's
+//! A web-like request/response application (the survey §2.3 on WAP's
 //! user paradigm: "small, specific, focused requests for small chunks"): a client at the
 //! flow's destination (the mobile) asks for `objects` objects one after another, each with
 //! a request of `request` bytes, and the server at the flow's source sends each object of

@@ -1,5 +1,5 @@
 //! Link FEC: a block code that corrects up to t symbol errors in each n-symbol block, laid
-//! over any error model (issue 15 item 2; the survey §2.1: "FEC can detect and reverse a
+//! over any error model (the survey §2.1: "FEC can detect and reverse a
 //! limited number of bits, but the penalty in bandwidth can be considerable", its example
 //! CDPD at 19.2 kbps raw and 9–13 kbps to the user).
 //!

@@ -1,6 +1,6 @@
 //! The run summary: every metric with the name and definition of
 //! `shared/design/experiments.md`, serialised to JSON for the CLI and the results store —
-//! except `throughput_bps`, which since issue 10 divides by the measurement window (the
+//! except `throughput_bps`, which divides by the measurement window (the
 //! flow's start, or `measure_from`, to its completion or the end of the run) rather than by
 //! the transfer time, so that a flow that stops delivering is not reported as fast; and the
 //! per-flow liveness figures (`last_delivery_s`, `longest_stall_s`, `stalled`); and the

@@ -1,5 +1,5 @@
 //! The flows of a scenario: each `[[flow]]` entry expanded into the flows it stands for,
-//! with their names, groups, nodes and start times (issue 16: many flows in one scenario).
+//! with their names, groups, nodes and start times (many flows in one scenario).
 //!
 //! An entry makes `count` flows (default: one per node its `src` or `dst` names, the
 //! longer list). `src` and `dst` each name one node, a list of nodes, or a pattern with

@@ -1,4 +1,4 @@
-//! Network presets (issue 15 item 1): `topology.wireless.preset = "gprs"` fills a hop from
+//! Network presets: `topology.wireless.preset = "gprs"` fills a hop from
 //! the survey's Appendix (Tables 2–5: the rates) and, for latency, link-layer behaviour and
 //! errors, the sources each preset's doc names. docs/wwan.md has the table with every value
 //! and its source; `D` there marks a documented default where no source gives a number.

@@ -217,7 +217,7 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
 }
 
-/// The issue's list (issue 18, item 1): every one of these used to saturate to
+/// The hardening audit's list: every one of these used to saturate to
 /// u64::MAX ns and end the run in "simulated time overflow".
 const HUGE_TIMES: &[(&[&str], &str)] = &[
     (&[], "topology.wired.delay"),

@@ -1,4 +1,4 @@
-//! The world with members leaving and joining a cell mid-run (issue 11: stable ids): the
+//! The world with members leaving and joining a cell mid-run (stable ids): the
 //! events pending for a station that left find it gone and do nothing, the others go on,
 //! and a node that joins again is a new station that carries traffic.
 

@@ -1,4 +1,4 @@
-//! Transports beside TCP for the wide-area wireless hop (issue 15), as pure state machines
+//! Transports beside TCP for the wide-area wireless hop, as pure state machines
 //! like `tcp/` (`handle`-style calls filling an outbox, `poll_timeout()`), and what lets a
 //! flow's endpoint be one of them.
 //!

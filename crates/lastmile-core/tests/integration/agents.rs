@@ -602,7 +602,7 @@ fn itcp_full_buffer_holds_the_fixed_host_with_a_zero_window_and_it_resumes() {
     );
 }
 
-// ---- every agent: exactly once, and in bounded time (issue 10) --------------------------
+// ---- every agent: exactly once, and in bounded time --------------------------
 
 /// The agents under test: each base-station table, and the wireless hop it needs (LLE-TCP
 /// needs a MAC with acknowledgements: an 802.11b cell with two attempts per frame, so

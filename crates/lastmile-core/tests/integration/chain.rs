@@ -211,7 +211,7 @@ fn the_run_stops_at_stop_time_when_flows_cannot_finish() {
     );
 }
 
-// ---- throughput window and liveness (issue 10) ---------------------------------------------
+// ---- throughput window and liveness ---------------------------------------------
 
 /// A hop that dies for good about 2 s in: ON/OFF phases with certain loss during ON, a mean
 /// OFF (error-free) phase of 2 s and a mean ON phase of 10^6 s.

@@ -1,4 +1,4 @@
-//! Fuzzing the scenario loader (issue 18, item 8): mutated scenario files never panic, and
+//! Fuzzing the scenario loader: mutated scenario files never panic, and
 //! every refusal is one bounded line naming the file and the field.
 //!
 //! The corpus is `tests/fuzz_corpus/` (every example, fixture and experiment file, plus

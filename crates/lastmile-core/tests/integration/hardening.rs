@@ -1,4 +1,4 @@
-//! Hardening (issue 18): extreme but valid scenarios run without a panic, `check` refuses
+//! Hardening: extreme but valid scenarios run without a panic, `check` refuses
 //! what `run` refuses at start, an observer can stop a run cleanly and sees the same run,
 //! the size estimate is close on the reference runs and loud on absurd ones, and a
 //! topology of 10^5 explicit nodes loads, routes and runs in linear time.

@@ -1,4 +1,4 @@
-//! Many flows in one run (issue 16): `[[flow]]` entries with `count`, background traffic
+//! Many flows in one run: `[[flow]]` entries with `count`, background traffic
 //! that does not hold the run (WTCP §5, Table II's set-up), groups and fairness in the
 //! summary, starts staggered or drawn from each flow's own stream.
 

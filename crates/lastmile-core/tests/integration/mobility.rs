@@ -1,4 +1,4 @@
-//! Mobility end to end (issue 13 item 9): handoffs with and without outage, stale routes at
+//! Mobility end to end: handoffs with and without outage, stale routes at
 //! the gateway (WTCP §6), M-TCP's persist, fast retransmit after handoff, and every agent
 //! across many random handoffs.
 
@@ -338,7 +338,7 @@ fn the_same_seed_moves_the_same_way_and_another_seed_does_not() {
     assert_ne!(times(&a), times(&c));
 }
 
-/// `CELLS` written out as nodes and links (issue 13 item 1: "the same from explicit nodes
+/// `CELLS` written out as nodes and links ("the same from explicit nodes
 /// and links"), the wireless hops named as the preset names them.
 const EXPLICIT: &str = r#"
 name = "handoff"

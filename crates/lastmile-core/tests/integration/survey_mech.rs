@@ -1,5 +1,5 @@
 //! The survey's §2 mechanisms in whole runs (Pentikousis §2.1.1, §2.1.2.2, §2.4.4.4; EBSN as
-//! issue 14 describes it): delayed duplicate ACKs over DDA's link layer, ELN, EBSN and Snoop
+//! the design notes describe it): delayed duplicate ACKs over DDA's link layer, ELN, EBSN and Snoop
 //! reading SACK blocks, each on the path of `experiments/survey_mech.toml` (10 Mbps / 20 ms
 //! wire, 2 Mbps radio under the ideal MAC, Reno, 1460-byte segments), and each checked for
 //! the effect its rule is for.
@@ -131,7 +131,7 @@ fn eln_marked_corruption_losses_cost_no_window_cuts() {
     assert!(eln_s < reno_s, "ELN {eln_s:.1} s, Reno {reno_s:.1} s");
 }
 
-/// EBSN (issue 14; Bakshi et al.): while the base station's link layer keeps retrying
+/// EBSN (Bakshi et al.): while the base station's link layer keeps retrying
 /// through a bad period longer than the source's RTO, each failed attempt tells the source,
 /// which restarts its timer instead of timing out and backing off.
 #[test]

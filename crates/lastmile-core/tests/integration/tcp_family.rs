@@ -1,4 +1,4 @@
-//! Whole runs of issue 12's loss recoveries and knobs: SACK and FACK on the lossy chain,
+//! Whole runs of the loss recoveries and knobs: SACK and FACK on the lossy chain,
 //! ECN with a RED queue (no loss, no retransmission, a reduction per window of marks), the
 //! pcap of a SACK and ECN conversation read back by tshark, and a transfer whose sequence
 //! numbers cross 2^32 behaving exactly like one whose do not.

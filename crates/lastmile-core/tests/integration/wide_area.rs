@@ -1,4 +1,4 @@
-//! WAP and WTCP of Sinha et al. end to end (issue 15 items 4-5): the request/response
+//! WAP and WTCP of Sinha et al. end to end: the request/response
 //! application over TCP, I-TCP, a WAP gateway and a WTCP-Sinha proxy on a slow wide-area
 //! hop; bulk transfers over WTCP-Sinha; and the scenario rules that tie a flow's transport
 //! to a gateway on its path.

@@ -691,7 +691,7 @@ fn tulip_t1_shorter_than_the_data_frame_sends_each_frame_at_most_twice() {
     assert!(f.throughput_bps > 350e3, "{f:?}");
 }
 
-/// A bug found while reproducing (issue 10): without MAC acceleration TULIP's LACK needs a
+/// A bug found while reproducing: without MAC acceleration TULIP's LACK needs a
 /// floor of its own over FAMA-NCS, and at BER 0 TULIP resent nearly every data frame once
 /// (6,792 link retransmissions for 7,143 frames of a 10 MB transfer, 369 kbps against 805
 /// with acceleration). The cause: a LACK waiting for its floor (often behind the mobile's TCP

@@ -1,4 +1,4 @@
-//! Wide-area wireless end to end (issue 15): every network preset loads and runs, RLP over
+//! Wide-area wireless end to end: every network preset loads and runs, RLP over
 //! the duplex channel turns the radio's losses into delay, link FEC composes with the error
 //! models, and the metrics show duplicated effort at both layers.
 

@@ -54,7 +54,7 @@ MECHANISMS = (
     "snoop_rtsslot",
     "tulip_longcts",
 )
-#: TCP alone with a finer clock, and with a lower timeout floor too (issue 10, item 8):
+#: TCP alone with a finer clock, and with a lower timeout floor too:
 #: TULIP §5.1's footnote gives the 500 ms granularity but no minimum; ours is 4.4BSD's two
 #: ticks (1 s). (A 500 ms minimum with the 500 ms clock is the same run: two ticks.)
 FLOOR_VARIANTS: dict[str, dict[str, Any]] = {
@@ -65,7 +65,7 @@ FLOOR_VARIANTS: dict[str, dict[str, Any]] = {
         "flow.0.tcp.timer_granularity": "10ms",
     },
 }
-#: Snoop without FAMA-NCS's floor acquisition (issue 10, item 8): does the MAC cause its
+#: Snoop without FAMA-NCS's floor acquisition: does the MAC cause its
 #: collapses?
 SNOOP_IDEAL: dict[str, Any] = {**VARIANTS["snoop"], "topology.wireless.mac": "ideal"}
 #: Where FAMA-NCS's time per packet goes, from a captured run (docs/models/fama.md).

@@ -3,7 +3,7 @@ TCP Vegas on a CDPD-like link (campaign ``cdpd``).
 
 K. Pentikousis, "TCP in wired-cum-wireless environments" (seed ``003_*``), §2.5.1, on
 P. Sinha et al., "WTCP: a reliable transport protocol for wireless wide-area networks"
-(MobiCom 1999); issue 15 item 6. Base scenario ``wtcp_sinha_cdpd.toml``: 100 KB from a fixed
+(MobiCom 1999). Base scenario ``wtcp_sinha_cdpd.toml``: 100 KB from a fixed
 host to a mobile over a 10 Mbps / 20 ms wire and the ``cdpd`` preset (19.2 kbps raw,
 Reed-Solomon (63,47), 250 ms one way, a two-state channel whose Bad periods defeat the code).
 

@@ -60,7 +60,7 @@ NS2_GAIN_1000 = {"reno_every": 48.4, "reno_delayed": 23.9}
 PAPER_MEAN_GAIN = {"reno_every": 23.0, "reno_delayed": 7.0}
 #: LLE-TCP with the paper's literal rule after a MAC give-up (§3.1: acknowledge "the packet
 #: just transmitted"), beside our default (let the receiver's ACKs through until the agent
-#: has resynchronised): issue 10, item 3.
+#: has resynchronised).
 FIG7_VARIANTS: dict[str, dict[str, Any]] = {
     **VARIANTS,
     "lle_paper": {**VARIANTS["lle"], "base_station.lle.after_give_up": "paper"},

@@ -5,7 +5,7 @@ K. Pentikousis, "TCP in wired-cum-wireless environments", IEEE Communications Su
 (2000), §2.1.1 (Snoop, "the use of a selective acknowledgement scheme improves
 performance"), §2.1.2.2 (DDA, "almost equivalently to snoop", not on slow links, the open
 optimum of d), §2.4.4.1 (Allman's ACK strategies), §2.4.4.4 (ELN); EBSN (Bakshi et al.,
-ICDCS 1997) as issue 14 describes it, since the survey does not discuss it.
+ICDCS 1997) as the design notes describe it, since the survey does not discuss it.
 
 The survey gives no set-up. Base scenario ``survey_mech.toml``: a 10 Mbps / 20 ms wire and
 a 2 Mbps radio under an ideal MAC (no MAC retries), Reno, 1 MB; data frames corrupted with
@@ -572,7 +572,7 @@ EXPERIMENT = Experiment(
         "ours, so the claims test orderings and the survey's few numbers (Allman's 28 %). "
         "EBSN is not in the survey: its runs are reported as numbers, not claims. "
         "ELN is the scheme with its difficulty assumed away: the mobile reads the header of "
-        "every corrupted frame. EBSN's rule is the one issue 14 and the design notes give "
+        "every corrupted frame. EBSN's rule is the one the design notes give "
         "(the ICDCS '97 paper was not reachable)."
     ),
     campaigns=campaigns,

@@ -5,7 +5,7 @@ else as ``tulip.toml``. Figs. 10, 11 and 14 come from the sweep (mean ± 95 % CI
 ± standard deviation where the paper plots deviation); Figs. 9, 12 and 13 are traces of
 one run (seed 1), as the paper shows one.
 
-Two more campaigns test suspected causes of our largest differences (issue 10, item 8):
+Two more campaigns test suspected causes of our largest differences:
 ``floor`` runs TCP alone (42 KB) with a 10 ms clock, and with a 10 ms clock and a 200 ms
 minimum RTO, as series of Fig. 10(a); ``mac`` runs Snoop over the ideal MAC (no floor
 acquisition) at BER 15.

@@ -5,7 +5,7 @@ with the core's ``burst`` error model on data frames only. "64KB" is 64,000 B in
 units; the paper most likely meant 65,536 B (it writes 42 KB windows in the 1024 sense).
 The full run also sweeps ``every = "64KiB"`` (bursts 2.4 % rarer) as a sensitivity.
 
-Series added to find out why we differ (issue 10, item 8): Snoop over the ideal MAC (what
+Series added to find out why we differ: Snoop over the ideal MAC (what
 does FAMA-NCS's floor acquisition cost it?), and TULIP and Snoop with FAMA-NCS
 settings the papers leave open (our throughput is about 30 % above Table 2's): the backoff
 counted in RTS-long slots, and a CTS twice the RTS.

@@ -22,7 +22,7 @@ nor receiver can hear each other", §5.3) set by the walking speed, so the exper
 the same chain in real time (bit times at 1 Mbps, the core's timed form with the same
 means and bit-loss probabilities), and keeps the literal clock as a sensitivity series.
 
-Series added to find out why we differ (issue 10, item 8): ``fades`` runs TCP alone and
+Series added to find out why we differ: ``fades`` runs TCP alone and
 TULIP with fades 10 and 100 times rarer (same fade length) at Good-state BER 0.01 and 1
 per million; ``perbit`` the transmitted-bit clock; ``clear`` TCP alone with no errors at
 all, the reference for "degrades".

@@ -1,7 +1,7 @@
 """Mechanisms x networks: each mechanism's gain over TCP alone on six wireless networks.
 
 K. Pentikousis, "TCP in wired-cum-wireless environments" (seed ``003_*``), §2.1-2.5, the
-Appendix (the networks) and §5 (the conclusion); issue 15 item 6. Base scenarios
+Appendix (the networks) and §5 (the conclusion). Base scenarios
 ``wide_area_bulk.toml`` (100 KB to the mobile) and ``wide_area_web.toml`` (ten 3 KB objects
 fetched by the mobile, 1 s think time).
 

@@ -11,7 +11,7 @@ Services" (seed ``001_*``), §4-5. Base scenario ``wtcp.toml`` (Fig. 3, Table I)
   and 300 ms, mean Bad period 100 ms.
 - Fig. 6: random wired (congestion) losses P = 0.01 and 0.001 on the fixed host's link:
   WTCP with (``recent``) and without (``none``) timestamp rewriting, Snoop, Tahoe.
-- Tahoe's sensitivity (issue 10, item 8): the paper's WTCP is 4-8x Tahoe, ours less; the
+- Tahoe's sensitivity: the paper's WTCP is 4-8x Tahoe, ours less; the
   ``tahoe`` campaign runs Tahoe with a 1 s minimum RTO (4.4BSD), with a 500 ms clock, and
   with errors on the data direction only, to see which of them moves the ratio.
 

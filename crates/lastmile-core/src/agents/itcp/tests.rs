@@ -1,6 +1,6 @@
 //! I-TCP's split connection driven directly: the fixed host's SYN, data and the zero
 //! window, with the mobile silent (WTCP §4's I-TCP model); and a mobile's request relayed
-//! to the fixed host (the request/response application, issue 15).
+//! to the fixed host (the request/response application).
 
 use super::*;
 use crate::agents::testkit::*;

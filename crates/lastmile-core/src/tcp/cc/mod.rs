@@ -373,8 +373,8 @@ impl AnyCongestionControl {
     }
 
     /// `on_ack` of every algorithm but Reno, out of line so that the classic TCPs' per-ACK
-    /// path stays as small as before the other algorithms existed (issue 12's performance
-    /// budget for the reference run).
+    /// path stays as small as before the other algorithms existed (the reference run's
+    /// instruction budget).
     /// The sample is taken by value so that the caller builds it only on this path (a
     /// reference would make it assemble every field for Reno too).
     #[inline(never)]
