@@ -281,6 +281,126 @@ def test_a_stall_warning_says_it_is_the_scenarios_own_back_off() -> None:
     ), warning
 
 
+#: WTCP's handoff path with I-TCP at the base station (Bad periods of 100 ms, 1 % wired
+#: drops): in seed 8 the relay's half towards the mobile backs off to a 25.6 s RTO while
+#: its buffer, full, closes the window the fixed host sees; the source probes it on its
+#: persist timer for 75 s, and resumes when the relay does.
+ITCP_RELAY_BACKOFF = """{
+ "base_station": {
+  "agent": "itcp",
+  "itcp": {
+   "tcp": {
+    "min_rto": "200ms",
+    "mss": "960B",
+    "timer_granularity": "10ms",
+    "variant": "tahoe"
+   }
+  }
+ },
+ "energy": {
+  "profile": "ns3"
+ },
+ "flow": [
+  {
+   "app": {
+    "bytes": "100000000B",
+    "kind": "bulk"
+   },
+   "dst": "mh",
+   "src": "fh",
+   "start": "0s",
+   "tcp": {
+    "abc": 0,
+    "ack": "every",
+    "cc": "reno",
+    "delack_timeout": "200ms",
+    "dsack": false,
+    "dupack_threshold": 3,
+    "ebsn": false,
+    "ecn": false,
+    "eln": false,
+    "fast_retransmit_after_timeout": false,
+    "initial_rto": "1s",
+    "initial_window": 1,
+    "keep_sack_after_timeout": false,
+    "limited_transmit": false,
+    "max_rto": "60s",
+    "min_rto": "200ms",
+    "mss": "960B",
+    "pacing": false,
+    "prr": false,
+    "rack": false,
+    "recovery": "tahoe",
+    "rtt_estimator": "rfc6298",
+    "rwnd": "10000B",
+    "ssthresh_rule": "rfc5681",
+    "timer_granularity": "100ms",
+    "timestamps": false,
+    "ts_echo": "segment",
+    "variant": "tahoe"
+   },
+   "transport": "tcp"
+  }
+ ],
+ "name": "wtcp",
+ "seed": 1,
+ "stop_time": "200s",
+ "topology": {
+  "links": [],
+  "nodes": [],
+  "preset": "chain",
+  "wired": {
+   "delay": "100ms",
+   "errors": {
+    "model": "per",
+    "per": 0.01
+   },
+   "link": "none",
+   "mac": "p2p",
+   "overhead": "0B",
+   "queue": "100pkt",
+   "rate": "10Mbps",
+   "reverse_errors": {
+    "model": "none"
+   }
+  },
+  "wireless": {
+   "delay": "10ms",
+   "errors": {
+    "bad_ber": 0.01,
+    "good_ber": 1e-06,
+    "mean_bad": "100ms",
+    "mean_good": "1s",
+    "model": "gilbert_elliott"
+   },
+   "link": "none",
+   "mac": "p2p",
+   "overhead": "0B",
+   "queue": "20000B",
+   "rate": "800kbps",
+   "reverse_errors": {
+    "bad_ber": 0.01,
+    "good_ber": 1e-06,
+    "mean_bad": "100ms",
+    "mean_good": "1s",
+    "model": "gilbert_elliott"
+   }
+  }
+ }
+}"""
+
+
+def test_a_stall_behind_a_full_relay_is_back_off_not_a_lockup(tmp_path: Path) -> None:
+    scenario = write(tmp_path, "itcp.json", ITCP_RELAY_BACKOFF)
+    proc = lastmile_cli("run", str(scenario), "--seed", "8", check=True)
+    (warning,) = [line for line in proc.stderr.splitlines() if "stalled" in line]
+    summary = json.loads(lastmile_cli("run", str(scenario), "--seed", "8", "--json").stdout)
+    flow = summary["flows"][0]
+    assert flow["stalled"] and flow["stall_cause"] == "backoff", flow
+    assert flow["tcp_persist_probes"] > 0
+    assert f"{flow['tcp_persist_probes']} zero-window probes" in warning, warning
+
+
 # ---- 5: where things are written ------------------------------------------------------
 
 

@@ -502,15 +502,22 @@ def _stall_warnings(result: RunResult) -> None:
         if not f.get("stalled"):
             continue
         timeouts = int(f.get("tcp_timeouts") or 0)
-        if f.get("stall_cause") == "backoff":
+        probes = int(f.get("tcp_persist_probes") or 0)
+        if f.get("stall_cause") == "backoff" and probes:
+            why = (
+                f"the scenario's own back-off: {timeouts:,} retransmission timeouts and "
+                f"{probes:,} zero-window probes in the run, each doubling its interval, can "
+                "span it; the path kept losing or the receiver kept its window closed"
+            )
+        elif f.get("stall_cause") == "backoff":
             why = (
                 f"the scenario's own back-off: a run of retransmission timeouts ({timeouts:,} "
                 "in the run), each doubling the RTO, can span it; the channel kept losing"
             )
         else:
             why = (
-                f"a lockup: the source's {timeouts:,} retransmission timeouts cannot span it; "
-                "data was outstanding that no timer resent"
+                f"a lockup: the source's {timeouts:,} retransmission timeouts and {probes:,} "
+                "zero-window probes cannot span it; data was outstanding that no timer resent"
             )
         print(
             f"lastmile: warning: flow {f.get('name')!r} stalled: no progress for "

@@ -61,6 +61,8 @@ pub struct FlowSummary {
     pub stall_cause: Option<String>,
     /// Retransmission timer expiries at the source.
     pub tcp_timeouts: u64,
+    /// Zero-window probes the source sent on its persist timer.
+    pub tcp_persist_probes: u64,
     /// Fast retransmits at the source (entries into loss recovery on duplicate ACKs).
     pub tcp_fast_retransmits: u64,
     /// Data segments the source sent again, for any reason.
@@ -543,6 +545,7 @@ mod tests {
                 stall_threshold_s: 0.0,
                 stall_cause: None,
                 tcp_timeouts: 1,
+                tcp_persist_probes: 0,
                 tcp_fast_retransmits: 0,
                 tcp_retransmits: 2,
                 tcp_segments_sent: 0,

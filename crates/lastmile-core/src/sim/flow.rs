@@ -56,9 +56,12 @@ pub fn stall_threshold(largest_rto: SimDuration, window: SimDuration) -> SimDura
 }
 
 /// Why a stalled flow stood still, as far as the run's counters tell: "backoff" when the
-/// source's retransmission timeouts can account for the stall, "lockup" when they cannot.
+/// source's doubling timers can account for the stall, "lockup" when they cannot.
 ///
-/// `timeouts` back-to-back expiries of a timer whose base RTO is at most `largest_base_rto`
+/// `timeouts` counts the expiries of both doubling timers: the retransmission timer's and the
+/// persist timer's (a source held by a zero window, e.g. behind a split connection whose
+/// relay buffer is full while its own wireless half backs off, probes at intervals that
+/// double from one RTO as the retransmission timer's do). `timeouts` back-to-back expiries of a timer whose base RTO is at most `largest_base_rto`
 /// (r) keep a source waiting at most r·(2^timeouts − 1) (RFC 6298 (5.5): each expiry
 /// doubles the RTO; `max_rto` only shortens that), and the retransmission that ends the
 /// stall reaches the receiver within one more RTO. A stall longer than that, or one with no

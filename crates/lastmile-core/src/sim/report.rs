@@ -72,10 +72,15 @@ pub fn summarize(
                 stalled: longest_stall > threshold,
                 stall_threshold_s: threshold.as_secs_f64(),
                 stall_cause: (longest_stall > threshold).then(|| {
-                    stall_cause(longest_stall, source.largest_base_rto(), stats.timeouts)
-                        .to_string()
+                    stall_cause(
+                        longest_stall,
+                        source.largest_base_rto(),
+                        stats.timeouts + stats.persist_probes,
+                    )
+                    .to_string()
                 }),
                 tcp_timeouts: stats.timeouts,
+                tcp_persist_probes: stats.persist_probes,
                 tcp_fast_retransmits: stats.fast_retransmits,
                 tcp_retransmits: stats.retransmits,
                 tcp_segments_sent: stats.data_segments_sent,

@@ -214,6 +214,9 @@ pub enum TcpState {
 pub struct TcpStats {
     /// Retransmission timer expiries.
     pub timeouts: u64,
+    /// Probes of a zero window sent on the persist timer (RFC 9293 §3.8.6.1), whose
+    /// interval doubles like the RTO's.
+    pub persist_probes: u64,
     /// Entries into fast retransmit / fast recovery.
     pub fast_retransmits: u64,
     /// Data segments (and SYN/FIN) sent again.

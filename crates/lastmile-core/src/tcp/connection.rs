@@ -232,6 +232,7 @@ impl TcpConnection {
         }
         if self.sender.persist_deadline().is_some_and(|t| t <= now) {
             if let Some(probe) = self.sender.on_persist(now) {
+                self.stats.persist_probes += 1;
                 self.emit_data(now, probe, out);
             }
         }
