@@ -59,6 +59,42 @@ impl Bs {
     }
 }
 
+/// Balakrishnan et al. §2.1: Snoop suppresses exactly the duplicate ACKs the segments
+/// already sent after the lost one will bring. One more (here brought by segment 6, which
+/// left after the local retransmission) is not one of them: FIFO delivery says the
+/// retransmission was lost, and the hole goes again (ns-2's "one more retransmission").
+#[test]
+fn snoop_suppresses_exactly_the_expected_dupacks_and_no_more() {
+    let mut bs = Bs::new(SnoopSpec::default());
+    bs.on_fh(ms(0), syn());
+    for i in 0..6 {
+        bs.on_fh(ms(i as u64), data(i));
+    }
+    bs.on_mh(ms(20), ack(1));
+    bs.on_mh(ms(21), ack(1));
+    assert_eq!(
+        seqs(&bs.on_mh(ms(22), ack(1))),
+        vec![1],
+        "local retransmission"
+    );
+    // Segments 2..5 bring four dupacks: two came before the retransmission, two are expected.
+    for t in [23, 24] {
+        let out = bs.on_mh(ms(t), ack(1));
+        assert_eq!(out.verdict, Verdict::Drop);
+        assert!(out.packets.is_empty());
+    }
+    assert_eq!(bs.snoop.counters().local_retransmissions, 1);
+    // The source sends segment 6; its arrival brings one more dupack, not an expected one.
+    bs.on_fh(ms(25), data(6));
+    let extra = bs.on_mh(ms(26), ack(1));
+    assert_eq!(
+        seqs(&extra),
+        vec![1],
+        "the retransmission was lost: the hole goes again"
+    );
+    assert_eq!(bs.snoop.counters().local_retransmissions, 2);
+}
+
 #[test]
 fn snoop_second_dupack_triggers_local_retransmit_and_expected_dupacks_are_suppressed() {
     let mut bs = Bs::new(SnoopSpec::default());

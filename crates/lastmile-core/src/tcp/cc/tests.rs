@@ -168,3 +168,34 @@ fn every_algorithm_reports_its_pacing_rate() {
     path.run(&mut bbr, &mut w, at_ms(1000));
     assert!(bbr.pacing_rate().is_some(), "BBR paces");
 }
+
+/// RFC 5681 (4)–(5): ssthresh = max(FlightSize / 2, 2·SMSS) after a loss or a first timeout,
+/// and a one-segment window after a timeout. Tested on the shared functions that Reno's
+/// trait defaults, Vegas, Veno and Westwood+ all fall back on, not on a copy.
+#[test]
+fn rfc5681_the_shared_loss_response_floors_ssthresh_at_two_segments() {
+    use super::test_support::window;
+    assert_eq!(
+        reno_ssthresh(3 * SMSS, SMSS),
+        2 * SMSS,
+        "1.5 segments: the floor"
+    );
+    assert_eq!(reno_ssthresh(0, SMSS), 2 * SMSS);
+    assert_eq!(reno_ssthresh(10 * SMSS, SMSS), 5 * SMSS);
+    let mut w = window(3, u64::MAX);
+    reno_timeout(&mut w, 3 * SMSS, SMSS, true);
+    assert_eq!((w.cwnd, w.ssthresh), (SMSS, 2 * SMSS));
+    reno_timeout(&mut w, 40 * SMSS, SMSS, false);
+    assert_eq!(
+        w.ssthresh,
+        2 * SMSS,
+        "a repeated timeout keeps ssthresh (§3.1)"
+    );
+    // Through the trait's defaults, as every controller keeping Reno's response reaches them.
+    let mut reno = AnyCongestionControl::new(CcKind::Reno, CcSettings::default());
+    let w = window(3, u64::MAX);
+    assert_eq!(
+        reno.ssthresh_on_loss(at_ms(0), &w, 3 * SMSS, SMSS),
+        2 * SMSS
+    );
+}

@@ -175,3 +175,44 @@ fn paper_cuts_only_for_segments_sent_after_the_last_cut() {
         15 * SMSS
     );
 }
+
+/// §3.2's thresholds are strict: the window grows while Diff < α and shrinks once Diff > β;
+/// at exactly α or exactly β it holds. (Base RTT 100 ms; a 200 ms round makes Diff half
+/// the window in segments, exactly.)
+#[test]
+fn paper_diff_at_exactly_alpha_or_beta_holds_the_window() {
+    for (segments, threshold) in [(1, "alpha"), (5, "beta")] {
+        let mut cc = vegas();
+        let mut w = window(segments, segments * SMSS);
+        let mut r = RoundTrips::default();
+        r.close(&mut cc, &mut w, 100);
+        assert_eq!(w.cwnd, (segments + 1) * SMSS, "Diff 0 < α: one more");
+        // Diff = (segments + 1) · (200 − 100) / 200: 1 = α, or 3 = β.
+        r.close(&mut cc, &mut w, 200);
+        assert_eq!(
+            w.cwnd,
+            (segments + 1) * SMSS,
+            "Diff exactly {threshold}: held"
+        );
+    }
+}
+
+/// §3.3: slow start ends when Diff exceeds γ at the end of a round the window held still;
+/// at exactly γ it goes on (γ = 1 segment; a 2-segment window, a 200 ms round against the
+/// 100 ms base: Diff = 1).
+#[test]
+fn paper_slow_start_goes_on_at_exactly_gamma_and_ends_above_it() {
+    for (rtt_ms, leaves) in [(200, false), (300, true)] {
+        let mut cc = vegas();
+        let mut w = window(2, 1_000 * SMSS);
+        let mut r = RoundTrips::default();
+        // The first round sets the base RTT; the next one holds the window.
+        r.close(&mut cc, &mut w, 100);
+        assert_eq!(w.cwnd, 2 * SMSS, "the round after a growing one holds");
+        r.close(&mut cc, &mut w, rtt_ms);
+        assert_eq!(!w.in_slow_start(), leaves, "RTT {rtt_ms} ms: {w:?}");
+        if !leaves {
+            assert_eq!(w.cwnd, 3 * SMSS, "growing again");
+        }
+    }
+}
