@@ -60,15 +60,28 @@ PAPER = {("off", "reno"): 5.08, ("off", "lle"): 6.09, ("on", "reno"): 4.1, ("on"
 
 def ns2(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -> float:
     agent = "udp" if sender == "noack" else sender
+    return ns2_payload_bps(TCL, agent, str(datagram), rts, str(seed), f"{STOP_S:g}", str(rate_mbps))
+
+
+def ns2_payload_bps(tcl: Path, *args: str) -> float:
+    """Runs ns-2.35 on `tcl` with `args`; the `payload_bps` line it prints."""
     out = subprocess.run(
-        ["ns", str(TCL), agent, str(datagram), rts, str(seed), f"{STOP_S:g}", str(rate_mbps)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
+        ["ns", str(tcl), *args], capture_output=True, text=True, check=True, timeout=600
     ).stdout
     line = next(x for x in out.splitlines() if x.startswith("payload_bps"))
     return float(line.split()[1])
+
+
+def steady_payload_bps(overrides: dict[str, object], seed: int) -> float:
+    """lastmile's payload rate on `SCENARIO` with `overrides`, from `WARMUP_S` to `STOP_S`
+    (two runs, the same seed: the difference of what each delivered)."""
+    delivered = []
+    for stop in (WARMUP_S, STOP_S):
+        result = lastmile.run(
+            SCENARIO, seed=seed, overrides={**overrides, "stop_time": f"{stop:g}s"}
+        )
+        delivered.append(float(result.flows["bytes_delivered"].iloc[0]))
+    return 8.0 * (delivered[1] - delivered[0]) / (STOP_S - WARMUP_S)
 
 
 def ours(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -> float:
@@ -81,13 +94,7 @@ def ours(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -
     }
     if sender == "noack":
         overrides["base_station.agent"] = "lle"
-    delivered = []
-    for stop in (WARMUP_S, STOP_S):
-        result = lastmile.run(
-            SCENARIO, seed=seed, overrides={**overrides, "stop_time": f"{stop:g}s"}
-        )
-        delivered.append(float(result.flows["bytes_delivered"].iloc[0]))
-    return 8.0 * (delivered[1] - delivered[0]) / (STOP_S - WARMUP_S)
+    return steady_payload_bps(overrides, seed)
 
 
 def main() -> None:

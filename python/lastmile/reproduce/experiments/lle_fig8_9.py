@@ -87,7 +87,7 @@ WINDOW = "1MB"
 WINDOW_NS2 = f"{20 * (DATAGRAM - 40)}B"
 #: ns-2.35's zero point for TCP Reno in the single hop (PER on every frame, RTS/CTS before
 #: every frame, a 700-packet queue), by window_ in packets: validation/results/lle-per-zero.md
-#: (`python validation/ns2/lle_per_zero.py`).
+#: (`python -m validation.ns2.lle_per_zero`).
 NS2_ZERO = {20: "0.317", 1000: "0.351"}
 #: "Reaches zero": below this fraction of the version's error-free throughput without LLE.
 ZERO_FRACTION = STANDSTILL
