@@ -16,6 +16,8 @@
 //! - `reference_findings`: what the comparisons with ns-3 and ns-2 found (BBR with SACK,
 //!   CUBIC's slow start, lost retransmissions under RACK-TLP, Vegas's fine-grained
 //!   retransmission).
+//! - `registry_goldens`: a golden case per entry of every family (congestion controls, MACs,
+//!   link layers, agents, error models, apps, ...), the entries read from their schemas.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `snoop`: Snoop's repairs ahead of the base station's queue; its ns-2 variant's settings.
@@ -37,6 +39,7 @@ mod lle;
 mod many_flows;
 mod mobility;
 mod reference_findings;
+mod registry_goldens;
 mod scenario_files;
 mod snoop;
 mod survey_mech;
