@@ -28,10 +28,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agents::{AgentSpec, ItcpSpec, LleSpec, Site, SiteCell, SnoopSpec, WtcpSpec};
 
-use super::error::ScenarioError;
 use super::model::{MacKind, Scenario};
 use super::topology::{unknown_node, ResolvedTopology};
 use super::validate::written_name;
+use crate::errors::ScenarioError;
 
 /// An agent as written: by name (`agent = "snoop"`, every setting at its default) or as a
 /// tagged table (`agent = { kind = "snoop", dupack_threshold = 3 }`).

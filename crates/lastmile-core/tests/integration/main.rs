@@ -10,6 +10,7 @@
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
+//! - `layers`: no module imports from a floor above its own (`src/lib.rs`).
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
@@ -35,6 +36,7 @@ mod energy;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
+mod layers;
 mod lle;
 mod many_flows;
 mod mobility;
