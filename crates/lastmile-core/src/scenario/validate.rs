@@ -16,7 +16,6 @@ use crate::units::QueueLimit;
 use crate::wireless::link::tulip::W_MAX;
 
 use super::model::{AqmSpec, FlowSpec, LinkLayerKind, LinkSpec, MacKind, Scenario};
-use super::topology::{check_identifier, link_paths, resolve_topology};
 
 /// The name serde gives `v` in a scenario file (`"stop_and_wait"`, not `StopAndWait`).
 pub(crate) fn written_name<T: Serialize>(v: &T) -> String {
@@ -29,62 +28,14 @@ pub(crate) fn written_name<T: Serialize>(v: &T) -> String {
 
 /// Checks what the types alone cannot: the topology resolves, flows connect existing,
 /// reachable nodes, and TCP, application and link settings make sense.
+/// (`plan` runs them and keeps what it worked out.)
 pub fn validate(s: &Scenario, origin: &str) -> Result<(), ScenarioError> {
-    check(s).map_err(|e| e.in_file(origin))
+    super::plan::plan(s)
+        .map(drop)
+        .map_err(|e| e.in_file(origin))
 }
 
-fn check(s: &Scenario) -> Result<(), ScenarioError> {
-    check_identifier("name", &s.name, "scenario name")?;
-    let topo = resolve_topology(s)?;
-    if s.stop_time.sim().is_zero() {
-        return Err(ScenarioError::bad_value(
-            "stop_time",
-            format!("\"{}\"", s.stop_time),
-            "a time greater than zero",
-        ));
-    }
-    if let Some((key, watts)) = s.energy.invalid_power() {
-        return Err(ScenarioError::bad_value(
-            format!("energy.{key}"),
-            watts.to_string(),
-            "a power in watts, at least 0",
-        ));
-    }
-    let paths = link_paths(s, topo.links.len());
-    for (link, path) in topo.links.iter().zip(paths) {
-        check_link(&path, &link.spec)?;
-        if link.spec.link != LinkLayerKind::None {
-            return Err(ScenarioError::bad_value(
-                format!("{path}.link"),
-                written_name(&link.spec.link),
-                "\"none\" on a point-to-point hop: link layers run over a cell MAC \
-                 (mac = \"ideal\", \"dcf\" or \"fama\")",
-            ));
-        }
-    }
-    for cell in &topo.cells {
-        check_link(&cell.path, &cell.spec)?;
-        check_cell(&cell.path, &cell.spec)?;
-    }
-    super::base_station::check_base_stations(s, &topo)?;
-    super::mobility::resolve_mobiles(s, &topo)?;
-    if s.flows.is_empty() {
-        return Err(ScenarioError::bad_value(
-            "flow",
-            "an empty list".into(),
-            "at least one `[[flow]]`",
-        ));
-    }
-    // The entries' nodes, counts, names, groups and starts; then each entry's settings,
-    // once for all its flows.
-    super::flows::expand_flows(s, &topo)?;
-    for (i, flow) in s.flows.iter().enumerate() {
-        check_flow(&format!("flow[{i}]"), flow)?;
-    }
-    super::transports::check_transports(s, &topo)
-}
-
-fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+pub(super) fn check_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     if spec.rate.bps() == 0 {
         return Err(ScenarioError::bad_value(
             format!("{path}.rate"),
@@ -155,7 +106,7 @@ fn check_dda_link(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
 
 /// A cell's PHY and MAC settings: the 802.11 DSSS rates, sensible retry limits, TULIP's
 /// settings.
-fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+pub(super) fn check_cell(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
     // The ideal MAC takes any rate; the DCF and FAMA-NCS need 802.11 DSSS rates.
     let mac_check = match spec.mac {
         MacKind::Dcf => {
@@ -277,7 +228,7 @@ fn check_error_model(path: &str, spec: &ErrorModelSpec) -> Result<(), ScenarioEr
     })
 }
 
-fn check_flow(path: &str, f: &FlowSpec) -> Result<(), ScenarioError> {
+pub(super) fn check_flow(path: &str, f: &FlowSpec) -> Result<(), ScenarioError> {
     check_tcp(&format!("{path}.tcp"), &f.tcp)?;
     f.app.check().map_err(|e| e.under(&format!("{path}.app")))
 }
