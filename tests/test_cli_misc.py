@@ -100,3 +100,23 @@ def test_cli_and_package_import_neither_pandas_nor_pyarrow_nor_numpy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == ""
+
+
+def test_lastmile_run_starts_without_the_modules_it_does_not_use() -> None:
+    """`lastmile run --json` pays for what it uses only: argparse's help formatter gets the
+    terminal's width without `shutil` (which brings `bz2`, `lzma` and `zlib`), and
+    `typing` and `copy` are imported by the type checker or on first use."""
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['lastmile', 'run', '--json', '--example', 'chain-per5-newreno',\n"
+        "            '--set', 'stop_time=1ms']\n"
+        "try:\n"
+        "    runpy.run_module('lastmile', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "unused = {'shutil', 'bz2', 'lzma', 'typing', 'copy'} & set(sys.modules)\n"
+        "print(','.join(sorted(unused)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
+    assert proc.stderr.strip() == ""

@@ -6,9 +6,11 @@ Each file opens with a comment block; its first line is the example's descriptio
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 from lastmile._errors import UnknownNameError, clip
+
+# `typing` only for the type checker: importing it costs a few ms of every start-up.
+TYPE_CHECKING = False
 
 __all__ = ["EXAMPLES_DIR", "Example", "example_path", "examples"]
 
@@ -16,12 +18,23 @@ __all__ = ["EXAMPLES_DIR", "Example", "example_path", "examples"]
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 
 
-class Example(NamedTuple):
-    """A built-in example: its name (the file stem), file and one-line description."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    name: str
-    path: Path
-    description: str
+    class Example(NamedTuple):
+        """A built-in example: its name (the file stem), file and one-line description."""
+
+        name: str
+        path: Path
+        description: str
+
+else:
+    from collections import namedtuple
+
+    class Example(namedtuple("Example", ["name", "path", "description"])):
+        """A built-in example: its name (the file stem), file and one-line description."""
+
+        __slots__ = ()
 
 
 def _description(path: Path) -> str:

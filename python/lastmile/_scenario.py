@@ -9,7 +9,6 @@ refused here with `lastmile.ArgumentError` naming the argument and the value.
 
 from __future__ import annotations
 
-import copy
 import json
 import numbers
 import os
@@ -265,6 +264,8 @@ class Scenario:
 
     def to_dict(self) -> dict[str, Any]:
         """The normalised scenario as plain Python data (a fresh copy)."""
+        import copy
+
         return copy.deepcopy(self._data)
 
     def to_json(self) -> str:

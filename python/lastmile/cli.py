@@ -51,6 +51,41 @@ EXIT_TERMINATED = 143
 _BadInput = cli_hints.BadInput
 
 
+def _terminal_width() -> int:
+    """The terminal's width in columns, as `shutil.get_terminal_size` finds it (``COLUMNS``,
+    then the terminal of stdout, else 80), without importing `shutil` (with `bz2`, `lzma`
+    and `zlib`: about 2 ms of every start-up, which argparse spends on every
+    ``add_argument`` to build a help formatter)."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+        if columns > 0:
+            return columns
+    except ValueError:
+        pass
+    stdout = sys.__stdout__
+    if stdout is None:
+        return 80
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """An `argparse.ArgumentParser` whose help formatter is given the terminal's width
+    (`_terminal_width`) instead of asking `shutil` for it; its help reads the same. The
+    commands' parsers are of the same class (argparse makes subparsers of the parent's)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse narrows the width it asks for by 2 columns; so does this. (typeshed's
+        # formatter_class takes only `prog`; every HelpFormatter takes `width` too.)
+        make: Any = self.formatter_class
+        formatter: argparse.HelpFormatter = make(prog=self.prog, width=_terminal_width() - 2)
+        return formatter
+
+
 class _Unused:
     """Stands for the parser of a command that this invocation does not run: it takes
     every call the registration makes (arguments, groups, defaults) and keeps nothing."""
@@ -91,7 +126,7 @@ def _wanted_command(argv: Sequence[str] | None) -> str | None:
 def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``lastmile`` parser, with full arguments for the command `argv` runs (for every
     command when `argv` names none)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lastmile",
         description="A fast, deterministic simulator of TCP over wired-cum-wireless paths.",
     )
