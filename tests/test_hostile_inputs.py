@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -245,6 +246,30 @@ def test_deep_and_self_referential_overrides_are_argument_errors() -> None:
             lastmile.load(TULIP, {"flow.0.app": value})
     line = one_error_line(lastmile_cli("validate", TULIP, "--set", "x=" + "[" * 5000 + "]" * 5000))
     assert "brackets nested more than 64 deep" in line
+
+
+def test_a_sweep_dict_that_contains_itself_is_a_sweep_error_naming_the_key(
+    tmp_path: Path,
+) -> None:
+    grid: dict[str, object] = {"flow.0.app.bytes": ["1KB"]}
+    looped: dict[str, Any] = {"name": "loop", "scenario": example("tulip-basic"), "grid": grid}
+    grid["again"] = looped
+    scenario: dict[str, object] = {"name": "loop"}
+    scenario["self"] = scenario
+    in_scenario = {"name": "loop", "scenario": scenario, "grid": {"flow.0.app.bytes": ["1KB"]}}
+    deep: object = ["1KB"]
+    for _ in range(100):
+        deep = [deep]
+    too_deep = {"name": "deep", "scenario": example("tulip-basic"), "grid": {"x": deep}}
+    store = tmp_path / "s.duckdb"
+    for spec, where, what in [
+        (looped, "grid.again.grid", "contains itself"),
+        (in_scenario, "scenario.self", "contains itself"),
+        (too_deep, "grid.x" + "[0]" * 63, "nested more than 64 deep"),
+    ]:
+        with pytest.raises(lastmile.SweepError, match=f"{re.escape(where)}: .*{what}"):
+            lastmile.sweep(spec, jobs=1, store=store)
+    assert not store.exists(), "nothing ran"
 
 
 def test_an_unreachable_dask_scheduler_is_a_one_line_error(tmp_path: Path) -> None:

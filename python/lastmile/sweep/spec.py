@@ -237,9 +237,35 @@ def load_sweep(source: str | Path | Mapping[str, Any] | SweepSpec) -> SweepSpec:
     return _parse(data, path)
 
 
-def plain(value: Any) -> Any:
+#: The deepest nesting of tables and lists a sweep dict may hold (as in a scenario file).
+NESTING_MAX = 64
+
+
+def plain(value: Any, _where: str = "", _open: tuple[int, ...] = ()) -> Any:
     """`value` with NumPy scalars (and any other `numbers.Real`) made plain Python bools,
-    ints and floats, through lists and tables: a grid may be ``list(np.linspace(...))``."""
+    ints and floats, through lists and tables: a grid may be ``list(np.linspace(...))``.
+
+    Raises `SweepError` for a table or list that contains itself (a dict built in Python can)
+    or nests deeper than `NESTING_MAX`, naming the key where it happens."""
+    if isinstance(value, Mapping | list | tuple):
+        where = _where or "the sweep"
+        if id(value) in _open:
+            raise SweepError(
+                f"{where}: a table or list that contains itself; expected plain data "
+                "(tables, lists, numbers, strings)",
+                axis=_where or None,
+            )
+        if len(_open) >= NESTING_MAX:
+            raise SweepError(
+                f"{where}: tables and lists nested more than {NESTING_MAX} deep",
+                axis=_where or None,
+            )
+        inner = (*_open, id(value))
+        if isinstance(value, Mapping):
+            return {
+                k: plain(v, f"{_where}.{k}" if _where else str(k), inner) for k, v in value.items()
+            }
+        return [plain(v, f"{_where}[{i}]", inner) for i, v in enumerate(value)]
     if isinstance(value, bool | str) or value is None:
         return value
     if getattr(getattr(value, "dtype", None), "kind", None) == "b" and not getattr(
@@ -250,17 +276,13 @@ def plain(value: Any) -> Any:
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
     return value
 
 
 def _parse(data: Mapping[str, Any], file: Path | None) -> SweepSpec:
     origin = str(file) if file is not None else "<dict>"
     if file is None:
-        data = {k: v if k == "scenario" else plain(v) for k, v in data.items()}
+        data = {k: v if k == "scenario" else plain(v, k) for k, v in data.items()}
 
     def fail(message: str, axis: str | None = None, value: Any = None) -> SweepError:
         return SweepError(message, file=origin, axis=axis, value=value)
@@ -378,6 +400,7 @@ def _variants(table: Any, axes: set[str], fail: Fail) -> dict[str, dict[str, Any
 
 def _scenario(value: Any, file: Path | None, fail: Fail) -> Path | dict[str, Any]:
     if isinstance(value, Mapping):
+        plain(value, "scenario")  # refuses a table that contains itself, as the grid's
         return dict(value)
     if not isinstance(value, str):
         raise fail(
