@@ -186,35 +186,39 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     let fama = ["topology.wireless.mac=fama"];
     let s = load(
         CHAIN,
-        &[
-            fama[0],
-            "topology.wireless.fama={ slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }",
-        ],
+        &["topology.wireless.mac={ kind = \"fama\", slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }"],
     )
     .unwrap();
     let cell = s.topology.wireless.as_ref().expect("chain's wireless hop");
-    let cfg = crate::wireless::cell_config::fama_config(cell);
+    let cfg = fama_config(cell);
     assert_eq!(cfg.phy.slot, crate::engine::SimDuration::from_micros(354));
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (7, 255, 40));
     // A CTS as short as the RTS breaks dominance (CTS >= RTS + 2τ + ξ): refused at its key.
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=20"]);
-    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
-    assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=4294967295"]);
-    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_max=1048575"]);
-    assert_eq!(e.path, "topology.wireless.fama.cw_max", "{e}");
-    // Only over FAMA-NCS.
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cts_bytes=20"]);
+    assert_eq!(e.path, "topology.wireless.mac.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cw_min=8"]);
+    assert_eq!(e.path, "topology.wireless.mac.cw_min/cw_max", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cts_bytes=4294967295"]);
+    assert_eq!(e.path, "topology.wireless.mac.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cw_max=1048575"]);
+    assert_eq!(e.path, "topology.wireless.mac.cw_max", "{e}");
+    // Only over FAMA-NCS: the DCF's table has no such key.
     let e = chain_err(&[
         "topology.wireless.mac=dcf",
-        "topology.wireless.fama.cw_min=7",
+        "topology.wireless.mac.cw_min=7",
     ]);
-    assert_eq!(e.path, "topology.wireless.fama", "{e}");
+    assert_eq!(e.path, "topology.wireless.mac.cw_min", "{e}");
     // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
     let s = load(CHAIN, &fama).unwrap();
-    let cfg = crate::wireless::cell_config::fama_config(s.topology.wireless.as_ref().unwrap());
+    let cfg = fama_config(s.topology.wireless.as_ref().unwrap());
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
+}
+
+fn fama_config(hop: &crate::scenario::LinkSpec) -> crate::wireless::mac::FamaConfig {
+    match &hop.mac {
+        crate::wireless::mac::MacSpec::Fama(f) => f.config(hop),
+        other => panic!("not FAMA-NCS: {other:?}"),
+    }
 }
 
 /// The hardening audit's list: every one of these used to saturate to
@@ -240,13 +244,13 @@ const HUGE_TIMES: &[(&[&str], &str)] = &[
         &["base_station.agent=wtcp"],
         "base_station.wtcp.initial_rtt",
     ),
-    (&TULIP_CELL, "topology.wireless.tulip.t_ack"),
-    (&TULIP_CELL, "topology.wireless.tulip.delta_t2_min"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_p"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_c"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_tr"),
-    (&TULIP_CELL, "topology.wireless.tulip.tau"),
-    (&TULIP_CELL, "topology.wireless.fama.slot"),
+    (&TULIP_CELL, "topology.wireless.link.t_ack"),
+    (&TULIP_CELL, "topology.wireless.link.delta_t2_min"),
+    (&TULIP_CELL, "topology.wireless.link.t_p"),
+    (&TULIP_CELL, "topology.wireless.link.t_c"),
+    (&TULIP_CELL, "topology.wireless.link.t_tr"),
+    (&TULIP_CELL, "topology.wireless.link.tau"),
+    (&TULIP_CELL, "topology.wireless.mac.slot"),
 ];
 
 const TULIP_CELL: [&str; 2] = ["topology.wireless.mac=fama", "topology.wireless.link=tulip"];

@@ -12,6 +12,11 @@
 //! - [`dda`]: the TCP-unaware selective repeat of Delayed Duplicate Acknowledgements
 //!   (Vaidya et al.), without in-order delivery.
 //!
+//! `spec` holds the one list of link layers (`link_layers!`): the scenario's `link` table
+//! (`LinkLayerSpec`), each one's configuration on its cell and how an instance is built.
+//! Adding a link layer: its module here with its settings in `<link>/spec.rs`, a variant of
+//! `AnyLinkLayer` and `LinkFrame`, one line of `link_layers!`.
+//!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
 //! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
 //! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
@@ -21,6 +26,7 @@ pub mod airmail;
 pub mod dda;
 pub mod rlp;
 pub mod stop_and_wait;
+pub mod spec;
 pub mod stream;
 pub mod tulip;
 

@@ -32,6 +32,9 @@
 //! Left out: hidden terminals (the medium model has none), an early give-up of the receiver
 //! that sent a CTS, multiple-packet trains, power control.
 
+pub mod spec;
+pub use spec::{FamaSpec};
+
 use std::collections::VecDeque;
 
 use super::common::{FrameKind, MacFrame, MacInput, MacOutput, MacSignal};
