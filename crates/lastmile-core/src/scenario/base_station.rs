@@ -28,9 +28,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agents::{AgentSpec, ItcpSpec, LleSpec, Site, SiteCell, SnoopSpec, WtcpSpec};
 
-use super::error::ScenarioError;
 use super::model::Scenario;
 use super::topology::{unknown_node, ResolvedTopology};
+use crate::errors::ScenarioError;
 
 /// An agent as written: by name (`agent = "snoop"`, every setting at its default) or as a
 /// tagged table (`agent = { kind = "snoop", dupack_threshold = 3 }`).

@@ -11,7 +11,6 @@
 mod base_station;
 mod deserialize;
 mod document;
-mod error;
 mod flows;
 mod load;
 mod moved_keys;
@@ -23,14 +22,15 @@ mod resolved;
 mod schema;
 mod short_form;
 mod topology;
+pub(crate) mod transports;
 pub(crate) mod validate;
 mod validate_link;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::errors::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub(crate) use base_station::site;
-pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use flows::{expand_flows, matches_pattern, ExpandedFlows, FlowGroup, FlowInstance, FLOWS_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;

@@ -207,6 +207,22 @@ impl LinkSpec {
     pub fn fec_code(&self) -> Option<crate::error_model::BlockCode> {
         self.fec.as_ref().map(|f| f.code())
     }
+
+    /// The hop as its MAC and link layer are configured from.
+    pub fn hop(&self) -> crate::wireless::hop::Hop<'_> {
+        crate::wireless::hop::Hop {
+            rate_bps: self.rate.bps(),
+            delay: self.delay.sim(),
+            overhead_bytes: self.overhead.bytes(),
+            fec_code: self.fec_code(),
+            decode_delay: self
+                .fec
+                .as_ref()
+                .map_or(crate::engine::SimDuration::ZERO, |f| f.decode_delay.sim()),
+            mac: &self.mac,
+            link: &self.link,
+        }
+    }
 }
 
 fn is_zero(d: &Duration) -> bool {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::error::ScenarioError;
+use crate::errors::ScenarioError;
 
 /// The MACs that take the 802.11 PHY keys.
 const PHY_MACS: [&str; 3] = ["ideal", "dcf", "fama"];

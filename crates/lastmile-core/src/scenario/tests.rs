@@ -216,7 +216,7 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
 
 fn fama_config(hop: &crate::scenario::LinkSpec) -> crate::wireless::mac::FamaConfig {
     match &hop.mac {
-        crate::wireless::mac::MacSpec::Fama(f) => f.config(hop),
+        crate::wireless::mac::MacSpec::Fama(f) => f.config(&hop.hop()),
         other => panic!("not FAMA-NCS: {other:?}"),
     }
 }

@@ -2,8 +2,8 @@
 //! was expected (conventions rule 11). The MACs' and link layers' own settings are checked
 //! by their `spec.rs` (`MacSpec::check`, `LinkLayerSpec::check`).
 
-use super::error::ScenarioError;
 use super::model::LinkSpec;
+use crate::errors::ScenarioError;
 
 /// `fec`: a code that exists, and a decoding delay only where a MAC can hold frames for it.
 pub(crate) fn check_fec(path: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {

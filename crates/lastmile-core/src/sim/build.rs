@@ -124,7 +124,7 @@ pub fn build(
     for (i, f) in flows.flows.iter().enumerate() {
         let gateway = match f.spec.transport {
             TransportKind::Tcp => None,
-            _ => crate::transport::check::gateway_between(
+            _ => crate::scenario::transports::gateway_between(
                 scenario,
                 &topology,
                 &world.routes,

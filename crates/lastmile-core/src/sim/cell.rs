@@ -178,7 +178,7 @@ impl Cell {
             link_config: LinkLayerConfig::None,
             code: spec.fec_code(),
             in_flight: BTreeMap::new(),
-            mac_accelerated: is_mac_accelerated(spec),
+            mac_accelerated: is_mac_accelerated(&spec.hop()),
             replying: None,
             busy_until: SimTime::ZERO,
             stats: CellStats::default(),
@@ -189,7 +189,7 @@ impl Cell {
             cell.add_station(SimTime::ZERO, node, members.len(), timers);
         }
         if let Some(head) = cell.stations.first() {
-            cell.link_config = spec.link.config(spec, &head.mac);
+            cell.link_config = spec.link.config(&spec.hop(), &head.mac);
         }
         Ok(cell)
     }
@@ -211,7 +211,7 @@ impl Cell {
             true => format!("cell/{name}/{}/{what}", node.0),
             false => format!("cell/{name}/{}/{}/{what}", node.0, id.0),
         };
-        let phy = phy_config(spec);
+        let phy = phy_config(&spec.hop());
         let errors = if id.index() == 0 {
             &spec.reverse_errors
         } else {
@@ -228,7 +228,7 @@ impl Cell {
         };
         let mac = spec
             .mac
-            .build(spec, station, RngStream::derive(seed, &stream("mac")))
+            .build(&spec.hop(), station, RngStream::derive(seed, &stream("mac")))
             .expect("a cell's hop has a cell MAC");
         let mac_timer = timers.add(TimerOwner::Mac {
             cell: self.id,
@@ -244,7 +244,7 @@ impl Cell {
             ifq: Queue::new(
                 spec.queue,
                 spec.aqm.as_ref(),
-                phy_config(spec).data_rate_bps,
+                phy_config(&spec.hop()).data_rate_bps,
                 RngStream::derive(seed, &stream("aqm")),
             ),
             at_mac: VecDeque::new(),

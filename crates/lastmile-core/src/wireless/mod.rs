@@ -6,6 +6,7 @@
 //! - `signals`: the MAC ⇄ link-layer signals of TULIP §3.2–3.3 and LLE-TCP;
 //! - `link`: the link layers behind [`link::AnyLinkLayer`] and their scenario settings
 //!   (`link::spec`, one list of link layers);
+//! - `hop`: what a MAC and a link layer are configured from;
 //! - `energy`: radio time and energy per state (transmit, receive, idle, sleep);
 //! - `bianchi` and `harness`: Bianchi's (2000) saturation model and a saturation harness
 //!   that checks the DCF against it.
@@ -13,6 +14,7 @@
 pub mod bianchi;
 pub mod energy;
 pub mod harness;
+pub mod hop;
 pub mod link;
 pub mod mac;
 pub mod medium;

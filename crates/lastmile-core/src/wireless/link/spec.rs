@@ -14,7 +14,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::wireless::mac::AnyMac;
 
 use super::airmail::AirmailSpec;
@@ -42,7 +43,7 @@ pub trait LinkLayerSettings {
         Ok(())
     }
     /// The configuration on `hop` whose head station runs `mac`.
-    fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> Self::Config;
+    fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> Self::Config;
     /// One instance, towards one peer; `head` says whether its station is the cell's head
     /// (AIRMAIL's base station).
     fn layer(config: &Self::Config, head: bool) -> Result<AnyLinkLayer, String>;
@@ -98,7 +99,7 @@ macro_rules! link_layers {
             }
 
             /// The configuration on `hop` whose head station runs `mac`.
-            pub fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> LinkLayerConfig {
+            pub fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> LinkLayerConfig {
                 match self {
                     LinkLayerSpec::None => LinkLayerConfig::None,
                     $(LinkLayerSpec::$variant(s) => LinkLayerConfig::$variant(s.config(hop, mac)),)*
@@ -159,6 +160,7 @@ impl LinkLayerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
 
     #[test]
     fn every_link_layer_round_trips_as_a_name_and_as_a_table() {

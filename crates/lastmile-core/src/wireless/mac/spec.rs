@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
 use crate::ids::NodeId;
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Rate;
 use crate::wireless::phy::{PhyConfig, Preamble};
 
@@ -54,11 +55,11 @@ pub trait MacSettings {
     }
     /// What the types alone cannot check, for this MAC on `hop`; error paths are relative
     /// to the `mac` table.
-    fn check(&self, _hop: &LinkSpec) -> Result<(), ScenarioError> {
+    fn check(&self, _hop: &Hop<'_>) -> Result<(), ScenarioError> {
         Ok(())
     }
     /// The MAC of one station of a cell on `hop`.
-    fn build<P: Clone>(&self, hop: &LinkSpec, station: StationSetup, rng: RngStream)
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, rng: RngStream)
         -> AnyMac<P>;
 }
 
@@ -104,13 +105,13 @@ pub struct PhySettings {
 impl PhySettings {
     /// The PHY these settings give on `hop`: the preset, the hop's `rate` as the data rate,
     /// then `basic_rate` and `preamble`, and the hop's FEC.
-    pub fn config(&self, hop: &LinkSpec) -> PhyConfig {
+    pub fn config(&self, hop: &Hop<'_>) -> PhyConfig {
         let mut phy = match self.phy.unwrap_or_default() {
             PhyPreset::Dot11 => PhyConfig::preset("802.11"),
             PhyPreset::Dot11b => PhyConfig::preset("802.11b"),
         }
         .expect("known preset");
-        phy.data_rate_bps = hop.rate.bps();
+        phy.data_rate_bps = hop.rate_bps;
         if let Some(r) = self.basic_rate {
             phy.basic_rate_bps = r.bps();
         }
@@ -120,14 +121,14 @@ impl PhySettings {
                 PreambleKind::Short => Preamble::Short,
             };
         }
-        phy.code = hop.fec_code();
+        phy.code = hop.fec_code;
         phy
     }
 }
 
 /// The PHY of a cell on `hop`: its MAC's PHY settings, or the 802.11 defaults for a MAC
 /// without them (the hop's rate, airtimes for the link layers' timers).
-pub fn phy_config(hop: &LinkSpec) -> PhyConfig {
+pub fn phy_config(hop: &Hop<'_>) -> PhyConfig {
     match hop.mac.phy() {
         Some(p) => p.config(hop),
         None => PhySettings::default().config(hop),
@@ -208,7 +209,7 @@ macro_rules! macs {
             }
 
             /// The settings' checks on `hop` (paths relative to the `mac` table).
-            pub fn check(&self, hop: &LinkSpec) -> Result<(), ScenarioError> {
+            pub fn check(&self, hop: &Hop<'_>) -> Result<(), ScenarioError> {
                 match self {
                     MacSpec::P2p => Ok(()),
                     $(MacSpec::$variant(s) => s.check(hop),)*
@@ -218,7 +219,7 @@ macro_rules! macs {
             /// The MAC of one station of a cell on `hop`; `None` for a point-to-point hop.
             pub fn build<P: Clone>(
                 &self,
-                hop: &LinkSpec,
+                hop: &Hop<'_>,
                 station: StationSetup,
                 rng: RngStream,
             ) -> Option<AnyMac<P>> {
@@ -257,6 +258,7 @@ macs! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
 
     #[test]
     fn every_mac_round_trips_as_a_name_and_as_a_table() {

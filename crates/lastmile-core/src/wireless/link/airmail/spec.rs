@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimDuration;
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Duration;
 use crate::wireless::link::rlp::spec::RLP_FRAME_BYTES_MAX;
 use crate::wireless::link::spec::LinkLayerSettings;
@@ -85,7 +86,7 @@ impl LinkLayerSettings for AirmailSpec {
 
     /// The table's values, and for those it leaves out our defaults, the status period and
     /// timeouts from this MAC's airtime and reply budget.
-    fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> AirmailConfig {
+    fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> AirmailConfig {
         let mut cfg = AirmailConfig {
             info_bytes: self.info_bytes.unwrap_or(64),
             header_bytes: self.header_bytes.unwrap_or(4),

@@ -6,7 +6,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Duration;
 use crate::wireless::link::spec::{
     LinkLayerSettings, DEFAULT_LINK_RETRY_LIMIT, MAX_DATAGRAM_BYTES,
@@ -78,7 +79,7 @@ impl LinkLayerSettings for DdaLinkSpec {
         Ok(())
     }
 
-    fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> DdaLinkConfig {
+    fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> DdaLinkConfig {
         let phy = phy_config(hop);
         DdaLinkConfig {
             window: self.window.unwrap_or(DEFAULT_DDA_WINDOW),

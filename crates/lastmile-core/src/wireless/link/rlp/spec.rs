@@ -7,7 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Duration;
 use crate::wireless::link::spec::{LinkLayerSettings, MAX_DATAGRAM_BYTES};
 use crate::wireless::link::AnyLinkLayer;
@@ -113,7 +114,7 @@ impl LinkLayerSettings for RlpSpec {
     }
 
     /// The table as it stands (its defaults are TS 24.022's).
-    fn config<P: Clone>(&self, _hop: &LinkSpec, _mac: &AnyMac<P>) -> RlpConfig {
+    fn config<P: Clone>(&self, _hop: &Hop<'_>, _mac: &AnyMac<P>) -> RlpConfig {
         RlpConfig {
             info_bytes: self.info_bytes,
             header_bytes: self.header_bytes,

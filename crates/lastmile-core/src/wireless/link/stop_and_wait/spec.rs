@@ -5,7 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::{
     LinkLayerSettings, DEFAULT_LINK_RETRY_LIMIT, MAX_DATAGRAM_BYTES,
 };
@@ -52,7 +53,7 @@ impl LinkLayerSettings for StopAndWaitSpec {
         Ok(())
     }
 
-    fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> StopAndWaitConfig {
+    fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> StopAndWaitConfig {
         let phy = phy_config(hop);
         let longest_frame = match mac {
             AnyMac::Duplex(d) => d.config().airtime(MAX_DATAGRAM_BYTES),
@@ -75,6 +76,7 @@ impl LinkLayerSettings for StopAndWaitSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
     use crate::engine::RngStream;
     use crate::ids::NodeId;
     use crate::wireless::mac::StationSetup;
@@ -92,10 +94,10 @@ mod tests {
         };
         let dcf = spec
             .mac
-            .build::<()>(&spec, station, RngStream::derive(1, "t"))
+            .build::<()>(&spec.hop(), station, RngStream::derive(1, "t"))
             .unwrap();
-        let phy = phy_config(&spec);
-        let c = StopAndWaitSpec::default().config(&spec, &dcf);
+        let phy = phy_config(&spec.hop());
+        let c = StopAndWaitSpec::default().config(&spec.hop(), &dcf);
         assert_eq!(
             c.ack_timeout,
             dcf.reply_budget(SAW_HEADER_BYTES) + phy.data_airtime(1500) + phy.difs()

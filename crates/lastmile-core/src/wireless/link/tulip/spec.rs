@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimDuration;
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Duration;
 use crate::wireless::link::spec::LinkLayerSettings;
 use crate::wireless::link::AnyLinkLayer;
@@ -95,12 +96,12 @@ impl LinkLayerSettings for TulipSpec {
 
     /// The scenario's settings, and the terms of equation (1) they leave unset derived from
     /// the PHY and the MAC.
-    fn config<P: Clone>(&self, hop: &LinkSpec, mac: &AnyMac<P>) -> TulipConfig {
+    fn config<P: Clone>(&self, hop: &Hop<'_>, mac: &AnyMac<P>) -> TulipConfig {
         let phy = phy_config(hop);
         let mut t = TulipConfig {
             window: self.window,
             rate_bps: phy.data_rate_bps,
-            tau: hop.delay.sim(),
+            tau: hop.delay,
             t_c: phy.plcp(),
             mac_acceleration: self.mac_acceleration,
             lack_bytes: TulipConfig::lack_bytes_for_window(self.window),
@@ -154,6 +155,7 @@ impl LinkLayerSettings for TulipSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
     use crate::engine::RngStream;
     use crate::ids::NodeId;
     use crate::wireless::link::spec::LinkLayerSpec;
@@ -174,7 +176,7 @@ mod tests {
             cell_size: 2,
         };
         spec.mac
-            .build(spec, station, RngStream::derive(1, "t"))
+            .build(&spec.hop(), station, RngStream::derive(1, "t"))
             .expect("a cell")
     }
 
@@ -182,7 +184,7 @@ mod tests {
         let LinkLayerSpec::Tulip(t) = &spec.link else {
             panic!("not TULIP");
         };
-        t.config(spec, &head_mac(spec))
+        t.config(&spec.hop(), &head_mac(spec))
     }
 
     /// TULIP eq. (1) over accelerated FAMA-NCS: t_ACK is the in-floor reply (SIFS 10 µs +

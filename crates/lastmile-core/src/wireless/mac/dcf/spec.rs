@@ -8,7 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::ByteSize;
 use crate::wireless::link::spec::LinkLayerSpec;
 use crate::wireless::mac::spec::{MacSettings, PhySettings, StationSetup};
@@ -73,7 +74,7 @@ pub enum CwRuleKind {
 
 impl DcfSpec {
     /// The DCF's configuration on `hop` (retry limits 1 over TULIP unless given).
-    pub fn config(&self, hop: &LinkSpec) -> DcfConfig {
+    pub fn config(&self, hop: &Hop<'_>) -> DcfConfig {
         let mut cfg = DcfConfig::with_phy(self.phy.config(hop));
         let tulip = matches!(hop.link, LinkLayerSpec::Tulip(_));
         let default_limit = |standard: u32| if tulip { 1 } else { standard };
@@ -102,7 +103,7 @@ impl MacSettings for DcfSpec {
     }
 
     /// The 802.11 DSSS rates and retry limits the DCF can run with.
-    fn check(&self, hop: &LinkSpec) -> Result<(), ScenarioError> {
+    fn check(&self, hop: &Hop<'_>) -> Result<(), ScenarioError> {
         let cfg = self.config(hop);
         match cfg.validate() {
             Ok(()) => Ok(()),
@@ -110,7 +111,7 @@ impl MacSettings for DcfSpec {
         }
     }
 
-    fn build<P: Clone>(&self, hop: &LinkSpec, station: StationSetup, rng: RngStream) -> AnyMac<P> {
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, rng: RngStream) -> AnyMac<P> {
         AnyMac::Dcf(Dcf::new(station.node, self.config(hop), rng))
     }
 }
@@ -135,6 +136,7 @@ pub(crate) fn phy_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
 
     fn hop(mac: &str, link: &str) -> LinkSpec {
         toml::from_str(&format!("rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"))
@@ -143,7 +145,7 @@ mod tests {
 
     fn dcf(spec: &LinkSpec) -> DcfConfig {
         match &spec.mac {
-            crate::wireless::mac::spec::MacSpec::Dcf(d) => d.config(spec),
+            crate::wireless::mac::spec::MacSpec::Dcf(d) => d.config(&spec.hop()),
             other => panic!("not a DCF: {other:?}"),
         }
     }
@@ -175,9 +177,9 @@ mod tests {
     #[test]
     fn dcf_check_names_the_phy_when_the_rate_is_not_dsss() {
         let mut spec = hop("\"dcf\"", "");
-        assert!(spec.mac.check(&spec).is_ok());
+        assert!(spec.mac.check(&spec.hop()).is_ok());
         spec.rate = crate::units::Rate(3_000_000);
-        let e = spec.mac.check(&spec).unwrap_err();
+        let e = spec.mac.check(&spec.hop()).unwrap_err();
         assert_eq!(e.path, "phy", "{e}");
         assert!(e.expected.contains("DSSS"), "{e}");
     }

@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{RngStream, SimDuration};
-use crate::scenario::LinkSpec;
+use crate::engine::RngStream;
+use crate::wireless::hop::Hop;
 use crate::wireless::mac::spec::{MacSettings, StationSetup};
 use crate::wireless::mac::AnyMac;
 
@@ -19,16 +19,13 @@ pub struct DuplexSpec {}
 
 impl DuplexSpec {
     /// The duplex channel of `hop`.
-    pub fn config(hop: &LinkSpec) -> DuplexConfig {
+    pub fn config(hop: &Hop<'_>) -> DuplexConfig {
         DuplexConfig {
-            rate_bps: hop.rate.bps(),
-            overhead_bytes: hop.overhead.bytes().min(u64::from(u32::MAX)) as u32,
-            propagation: hop.delay.sim(),
-            code: hop.fec_code(),
-            decode_delay: hop
-                .fec
-                .as_ref()
-                .map_or(SimDuration::ZERO, |f| f.decode_delay.sim()),
+            rate_bps: hop.rate_bps,
+            overhead_bytes: hop.overhead_bytes.min(u64::from(u32::MAX)) as u32,
+            propagation: hop.delay,
+            code: hop.fec_code,
+            decode_delay: hop.decode_delay,
         }
     }
 }
@@ -38,7 +35,7 @@ impl MacSettings for DuplexSpec {
     const FULL_DUPLEX: bool = true;
     const HOLDS_FRAMES: bool = true;
 
-    fn build<P: Clone>(&self, hop: &LinkSpec, station: StationSetup, _rng: RngStream) -> AnyMac<P> {
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, _rng: RngStream) -> AnyMac<P> {
         AnyMac::Duplex(DuplexMac::new(station.node, Self::config(hop)))
     }
 }

@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
-use crate::scenario::{LinkSpec, ScenarioError};
+use crate::errors::ScenarioError;
+use crate::wireless::hop::Hop;
 use crate::units::Duration;
 use crate::wireless::link::spec::LinkLayerSpec;
 use crate::wireless::link::tulip::{
@@ -46,9 +47,9 @@ pub struct FamaSpec {
 
 /// True when `hop` runs TULIP with MAC acceleration over FAMA-NCS (TULIP §3.3, §5): the only
 /// case in which a link layer replies inside the floor.
-pub fn is_mac_accelerated(hop: &LinkSpec) -> bool {
+pub fn is_mac_accelerated(hop: &Hop<'_>) -> bool {
     matches!(
-        (&hop.mac, &hop.link),
+        (hop.mac, hop.link),
         (MacSpec::Fama(_), LinkLayerSpec::Tulip(t)) if t.mac_acceleration
     )
 }
@@ -56,7 +57,7 @@ pub fn is_mac_accelerated(hop: &LinkSpec) -> bool {
 impl FamaSpec {
     /// FAMA-NCS's constants on the cell's PHY, with this table's slot, backoff windows and
     /// CTS length: what the scenario check validates (at the nominal τ).
-    pub fn constants(&self, hop: &LinkSpec) -> FamaConfig {
+    pub fn constants(&self, hop: &Hop<'_>) -> FamaConfig {
         let mut cfg = FamaConfig::with_phy(self.phy.config(hop));
         cfg.phy.slot = self.slot.map_or(cfg.phy.slot, |d| d.sim());
         cfg.cw_min = self.cw_min.unwrap_or(cfg.cw_min);
@@ -71,8 +72,8 @@ impl FamaSpec {
     /// piggyback. The CTS deferral covers TULIP's header whichever link layer runs (with
     /// `link = "none"` that is 16 µs more than needed at 1 Mbps; kept as the results were
     /// recorded).
-    pub fn config(&self, hop: &LinkSpec) -> FamaConfig {
-        let reply_in_floor_max_bytes = match &hop.link {
+    pub fn config(&self, hop: &Hop<'_>) -> FamaConfig {
+        let reply_in_floor_max_bytes = match hop.link {
             LinkLayerSpec::Tulip(t) if is_mac_accelerated(hop) => {
                 TulipConfig::lack_bytes_for_window(t.window) + MAC_ACCEL_PIGGYBACK_MAX_BYTES
             }
@@ -82,7 +83,7 @@ impl FamaSpec {
             header_bytes: TULIP_HEADER_BYTES,
             reply_in_floor_max_bytes,
         });
-        cfg.tau = cfg.tau.max(hop.delay.sim());
+        cfg.tau = cfg.tau.max(hop.delay);
         cfg
     }
 }
@@ -98,7 +99,7 @@ impl MacSettings for FamaSpec {
     /// The 802.11 DSSS rates, CTS dominance, backoff windows of 2^k − 1 slots, and bounds
     /// that keep every FAMA-NCS time finite: an 802.11 frame's largest size, and a window of
     /// at most 2^16 slots.
-    fn check(&self, hop: &LinkSpec) -> Result<(), ScenarioError> {
+    fn check(&self, hop: &Hop<'_>) -> Result<(), ScenarioError> {
         let cfg = self.constants(hop);
         if let Err(e) = cfg.validate() {
             let field = match e.field {
@@ -124,7 +125,7 @@ impl MacSettings for FamaSpec {
         Ok(())
     }
 
-    fn build<P: Clone>(&self, hop: &LinkSpec, station: StationSetup, rng: RngStream) -> AnyMac<P> {
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, rng: RngStream) -> AnyMac<P> {
         AnyMac::Fama(Fama::new(station.node, self.config(hop), rng))
     }
 }
@@ -132,6 +133,7 @@ impl MacSettings for FamaSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LinkSpec;
 
     /// TULIP's experiment hop (§5): 1 Mbps, τ = 1 µs, FAMA-NCS and `link`.
     fn hop(mac: &str, link: &str) -> LinkSpec {
@@ -141,7 +143,7 @@ mod tests {
 
     fn fama(spec: &LinkSpec) -> FamaConfig {
         match &spec.mac {
-            MacSpec::Fama(f) => f.config(spec),
+            MacSpec::Fama(f) => f.config(&spec.hop()),
             other => panic!("not FAMA-NCS: {other:?}"),
         }
     }
@@ -183,10 +185,10 @@ mod tests {
             (r#"{ kind = "fama", slot = "0s" }"#, "slot"),
         ] {
             let spec = hop(table, "");
-            let e = spec.mac.check(&spec).unwrap_err();
+            let e = spec.mac.check(&spec.hop()).unwrap_err();
             assert_eq!(e.path, path, "{table}: {e}");
         }
         let spec = hop("\"fama\"", "");
-        assert!(spec.mac.check(&spec).is_ok());
+        assert!(spec.mac.check(&spec.hop()).is_ok());
     }
 }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
-use crate::scenario::LinkSpec;
+use crate::wireless::hop::Hop;
 use crate::wireless::mac::spec::{MacSettings, PhySettings, StationSetup};
 use crate::wireless::mac::AnyMac;
 
@@ -27,14 +27,14 @@ impl MacSettings for IdealSpec {
         Some(&self.phy)
     }
 
-    fn build<P: Clone>(&self, hop: &LinkSpec, station: StationSetup, _rng: RngStream) -> AnyMac<P> {
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, _rng: RngStream) -> AnyMac<P> {
         AnyMac::Ideal(IdealMac::new(
             station.node,
             IdealConfig {
                 phy: self.phy.config(hop),
                 rank: station.rank,
                 cell_size: station.cell_size,
-                propagation: hop.delay.sim(),
+                propagation: hop.delay,
             },
         ))
     }

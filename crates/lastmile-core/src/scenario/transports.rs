@@ -11,12 +11,13 @@
 
 use crate::agents::AgentSpec;
 use crate::apps::AppSpec;
+use crate::errors::ScenarioError;
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
-use crate::scenario::{FlowSpec, ResolvedTopology, Scenario, ScenarioError};
+use crate::transport::wtp::MAX_SEGMENTS;
+use crate::transport::TransportKind;
 
-use super::wtp::MAX_SEGMENTS;
-use super::TransportKind;
+use super::{FlowSpec, ResolvedTopology, Scenario};
 
 /// A gateway on a flow's path.
 #[derive(Clone, Debug)]
