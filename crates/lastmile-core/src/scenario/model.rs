@@ -191,7 +191,11 @@ pub struct LinkSpec {
 }
 
 fn mac_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-    super::short_form::schema::<MacSpec>(gen, MacSpec::NAMES, "A MAC by name, every setting at its default.")
+    super::short_form::schema::<MacSpec>(
+        gen,
+        MacSpec::NAMES,
+        "A MAC by name, every setting at its default.",
+    )
 }
 
 fn link_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {

@@ -27,7 +27,10 @@ pub(crate) fn moved_hop_key(path: &str, field: &str, hop: &Value) -> Option<Scen
         "phy" | "basic_rate" | "preamble" => {
             let mac = hop.get("mac").and_then(kind_of);
             let kind = mac.filter(|m| PHY_MACS.contains(m)).unwrap_or("dcf");
-            ("mac", format!("{{ kind = \"{kind}\", {field} = {written} }}"))
+            (
+                "mac",
+                format!("{{ kind = \"{kind}\", {field} = {written} }}"),
+            )
         }
         "fama" => ("mac", with_kind("fama", value)),
         "link_retry_limit" => (
@@ -69,7 +72,10 @@ fn render(v: &Value) -> String {
     match v {
         Value::String(s) => format!("{s:?}"),
         Value::Object(map) => {
-            let keys: Vec<String> = map.iter().map(|(k, v)| format!("{k} = {}", render(v))).collect();
+            let keys: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", render(v)))
+                .collect();
             format!("{{ {} }}", keys.join(", "))
         }
         Value::Array(items) => {

@@ -465,3 +465,55 @@ fn scenario_the_bsd_ssthresh_rule_is_refused_with_a_congestion_control_other_tha
     assert!(e.expected.contains("cc = \"reno\""), "{}", e.expected);
     load(CHAIN, &["flow.0.tcp.ssthresh_rule=bsd"]).expect("Reno takes it");
 }
+
+#[test]
+fn scenario_mac_and_link_tables_refuse_keys_of_another_kind() {
+    let cases = [
+        (
+            "topology.wireless.mac={ kind = \"dcf\", slot = \"20us\" }",
+            "topology.wireless.mac.slot",
+        ),
+        (
+            "topology.wireless.mac={ kind = \"p2p\", phy = \"802.11b\" }",
+            "topology.wireless.mac.phy",
+        ),
+        (
+            "topology.wireless.mac={ kind = \"duplex\", rts_threshold = \"0B\" }",
+            "topology.wireless.mac.rts_threshold",
+        ),
+        (
+            "topology.wireless.link={ kind = \"none\", window = 8 }",
+            "topology.wireless.link.window",
+        ),
+        (
+            "topology.wireless.link={ kind = \"rlp\", mac_acceleration = true }",
+            "topology.wireless.link.mac_acceleration",
+        ),
+    ];
+    for (set, path) in cases {
+        let e = chain_err(&[set]);
+        assert_eq!(e.path, path, "{set}: {e}");
+        assert!(e.expected.starts_with("unknown key"), "{set}: {e}");
+    }
+}
+
+#[test]
+fn scenario_override_into_a_mac_named_alone_sets_that_mac_s_key() {
+    let s = load(
+        CHAIN,
+        &[
+            "topology.wireless.mac=dcf",
+            "topology.wireless.mac.rts_threshold=0B",
+        ],
+    )
+    .unwrap();
+    let hop = s.topology.wireless.as_ref().unwrap();
+    let crate::scenario::MacSpec::Dcf(dcf) = &hop.mac else {
+        panic!("a DCF: {:?}", hop.mac);
+    };
+    assert_eq!(dcf.rts_threshold.bytes(), 0);
+    assert_eq!(
+        dcf.retry_limit_short, None,
+        "the other settings keep their defaults"
+    );
+}

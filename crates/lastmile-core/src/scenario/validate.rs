@@ -53,7 +53,10 @@ fn check(s: &Scenario) -> Result<(), ScenarioError> {
     for cell in &topo.cells {
         check_link(&cell.path, &cell.spec)?;
         let mac = format!("{}.mac", cell.path);
-        cell.spec.mac.check(&cell.spec.hop()).map_err(|e| e.under(&mac))?;
+        cell.spec
+            .mac
+            .check(&cell.spec.hop())
+            .map_err(|e| e.under(&mac))?;
     }
     super::base_station::check_base_stations(s, &topo)?;
     super::mobility::resolve_mobiles(s, &topo)?;

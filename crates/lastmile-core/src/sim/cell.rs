@@ -32,8 +32,9 @@
 //! the cell's lifetime): a node can `leave` the cell and `join` it again (as a new station)
 //! while events for its former membership are pending — those find it gone and do nothing.
 //! Every MAC and link layer has a timer in `World::timers`. Carrier-sense updates touch only
-//! the members of the cell that hears the frame. The MAC's and link layers' configurations
-//! come from `wireless/cell_config.rs`. `link.rs` drives IP → link layer → MAC, `air.rs`
+//! the members of the cell that hears the frame. The MAC is built and the link layers
+//! configured from the hop's `mac` and `link` tables (`MacSpec::build`,
+//! `LinkLayerSpec::config`). `link.rs` drives IP → link layer → MAC, `air.rs`
 //! the medium.
 
 mod air;
@@ -228,7 +229,11 @@ impl Cell {
         };
         let mac = spec
             .mac
-            .build(&spec.hop(), station, RngStream::derive(seed, &stream("mac")))
+            .build(
+                &spec.hop(),
+                station,
+                RngStream::derive(seed, &stream("mac")),
+            )
             .expect("a cell's hop has a cell MAC");
         let mac_timer = timers.add(TimerOwner::Mac {
             cell: self.id,

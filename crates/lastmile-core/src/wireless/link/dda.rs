@@ -34,7 +34,6 @@ pub use spec::DdaLinkSpec;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Packet, Service};
 use crate::wireless::signals::MacSignal;

@@ -25,8 +25,8 @@
 pub mod airmail;
 pub mod dda;
 pub mod rlp;
-pub mod stop_and_wait;
 pub mod spec;
+pub mod stop_and_wait;
 pub mod stream;
 pub mod tulip;
 

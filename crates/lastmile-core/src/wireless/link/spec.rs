@@ -169,10 +169,14 @@ mod tests {
                 serde_json::from_value(serde_json::json!({ "kind": name })).expect(name);
             assert_eq!(spec.name(), *name);
             assert_eq!(serde_json::to_value(&spec).unwrap()["kind"], *name);
-            let hop: LinkSpec =
-                toml::from_str(&format!("rate = \"1Mbps\"\nmac = \"dcf\"\nlink = \"{name}\""))
-                    .expect("short form");
-            assert_eq!(hop.link, spec, "link = \"{name}\" is the table with defaults");
+            let hop: LinkSpec = toml::from_str(&format!(
+                "rate = \"1Mbps\"\nmac = \"dcf\"\nlink = \"{name}\""
+            ))
+            .expect("short form");
+            assert_eq!(
+                hop.link, spec,
+                "link = \"{name}\" is the table with defaults"
+            );
             let back: LinkSpec = toml::from_str(&format!(
                 "rate = \"1Mbps\"\nmac = \"dcf\"\nlink = {{ kind = \"{name}\" }}"
             ))

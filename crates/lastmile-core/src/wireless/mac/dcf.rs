@@ -50,7 +50,7 @@
 //! save, PCF, broadcast data, and the ns-2 deviations listed in protocol-notes §5.2.
 
 pub mod spec;
-pub use spec::{DcfSpec, CwRuleKind};
+pub use spec::{CwRuleKind, DcfSpec};
 
 use std::collections::{BTreeMap, VecDeque};
 

@@ -15,7 +15,7 @@
 //! channel as its own (`Medium::full_duplex`).
 
 pub mod spec;
-pub use spec::{DuplexSpec};
+pub use spec::DuplexSpec;
 
 use std::collections::VecDeque;
 

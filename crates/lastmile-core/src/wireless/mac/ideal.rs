@@ -21,7 +21,7 @@
 //! retransmission (a frame lost to the channel is simply lost: that is the link layer's job).
 
 pub mod spec;
-pub use spec::{IdealSpec};
+pub use spec::IdealSpec;
 
 use std::collections::VecDeque;
 

@@ -30,7 +30,7 @@ pub mod spec;
 mod tests;
 
 pub use common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
-pub use dcf::{CwRule, CwRuleKind, DcfSpec, Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
+pub use dcf::{CwRule, CwRuleKind, Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfSpec, DcfState};
 pub use duplex::{DuplexConfig, DuplexMac, DuplexSpec};
 pub use fama::{Fama, FamaConfig, FamaCounters, FamaSpec};
 pub use ideal::{IdealConfig, IdealMac, IdealSpec};

@@ -13,10 +13,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
-use crate::ids::NodeId;
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
+use crate::ids::NodeId;
 use crate::units::Rate;
+use crate::wireless::hop::Hop;
 use crate::wireless::phy::{PhyConfig, Preamble};
 
 use super::dcf::DcfSpec;
@@ -59,8 +59,7 @@ pub trait MacSettings {
         Ok(())
     }
     /// The MAC of one station of a cell on `hop`.
-    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, rng: RngStream)
-        -> AnyMac<P>;
+    fn build<P: Clone>(&self, hop: &Hop<'_>, station: StationSetup, rng: RngStream) -> AnyMac<P>;
 }
 
 /// An IEEE 802.11 DSSS PHY preset.
@@ -267,8 +266,8 @@ mod tests {
                 serde_json::from_value(serde_json::json!({ "kind": name })).expect(name);
             assert_eq!(spec.name(), *name);
             assert_eq!(serde_json::to_value(&spec).unwrap()["kind"], *name);
-            let hop: LinkSpec = toml::from_str(&format!("rate = \"1Mbps\"\nmac = \"{name}\""))
-                .expect("short form");
+            let hop: LinkSpec =
+                toml::from_str(&format!("rate = \"1Mbps\"\nmac = \"{name}\"")).expect("short form");
             assert_eq!(hop.mac, spec, "mac = \"{name}\" is the table with defaults");
             let back: LinkSpec =
                 toml::from_str(&format!("rate = \"1Mbps\"\nmac = {{ kind = \"{name}\" }}"))

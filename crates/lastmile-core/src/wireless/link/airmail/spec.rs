@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::SimDuration;
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::Duration;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::rlp::spec::RLP_FRAME_BYTES_MAX;
 use crate::wireless::link::spec::LinkLayerSettings;
 use crate::wireless::link::AnyLinkLayer;
@@ -64,7 +64,10 @@ impl LinkLayerSettings for AirmailSpec {
                 format!("1 or more bytes, with header_bytes at most {RLP_FRAME_BYTES_MAX} in all"),
             );
         }
-        if let Some(w) = self.window.filter(|w| !(1..=AIRMAIL_WINDOW_MAX).contains(w)) {
+        if let Some(w) = self
+            .window
+            .filter(|w| !(1..=AIRMAIL_WINDOW_MAX).contains(w))
+        {
             return bad(
                 "window",
                 w.to_string(),
@@ -128,10 +131,25 @@ mod tests {
     fn airmail_check_names_the_key_out_of_range() {
         assert!(AirmailSpec::default().check().is_ok());
         let cases = [
-            (AirmailSpec { info_bytes: Some(0), ..Default::default() }, "info_bytes"),
-            (AirmailSpec { window: Some(129), ..Default::default() }, "window"),
             (
-                AirmailSpec { ack_timeout: Some(Duration::from_millis(0)), ..Default::default() },
+                AirmailSpec {
+                    info_bytes: Some(0),
+                    ..Default::default()
+                },
+                "info_bytes",
+            ),
+            (
+                AirmailSpec {
+                    window: Some(129),
+                    ..Default::default()
+                },
+                "window",
+            ),
+            (
+                AirmailSpec {
+                    ack_timeout: Some(Duration::from_millis(0)),
+                    ..Default::default()
+                },
                 "ack_timeout",
             ),
         ];

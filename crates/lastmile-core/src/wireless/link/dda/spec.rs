@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::Duration;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::{
     LinkLayerSettings, DEFAULT_LINK_RETRY_LIMIT, MAX_DATAGRAM_BYTES,
 };
@@ -106,11 +106,32 @@ mod tests {
     fn dda_check_names_the_key_out_of_range() {
         assert!(DdaLinkSpec::default().check().is_ok());
         let cases = [
-            (DdaLinkSpec { window: Some(0), ..Default::default() }, "window"),
-            (DdaLinkSpec { window: Some(1025), ..Default::default() }, "window"),
-            (DdaLinkSpec { retry_limit: Some(0), ..Default::default() }, "retry_limit"),
             (
-                DdaLinkSpec { ack_timeout: Some(Duration::from_millis(0)), ..Default::default() },
+                DdaLinkSpec {
+                    window: Some(0),
+                    ..Default::default()
+                },
+                "window",
+            ),
+            (
+                DdaLinkSpec {
+                    window: Some(1025),
+                    ..Default::default()
+                },
+                "window",
+            ),
+            (
+                DdaLinkSpec {
+                    retry_limit: Some(0),
+                    ..Default::default()
+                },
+                "retry_limit",
+            ),
+            (
+                DdaLinkSpec {
+                    ack_timeout: Some(Duration::from_millis(0)),
+                    ..Default::default()
+                },
                 "ack_timeout",
             ),
         ];

@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::Duration;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::{LinkLayerSettings, MAX_DATAGRAM_BYTES};
 use crate::wireless::link::AnyLinkLayer;
 use crate::wireless::mac::AnyMac;
@@ -142,7 +142,10 @@ mod tests {
     #[test]
     fn rlp_defaults_are_gsm_tch_f9_6s() {
         let r = RlpSpec::default();
-        assert_eq!((r.info_bytes, r.header_bytes, r.window, r.n2), (24, 6, 61, 6));
+        assert_eq!(
+            (r.info_bytes, r.header_bytes, r.window, r.n2),
+            (24, 6, 61, 6)
+        );
         assert_eq!(r.t1, Duration::from_millis(480));
         assert!(r.check().is_ok());
     }
@@ -151,11 +154,41 @@ mod tests {
     fn rlp_check_names_the_key_out_of_range() {
         let r = RlpSpec::default();
         let cases = [
-            (RlpSpec { info_bytes: 0, ..r.clone() }, "info_bytes"),
-            (RlpSpec { header_bytes: 65_535, ..r.clone() }, "info_bytes"),
-            (RlpSpec { window: 0, ..r.clone() }, "window"),
-            (RlpSpec { window: 4_097, ..r.clone() }, "window"),
-            (RlpSpec { t1: Duration::from_millis(0), ..r.clone() }, "t1"),
+            (
+                RlpSpec {
+                    info_bytes: 0,
+                    ..r.clone()
+                },
+                "info_bytes",
+            ),
+            (
+                RlpSpec {
+                    header_bytes: 65_535,
+                    ..r.clone()
+                },
+                "info_bytes",
+            ),
+            (
+                RlpSpec {
+                    window: 0,
+                    ..r.clone()
+                },
+                "window",
+            ),
+            (
+                RlpSpec {
+                    window: 4_097,
+                    ..r.clone()
+                },
+                "window",
+            ),
+            (
+                RlpSpec {
+                    t1: Duration::from_millis(0),
+                    ..r.clone()
+                },
+                "t1",
+            ),
             (RlpSpec { n2: 0, ..r.clone() }, "n2"),
         ];
         for (spec, path) in cases {

@@ -76,9 +76,9 @@ impl LinkLayerSettings for StopAndWaitSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::LinkSpec;
     use crate::engine::RngStream;
     use crate::ids::NodeId;
+    use crate::scenario::LinkSpec;
     use crate::wireless::mac::StationSetup;
 
     #[test]

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::SimDuration;
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::Duration;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::LinkLayerSettings;
 use crate::wireless::link::AnyLinkLayer;
 use crate::wireless::mac::fama::spec::is_mac_accelerated;
@@ -138,9 +138,9 @@ impl LinkLayerSettings for TulipSpec {
         };
         // t_ACK: the LACK's way back; t_c already counts both PLCPs.
         t.t_ack = Some(
-            self.t_ack.map(|d| d.sim()).unwrap_or_else(|| {
-                reply.saturating_sub(phy.plcp()).saturating_sub(other_terms)
-            }),
+            self.t_ack
+                .map(|d| d.sim())
+                .unwrap_or_else(|| reply.saturating_sub(phy.plcp()).saturating_sub(other_terms)),
         );
         t
     }
@@ -155,9 +155,9 @@ impl LinkLayerSettings for TulipSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::LinkSpec;
     use crate::engine::RngStream;
     use crate::ids::NodeId;
+    use crate::scenario::LinkSpec;
     use crate::wireless::link::spec::LinkLayerSpec;
     use crate::wireless::mac::StationSetup;
 
@@ -218,7 +218,12 @@ mod tests {
         assert_eq!((t.window, t.mac_acceleration), (8, true));
         assert!(t.check().is_ok());
         for w in [1, 129] {
-            let e = TulipSpec { window: w, ..t.clone() }.check().unwrap_err();
+            let e = TulipSpec {
+                window: w,
+                ..t.clone()
+            }
+            .check()
+            .unwrap_err();
             assert_eq!(e.path, "window", "{e}");
         }
     }

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::ByteSize;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::LinkLayerSpec;
 use crate::wireless::mac::spec::{MacSettings, PhySettings, StationSetup};
 use crate::wireless::mac::AnyMac;
@@ -139,8 +139,10 @@ mod tests {
     use crate::scenario::LinkSpec;
 
     fn hop(mac: &str, link: &str) -> LinkSpec {
-        toml::from_str(&format!("rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"))
-            .expect("a valid link")
+        toml::from_str(&format!(
+            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"
+        ))
+        .expect("a valid link")
     }
 
     fn dcf(spec: &LinkSpec) -> DcfConfig {

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::RngStream;
 use crate::errors::ScenarioError;
-use crate::wireless::hop::Hop;
 use crate::units::Duration;
+use crate::wireless::hop::Hop;
 use crate::wireless::link::spec::LinkLayerSpec;
 use crate::wireless::link::tulip::{
     TulipConfig, MAC_ACCEL_PIGGYBACK_MAX_BYTES, TULIP_HEADER_BYTES,
@@ -137,8 +137,10 @@ mod tests {
 
     /// TULIP's experiment hop (§5): 1 Mbps, τ = 1 µs, FAMA-NCS and `link`.
     fn hop(mac: &str, link: &str) -> LinkSpec {
-        toml::from_str(&format!("rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"))
-            .expect("a valid link")
+        toml::from_str(&format!(
+            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"
+        ))
+        .expect("a valid link")
     }
 
     fn fama(spec: &LinkSpec) -> FamaConfig {
