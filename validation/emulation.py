@@ -79,8 +79,8 @@ stop_time = "600s"
 preset = "wlan"
 mobiles = 1
 wired = {{ rate = "100Mbps", delay = "19ms", queue = "1000pkt" }}
-wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}, queue = "100pkt",
-             errors = {{ model = "per", per = {per} }} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }},
+             queue = "100pkt", errors = {{ model = "per", per = {per} }} }}
 [base_station]
 agent = "{agent}"
 node = "ap"

@@ -61,7 +61,10 @@ DCF: dict[str, Any] = {
     "base_station.agent": "none",
 }
 MECHANISMS: dict[str, dict[str, Any]] = {
-    "no ARQ": {"topology.wireless.mac.retry_limit_short": 1, "topology.wireless.mac.retry_limit_long": 1},
+    "no ARQ": {
+        "topology.wireless.mac.retry_limit_short": 1,
+        "topology.wireless.mac.retry_limit_long": 1,
+    },
     "802.11 ARQ only": {},
     "TULIP": {"topology.wireless.link": "tulip"},
     "Snoop": {"base_station.agent": "snoop"},
