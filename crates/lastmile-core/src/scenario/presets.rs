@@ -9,7 +9,8 @@
 //! settings table written beside it (`link = { kind = "rlp", n2 = 10 }`, `fec = { ... }`)
 //! keeps the preset's other settings; an error model written beside it replaces the
 //! preset's whole. The preset's `mac` and `link` tables fill the hop's only when the hop
-//! names the same MAC or link layer (a name alone, `link = "rlp"`, counts as its table);
+//! names the same MAC or link layer (a name alone, `link = "rlp"`, counts as its table, and a
+//! table without `kind`, `link = { n2 = 10 }`, names the preset's);
 //! another MAC that uses the 802.11 PHY keeps the preset's PHY keys. The `preset` key stays
 //! in the hop, for the record.
 //!
@@ -278,21 +279,28 @@ fn expand_hop(hop: &mut Map<String, Value>) {
 }
 
 /// The hop's `mac` or `link` (`mine`, a name or a table) filled from the preset's table: all
-/// its settings for the same kind, only the PHY keys for another MAC that takes them.
+/// its settings for the same kind (a table without `kind` is the preset's kind), only the
+/// PHY keys for another MAC that takes them.
 fn fill_family_table(mine: &mut Value, theirs: Map<String, Value>) {
     let kind = match &*mine {
         Value::String(name) => name.clone(),
         Value::Object(map) => match map.get("kind").and_then(Value::as_str) {
             Some(kind) => kind.to_string(),
-            None => return,
+            None => match theirs.get("kind").and_then(Value::as_str) {
+                Some(kind) => kind.to_string(),
+                None => return,
+            },
         },
         _ => return,
     };
     let same = theirs.get("kind").and_then(Value::as_str) == Some(kind.as_str());
+    let fill_kind = same && matches!(&*mine, Value::Object(map) if !map.contains_key("kind"));
     let phy_only = !same && PHY_MACS.contains(&kind.as_str());
     let fill: Vec<(String, Value)> = theirs
         .into_iter()
-        .filter(|(k, _)| k != "kind" && (same || (phy_only && PHY_KEYS.contains(&k.as_str()))))
+        .filter(|(k, _)| {
+            (k != "kind" || fill_kind) && (same || (phy_only && PHY_KEYS.contains(&k.as_str())))
+        })
         .collect();
     if fill.is_empty() {
         return;

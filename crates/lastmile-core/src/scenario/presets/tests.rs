@@ -94,6 +94,12 @@ fn a_key_written_beside_the_preset_wins_and_a_settings_table_keeps_the_rest() {
         panic!("rlp settings: {:?}", w.link);
     };
     assert_eq!((r.n2, r.info_bytes, r.header_bytes), (10, 40, 2));
+    // A table without `kind` is the preset's link layer's.
+    let s = chain(r#"preset = "gprs", link = { n2 = 3 }"#, &[]).expect("gprs");
+    let LinkLayerSpec::Rlp(r) = &wireless(&s).link else {
+        panic!("rlp settings");
+    };
+    assert_eq!((r.n2, r.info_bytes, r.window), (3, 40, 1024));
     // The short form names the preset's link layer: its settings stay the preset's.
     let s = chain(r#"preset = "gprs", link = "rlp""#, &[]).expect("gprs");
     let LinkLayerSpec::Rlp(r) = &wireless(&s).link else {
