@@ -38,7 +38,7 @@ def test_ten_flows_to_ten_mobiles_in_two_groups_of_five() -> None:
     assert s["topology"]["mobiles"] == 10
     assert s["topology"]["wireless"]["queue"] == "700pkt"
     # Figs. 8-9's settings: ns-2's RTS/CTS before every frame, a window that never binds.
-    assert s["topology"]["wireless"]["rts_threshold"] == "0B"
+    assert s["topology"]["wireless"]["mac"]["rts_threshold"] == "0B"
     assert all(f["tcp"]["rwnd"] == "1000000B" for f in s["flow"])
     dsts = [f["dst"] for f in s["flow"]]
     assert dsts == [[f"mh{i}" for i in range(1, 6)], [f"mh{i}" for i in range(6, 11)]]

@@ -27,7 +27,7 @@ stop_time = "30s"
 preset = "wlan"
 mobiles = 3
 wired = { rate = "10Mbps", delay = "1ms" }
-wireless = { phy = "802.11b", rate = "11Mbps", mac = "dcf" }
+wireless = { rate = "11Mbps", mac = { kind = "dcf", phy = "802.11b" } }
 [[flow]]
 name = "down"
 count = 3

@@ -80,7 +80,8 @@ def test_every_tagged_form_is_spelled_out() -> None:
     ):
         assert title in doc, title
     # Each MAC, link layer and agent has its settings described.
-    for section in ("## MacKind", "## LinkLayerKind", "## TulipSpec", "## SnoopSpec",
+    for section in ("## MacSpec", '### kind = "dcf"', '### kind = "fama"', "## LinkLayerSpec",
+                    '### kind = "tulip"', '### kind = "rlp"', "## SnoopSpec",
                     "## WtcpSpec", "## ItcpSpec", "## LleSpec", "## TcpSpec"):  # fmt: skip
         assert section in doc, section
     assert "τ = 1 µs" in doc and "21 bytes at 1 Mbps" in doc  # FAMA's constants

@@ -79,8 +79,8 @@ stop_time = "600s"
 preset = "wlan"
 mobiles = 1
 wired = {{ rate = "100Mbps", delay = "19ms", queue = "1000pkt" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", queue = "100pkt",
-             errors = {{ model = "per", per = {per} }} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }},
+             queue = "100pkt", errors = {{ model = "per", per = {per} }} }}
 [base_station]
 agent = "{agent}"
 node = "ap"
@@ -109,7 +109,7 @@ def scenario(
 ) -> Path:
     template = WLAN if hop == "dcf" else CHAIN
     # A cell's MAC needs microseconds of propagation and a DSSS rate (802.11b's 11 Mbps).
-    cell = 'phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "fama"'
+    cell = 'rate = "11Mbps", delay = "1us", mac = { kind = "fama", phy = "802.11b" }'
     wireless = {
         "p2p": 'rate = "10Mbps", delay = "1ms"',
         "fama": cell,

@@ -55,13 +55,16 @@ TCPS: dict[str, dict[str, str]] = {
 }
 DCF: dict[str, Any] = {
     "topology.wireless.mac": "dcf",
-    "topology.wireless.phy": "802.11b",
+    "topology.wireless.mac.phy": "802.11b",
     "topology.wireless.rate": "1Mbps",
     "topology.wireless.link": "none",
     "base_station.agent": "none",
 }
 MECHANISMS: dict[str, dict[str, Any]] = {
-    "no ARQ": {"topology.wireless.retry_limit_short": 1, "topology.wireless.retry_limit_long": 1},
+    "no ARQ": {
+        "topology.wireless.mac.retry_limit_short": 1,
+        "topology.wireless.mac.retry_limit_long": 1,
+    },
     "802.11 ARQ only": {},
     "TULIP": {"topology.wireless.link": "tulip"},
     "Snoop": {"base_station.agent": "snoop"},

@@ -87,7 +87,7 @@ def steady_payload_bps(overrides: dict[str, object], seed: int) -> float:
 def ours(sender: str, datagram: int, rts: str, seed: int, rate_mbps: int = 11) -> float:
     overrides: dict[str, object] = {
         "topology.wireless.rate": f"{rate_mbps}Mbps",
-        "topology.wireless.rts_threshold": RTS[rts],
+        "topology.wireless.mac.rts_threshold": RTS[rts],
         "flow.0.tcp.mss": f"{datagram - 40}B",
         "flow.0.tcp.rwnd": f"{20 * (datagram - 40)}B",
         "flow.0.tcp.ack": "delayed" if sender == "delayed" else "every",

@@ -40,7 +40,7 @@ def ns2(per: float, window: int, seed: int) -> float:
 def ours(per: float, window: int, seed: int) -> float:
     payload = DATAGRAM_BYTES - 40
     overrides: dict[str, object] = {
-        "topology.wireless.rts_threshold": "0B",
+        "topology.wireless.mac.rts_threshold": "0B",
         "topology.wireless.queue": "700pkt",
         "topology.wireless.errors.per": per,
         "topology.wireless.reverse_errors.per": per,

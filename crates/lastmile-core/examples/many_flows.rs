@@ -75,7 +75,7 @@ links = [
 preset = "wlan"
 mobiles = {m}
 wired = {{ rate = "100Mbps", delay = "5ms", queue = "1000pkt" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", queue = "1000pkt",
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}, queue = "1000pkt",
              errors = {{ model = "per", per = 0.01 }} }}"#,
                 m = n.min(100)
             ),

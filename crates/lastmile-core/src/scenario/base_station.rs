@@ -28,10 +28,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agents::{AgentSpec, ItcpSpec, LleSpec, Site, SiteCell, SnoopSpec, WtcpSpec};
 
-use super::model::{MacKind, Scenario};
+use super::model::Scenario;
 use super::plan::AgentSite;
 use super::topology::{unknown_node, ResolvedTopology};
-use super::validate::written_name;
 use crate::errors::ScenarioError;
 
 /// An agent as written: by name (`agent = "snoop"`, every setting at its default) or as a
@@ -385,8 +384,8 @@ pub(crate) fn site<'a>(
         .find(|c| c.members.contains(&node))
         .map(|c| SiteCell {
             name: &c.name,
-            mac: written_name(&c.spec.mac),
-            mac_acknowledges: c.spec.mac == MacKind::Dcf,
+            mac: format!("\"{}\"", c.spec.mac.name()),
+            mac_acknowledges: c.spec.mac.acknowledges(),
             receivers: super::flows::destinations(s, topo)
                 .into_iter()
                 .filter(|&d| d != node && c.members.contains(&d))

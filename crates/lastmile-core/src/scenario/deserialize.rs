@@ -45,17 +45,20 @@ pub(crate) fn deserialize(doc: &Value) -> Result<Scenario, ScenarioError> {
     Ok(scenario)
 }
 
-/// Every internally tagged table of `s` (`errors`, `reverse_errors`, `app`, an agent
-/// written as a table) with its path, serialized back.
+/// Every internally tagged table of `s` (`errors`, `reverse_errors`, `mac`, `link`, `app`,
+/// an agent written as a table) with its path, serialized back.
 fn tagged_tables(s: &Scenario) -> Vec<(Vec<Seg>, Value)> {
     let key = |k: &str| Seg::Key(k.to_string());
     let mut out = Vec::new();
     let mut link = |at: Vec<Seg>, spec: &super::model::LinkSpec| {
-        for (name, model) in [
-            ("errors", &spec.errors),
-            ("reverse_errors", &spec.reverse_errors),
-        ] {
-            if let Ok(v) = serde_json::to_value(model) {
+        let family = [
+            ("errors", serde_json::to_value(&spec.errors)),
+            ("reverse_errors", serde_json::to_value(&spec.reverse_errors)),
+            ("mac", serde_json::to_value(&spec.mac)),
+            ("link", serde_json::to_value(&spec.link)),
+        ];
+        for (name, value) in family {
+            if let Ok(v) = value {
                 let mut path = at.clone();
                 path.push(key(name));
                 out.push((path, v));
@@ -211,6 +214,11 @@ fn explain(doc: &Value, failure: Failure) -> ScenarioError {
         let allowed = listed_names(rest.split_once(", ").map(|x| x.1).unwrap_or(""));
         if path.last() != Some(&Seg::Key(field.clone())) {
             path.push(Seg::Key(field.clone()));
+        }
+        let moved = get(doc, &path[..path.len() - 1])
+            .and_then(|hop| super::moved_keys::moved_hop_key(&path_string(&path), &field, hop));
+        if let Some(e) = moved {
+            return e;
         }
         let expected = if allowed.is_empty() {
             "unknown key; this table takes no other keys".to_string()

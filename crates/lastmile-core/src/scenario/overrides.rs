@@ -12,6 +12,10 @@
 //! shorthand is first written out as `recovery` and `cc`, so `--set flow.0.tcp.cc=cubic`
 //! on `variant = "newreno"` runs NewReno's recovery with CUBIC. An override of `variant`
 //! on a table that writes `recovery` or `cc` replaces both.
+//!
+//! A MAC or link layer named alone (`mac = "dcf"`) is its table with every default: an
+//! override of one of its settings (`--set topology.wireless.mac.rts_threshold=0B`) first
+//! writes the name out as `{ kind = "dcf" }`.
 
 use serde_json::{Map, Value};
 
@@ -79,6 +83,7 @@ fn apply_one(doc: &mut Value, text: &str) -> Result<Vec<Seg>, ScenarioError> {
     let mut path = Vec::with_capacity(keys.len());
     let mut node = doc;
     for (i, k) in keys.iter().map(|k| k.trim()).enumerate() {
+        expand_short_form(node, path.last());
         let is_last = i + 1 == keys.len();
         if is_last {
             let parent = path.last().cloned();
@@ -122,6 +127,22 @@ fn split_shorthand(tcp: &mut Map<String, Value>, key: &str) {
             tcp.remove("cc");
         }
         _ => {}
+    }
+}
+
+/// The keys whose value may be a name standing for the table `{ kind = name }`.
+const SHORT_FORMS: [&str; 2] = ["mac", "link"];
+
+/// Before stepping into `node`, the value of `key`: a name standing for a table (`mac =
+/// "dcf"`) becomes that table (`{ kind = "dcf" }`).
+fn expand_short_form(node: &mut Value, key: Option<&Seg>) {
+    let (Value::String(name), Some(Seg::Key(key))) = (&*node, key) else {
+        return;
+    };
+    if SHORT_FORMS.contains(&key.as_str()) {
+        let mut table = Map::new();
+        table.insert("kind".into(), Value::String(name.clone()));
+        *node = Value::Object(table);
     }
 }
 
@@ -261,6 +282,29 @@ mod tests {
         let mut doc = json!({"x": {"variant": "newreno"}});
         apply(&mut doc, &["x.cc=cubic".into()], "t.toml").unwrap();
         assert_eq!(doc["x"], json!({"variant": "newreno", "cc": "cubic"}));
+    }
+
+    #[test]
+    fn scenario_override_into_a_short_form_writes_it_out_as_its_table() {
+        let mut doc = json!({"topology": {"wireless": {"mac": "dcf", "link": "tulip"}}});
+        let overrides = [
+            "topology.wireless.mac.rts_threshold=0B".into(),
+            "topology.wireless.link.window=4".into(),
+        ];
+        apply(&mut doc, &overrides, "t.toml").unwrap();
+        assert_eq!(
+            doc["topology"]["wireless"],
+            json!({
+                "mac": {"kind": "dcf", "rts_threshold": "0B"},
+                "link": {"kind": "tulip", "window": 4},
+            })
+        );
+        // Replacing the whole value keeps the short form; other keys' strings stay.
+        let mut doc = json!({"topology": {"wireless": {"mac": "dcf"}}, "name": "x"});
+        apply(&mut doc, &["topology.wireless.mac=fama".into()], "t.toml").unwrap();
+        assert_eq!(doc["topology"]["wireless"]["mac"], json!("fama"));
+        let err = apply(&mut doc, &["name.kind=y".into()], "t.toml").unwrap_err();
+        assert_eq!(err.path, "name");
     }
 
     #[test]

@@ -13,9 +13,9 @@ use crate::transport::TransportKind;
 
 use super::flows::{expand_flows, ExpandedFlows};
 use super::mobility::{resolve_mobiles, ResolvedMobile};
-use super::model::{LinkLayerKind, Scenario};
+use super::model::{LinkLayerSpec, Scenario};
 use super::topology::{check_identifier, link_paths, resolve_topology, ResolvedTopology};
-use super::validate::{check_cell, check_flow, check_link, written_name};
+use super::validate::{check_flow, check_link};
 
 /// A base station's agent where it sits.
 #[derive(Clone, Debug)]
@@ -70,10 +70,10 @@ pub fn plan(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
     let paths = link_paths(s, topology.links.len());
     for (link, path) in topology.links.iter().zip(paths) {
         check_link(&path, &link.spec)?;
-        if link.spec.link != LinkLayerKind::None {
+        if link.spec.link != LinkLayerSpec::None {
             return Err(ScenarioError::bad_value(
                 format!("{path}.link"),
-                written_name(&link.spec.link),
+                format!("\"{}\"", link.spec.link.name()),
                 "\"none\" on a point-to-point hop: link layers run over a cell MAC \
                  (mac = \"ideal\", \"dcf\" or \"fama\")",
             ));
@@ -81,7 +81,11 @@ pub fn plan(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
     }
     for cell in &topology.cells {
         check_link(&cell.path, &cell.spec)?;
-        check_cell(&cell.path, &cell.spec)?;
+        let mac = format!("{}.mac", cell.path);
+        cell.spec
+            .mac
+            .check(&cell.spec.hop())
+            .map_err(|e| e.under(&mac))?;
     }
     let agents = super::base_station::check_base_stations(s, &topology)?;
     let mobiles = resolve_mobiles(s, &topology)?;

@@ -6,11 +6,13 @@
 //! A preset is expanded on the scenario document, after `--set` overrides and before the
 //! document is read into a `LinkSpec`: every key the preset fills that the hop does not
 //! write is added, so any key written beside the preset (or set with `--set`) wins. A
-//! settings table written beside it (`rlp = { n2 = 10 }`) keeps the preset's other
-//! settings; an error model written beside it replaces the preset's whole. A link layer's
-//! settings table is filled only when the hop's link layer is still the preset's, and the
-//! 802.11 PHY keys only on a MAC that uses them. The `preset` key stays in the hop, for the
-//! record.
+//! settings table written beside it (`link = { kind = "rlp", n2 = 10 }`, `fec = { ... }`)
+//! keeps the preset's other settings; an error model written beside it replaces the
+//! preset's whole. The preset's `mac` and `link` tables fill the hop's only when the hop
+//! names the same MAC or link layer (a name alone, `link = "rlp"`, counts as its table, and a
+//! table without `kind`, `link = { n2 = 10 }`, names the preset's);
+//! another MAC that uses the 802.11 PHY keeps the preset's PHY keys. The `preset` key stays
+//! in the hop, for the record.
 //!
 //! Rules common to the presets (docs/wwan.md says why):
 //! - the WWAN presets run over `mac = "duplex"` (FDD: each direction its own channel);
@@ -140,15 +142,15 @@ impl NetworkPreset {
             Umts384 => rlc_hop("384kbps", "100ms", 9, 512),
             Umts2048 => rlc_hop("2048kbps", "100ms", 35, 4096),
             Cdpd => json!({
-                "rate": "19.2kbps", "delay": "250ms", "queue": "9pkt", "mac": "duplex",
-                "link": "none",
+                "rate": "19.2kbps", "delay": "250ms", "queue": "9pkt",
+                "mac": { "kind": "duplex" }, "link": { "kind": "none" },
                 "fec": { "n": 63, "k": 47, "t": 7, "symbol_bits": 6 },
                 "errors": timed_ge("10s", "50ms", 1e-3, 1e-1),
                 "reverse_errors": timed_ge("10s", "50ms", 1e-3, 1e-1),
             }),
             Mobitex => json!({
-                "rate": "8kbps", "delay": "500ms", "queue": "9pkt", "mac": "duplex",
-                "link": "none",
+                "rate": "8kbps", "delay": "500ms", "queue": "9pkt",
+                "mac": { "kind": "duplex" }, "link": { "kind": "none" },
                 "errors": { "model": "gilbert_elliott", "mean_loss": 0.01, "mean_burst": 2.0 },
                 "reverse_errors": { "model": "gilbert_elliott", "mean_loss": 0.01, "mean_burst": 2.0 },
             }),
@@ -174,10 +176,13 @@ fn residual_errors() -> Value {
 }
 
 /// A GSM-family hop: RLP over a duplex channel.
-fn rlp_hop(rate: &str, delay: &str, queue_pkts: u32, rlp: Value) -> Value {
+fn rlp_hop(rate: &str, delay: &str, queue_pkts: u32, mut rlp: Value) -> Value {
+    if let Value::Object(map) = &mut rlp {
+        map.insert("kind".into(), json!("rlp"));
+    }
     json!({
-        "rate": rate, "delay": delay, "queue": format!("{queue_pkts}pkt"), "mac": "duplex",
-        "link": "rlp", "rlp": rlp,
+        "rate": rate, "delay": delay, "queue": format!("{queue_pkts}pkt"),
+        "mac": { "kind": "duplex" }, "link": rlp,
         "errors": residual_errors(), "reverse_errors": residual_errors(),
     })
 }
@@ -188,10 +193,10 @@ fn rlp_hop(rate: &str, delay: &str, queue_pkts: u32, rlp: Value) -> Value {
 fn rlc_hop(rate: &str, delay: &str, queue_pkts: u32, window: u32) -> Value {
     let one_way_ms: u64 = delay.trim_end_matches("ms").parse().unwrap_or(100);
     json!({
-        "rate": rate, "delay": delay, "queue": format!("{queue_pkts}pkt"), "mac": "duplex",
-        "link": "rlp",
-        "rlp": {
-            "info_bytes": 40, "header_bytes": 2, "window": window,
+        "rate": rate, "delay": delay, "queue": format!("{queue_pkts}pkt"),
+        "mac": { "kind": "duplex" },
+        "link": {
+            "kind": "rlp", "info_bytes": 40, "header_bytes": 2, "window": window,
             "t1": format!("{}ms", 4 * one_way_ms), "n2": 6,
         },
         "errors": residual_errors(), "reverse_errors": residual_errors(),
@@ -201,23 +206,26 @@ fn rlc_hop(rate: &str, delay: &str, queue_pkts: u32, window: u32) -> Value {
 /// A wireless LAN hop: a cell MAC, 1 µs of propagation, no link layer, an uncorrected
 /// two-state channel (design notes §14: BER 1e-6 Good, 1e-3 Bad).
 fn wlan_hop(rate: &str, mac: &str, phy: Option<&str>) -> Value {
-    let mut keys = json!({
-        "rate": rate, "delay": "1us", "mac": mac, "link": "none",
-        "errors": timed_ge("1s", "50ms", 1e-6, 1e-3),
-        "reverse_errors": timed_ge("1s", "50ms", 1e-6, 1e-3),
-    });
-    if let (Some(phy), Value::Object(map)) = (phy, &mut keys) {
+    let mut mac = json!({ "kind": mac });
+    if let (Some(phy), Value::Object(map)) = (phy, &mut mac) {
         map.insert("phy".into(), json!(phy));
     }
-    keys
+    json!({
+        "rate": rate, "delay": "1us", "mac": mac, "link": { "kind": "none" },
+        "errors": timed_ge("1s", "50ms", 1e-6, 1e-3),
+        "reverse_errors": timed_ge("1s", "50ms", 1e-6, 1e-3),
+    })
 }
 
 /// Settings tables filled key by key when the hop writes one of its own.
-const SETTINGS_TABLES: [&str; 4] = ["rlp", "airmail", "fec", "tulip"];
-/// Keys that only apply to one link layer, by that link layer's name.
-const LINK_TABLES: [(&str, &str); 3] = [("rlp", "rlp"), ("airmail", "airmail"), ("tulip", "tulip")];
-/// The 802.11 PHY keys, which only the cell MACs read.
+const SETTINGS_TABLES: [&str; 1] = ["fec"];
+/// The tagged tables of a hop's families, filled key by key when the hop names the same
+/// kind.
+const FAMILY_TABLES: [&str; 2] = ["mac", "link"];
+/// The 802.11 PHY keys of the MACs that use them.
 const PHY_KEYS: [&str; 3] = ["phy", "basic_rate", "preamble"];
+/// The MACs that take the PHY keys.
+const PHY_MACS: [&str; 3] = ["ideal", "dcf", "fama"];
 
 /// Expands every `preset` of the document's hops (`topology.wireless`, `topology.wired`,
 /// `topology.links[i]`). An unknown name is left for the reader to refuse with the list.
@@ -250,23 +258,13 @@ fn expand_hop(hop: &mut Map<String, Value>) {
     let Value::Object(keys) = preset.keys() else {
         return;
     };
-    let link = hop.get("link").or_else(|| keys.get("link")).cloned();
-    let mac = hop.get("mac").or_else(|| keys.get("mac")).cloned();
-    let uses_phy = matches!(
-        mac.as_ref().and_then(Value::as_str),
-        Some("ideal" | "dcf" | "fama")
-    );
     for (key, value) in keys {
-        let for_link = LINK_TABLES.iter().find(|(k, _)| *k == key.as_str());
-        if for_link.is_some_and(|(_, l)| link.as_ref().and_then(Value::as_str) != Some(l)) {
-            continue;
-        }
-        if PHY_KEYS.contains(&key.as_str()) && !uses_phy {
-            continue;
-        }
         match (hop.get_mut(&key), value) {
             (None, value) => {
                 hop.insert(key, value);
+            }
+            (Some(mine), Value::Object(theirs)) if FAMILY_TABLES.contains(&key.as_str()) => {
+                fill_family_table(mine, theirs);
             }
             (Some(Value::Object(mine)), Value::Object(theirs))
                 if SETTINGS_TABLES.contains(&key.as_str()) =>
@@ -276,6 +274,43 @@ fn expand_hop(hop: &mut Map<String, Value>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The hop's `mac` or `link` (`mine`, a name or a table) filled from the preset's table: all
+/// its settings for the same kind (a table without `kind` is the preset's kind), only the
+/// PHY keys for another MAC that takes them.
+fn fill_family_table(mine: &mut Value, theirs: Map<String, Value>) {
+    let kind = match &*mine {
+        Value::String(name) => name.clone(),
+        Value::Object(map) => match map.get("kind").and_then(Value::as_str) {
+            Some(kind) => kind.to_string(),
+            None => match theirs.get("kind").and_then(Value::as_str) {
+                Some(kind) => kind.to_string(),
+                None => return,
+            },
+        },
+        _ => return,
+    };
+    let same = theirs.get("kind").and_then(Value::as_str) == Some(kind.as_str());
+    let fill_kind = same && matches!(&*mine, Value::Object(map) if !map.contains_key("kind"));
+    let phy_only = !same && PHY_MACS.contains(&kind.as_str());
+    let fill: Vec<(String, Value)> = theirs
+        .into_iter()
+        .filter(|(k, _)| {
+            (k != "kind" || fill_kind) && (same || (phy_only && PHY_KEYS.contains(&k.as_str())))
+        })
+        .collect();
+    if fill.is_empty() {
+        return;
+    }
+    if let Value::String(name) = &*mine {
+        *mine = json!({ "kind": name });
+    }
+    if let Value::Object(map) = mine {
+        for (k, v) in fill {
+            map.entry(k).or_insert(v);
         }
     }
 }

@@ -6,7 +6,8 @@
 //! changes: the run's seed replaces the file's; each TCP table names both halves of what
 //! runs, `recovery` and `cc` (beside `variant` when the file used the shorthand, which
 //! agrees with them); an agent named without its settings (`agent = "snoop"`) is written
-//! as the table of its settings, defaults filled in; and keys left unset (serialized as
+//! as the table of its settings, defaults filled in (so is a MAC or link layer named alone,
+//! `mac = "dcf"`: the hop's `mac` and `link` are always their tables); and keys left unset (serialized as
 //! null: "none", or a default that depends on other keys) are left out, as a file leaves
 //! them out. Loading this document
 //! gives the same `Scenario`, so running it with the same seed gives the same result.
@@ -144,5 +145,44 @@ app = { kind = "bulk", bytes = "1MB" }
         assert!(!doc.to_string().contains("null"), "{doc}");
         let again = load_str(&doc.to_string(), Format::Json, "r.json", &[]).unwrap();
         assert_eq!(resolved(&again, 9), doc);
+    }
+
+    #[test]
+    fn a_mac_and_link_layer_named_alone_are_written_as_their_tables() {
+        let overrides = [
+            "topology.wireless.mac=dcf".to_string(),
+            "topology.wireless.link=stop_and_wait".to_string(),
+        ];
+        let s = load_str(TEXT, Format::Toml, "t.toml", &overrides).unwrap();
+        let doc = resolved(&s, 1);
+        let hop = &doc["topology"]["wireless"];
+        assert_eq!(
+            (
+                &hop["mac"]["kind"],
+                &hop["mac"]["rts_threshold"],
+                &hop["mac"]["cw_rule"]
+            ),
+            (
+                &Value::from("dcf"),
+                &Value::from("2347B"),
+                &Value::from("dcf")
+            ),
+            "{hop}"
+        );
+        assert_eq!(
+            hop["link"],
+            serde_json::json!({"kind": "stop_and_wait", "retry_limit": 7})
+        );
+        assert_eq!(
+            doc["topology"]["wired"]["mac"],
+            serde_json::json!({"kind": "p2p"})
+        );
+        let again = load_str(&doc.to_string(), Format::Json, "r.json", &[]).unwrap();
+        assert_eq!(resolved(&again, 1), doc);
+        let (w, w_again) = (
+            s.topology.wireless.unwrap(),
+            again.topology.wireless.unwrap(),
+        );
+        assert_eq!((w_again.mac, w_again.link), (w.mac, w.link));
     }
 }

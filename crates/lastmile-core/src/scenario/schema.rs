@@ -23,3 +23,35 @@ pub fn json_schema() -> serde_json::Value {
     // A RootSchema is plain data: serializing it cannot fail.
     serde_json::to_value(&root).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{LinkLayerSpec, MacSpec};
+
+    /// A hop's `mac` and `link` take a name or a table: the schema says both, the names
+    /// being the registries'.
+    #[test]
+    fn the_schema_gives_mac_and_link_by_name_or_as_a_table() {
+        let root = json_schema();
+        let hop = &root["definitions"]["LinkSpec"]["properties"];
+        for (key, names, table) in [
+            ("mac", MacSpec::NAMES, "MacSpec"),
+            ("link", LinkLayerSpec::NAMES, "LinkLayerSpec"),
+        ] {
+            let forms = hop[key]["anyOf"].as_array().expect("two forms");
+            let by_name: Vec<&str> = forms[0]["enum"]
+                .as_array()
+                .expect("names")
+                .iter()
+                .filter_map(|v| v.as_str())
+                .collect();
+            assert_eq!(by_name, names, "{key}");
+            assert_eq!(forms[1]["$ref"], format!("#/definitions/{table}"), "{key}");
+            let variants = root["definitions"][table]["oneOf"]
+                .as_array()
+                .expect("tagged");
+            assert_eq!(variants.len(), names.len(), "{key}: one table per name");
+        }
+    }
+}

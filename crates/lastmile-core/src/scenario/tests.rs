@@ -186,35 +186,39 @@ fn scenario_fama_table_sets_the_constants_and_keeps_cts_dominance() {
     let fama = ["topology.wireless.mac=fama"];
     let s = load(
         CHAIN,
-        &[
-            fama[0],
-            "topology.wireless.fama={ slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }",
-        ],
+        &["topology.wireless.mac={ kind = \"fama\", slot = \"354us\", cw_min = 7, cw_max = 255, cts_bytes = 40 }"],
     )
     .unwrap();
     let cell = s.topology.wireless.as_ref().expect("chain's wireless hop");
-    let cfg = crate::wireless::cell_config::fama_config(cell);
+    let cfg = fama_config(cell);
     assert_eq!(cfg.phy.slot, crate::engine::SimDuration::from_micros(354));
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (7, 255, 40));
     // A CTS as short as the RTS breaks dominance (CTS >= RTS + 2τ + ξ): refused at its key.
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=20"]);
-    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_min=8"]);
-    assert_eq!(e.path, "topology.wireless.fama.cw_min/cw_max", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cts_bytes=4294967295"]);
-    assert_eq!(e.path, "topology.wireless.fama.cts_bytes", "{e}");
-    let e = chain_err(&[fama[0], "topology.wireless.fama.cw_max=1048575"]);
-    assert_eq!(e.path, "topology.wireless.fama.cw_max", "{e}");
-    // Only over FAMA-NCS.
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cts_bytes=20"]);
+    assert_eq!(e.path, "topology.wireless.mac.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cw_min=8"]);
+    assert_eq!(e.path, "topology.wireless.mac.cw_min/cw_max", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cts_bytes=4294967295"]);
+    assert_eq!(e.path, "topology.wireless.mac.cts_bytes", "{e}");
+    let e = chain_err(&[fama[0], "topology.wireless.mac.cw_max=1048575"]);
+    assert_eq!(e.path, "topology.wireless.mac.cw_max", "{e}");
+    // Only over FAMA-NCS: the DCF's table has no such key.
     let e = chain_err(&[
         "topology.wireless.mac=dcf",
-        "topology.wireless.fama.cw_min=7",
+        "topology.wireless.mac.cw_min=7",
     ]);
-    assert_eq!(e.path, "topology.wireless.fama", "{e}");
+    assert_eq!(e.path, "topology.wireless.mac.cw_min", "{e}");
     // The defaults are FamaConfig's: 21-byte CTS at 1 Mbps.
     let s = load(CHAIN, &fama).unwrap();
-    let cfg = crate::wireless::cell_config::fama_config(s.topology.wireless.as_ref().unwrap());
+    let cfg = fama_config(s.topology.wireless.as_ref().unwrap());
     assert_eq!((cfg.cw_min, cfg.cw_max, cfg.cts_bytes), (31, 1023, 21));
+}
+
+fn fama_config(hop: &crate::scenario::LinkSpec) -> crate::wireless::mac::FamaConfig {
+    match &hop.mac {
+        crate::wireless::mac::MacSpec::Fama(f) => f.config(&hop.hop()),
+        other => panic!("not FAMA-NCS: {other:?}"),
+    }
 }
 
 /// The hardening audit's list: every one of these used to saturate to
@@ -240,13 +244,13 @@ const HUGE_TIMES: &[(&[&str], &str)] = &[
         &["base_station.agent=wtcp"],
         "base_station.wtcp.initial_rtt",
     ),
-    (&TULIP_CELL, "topology.wireless.tulip.t_ack"),
-    (&TULIP_CELL, "topology.wireless.tulip.delta_t2_min"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_p"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_c"),
-    (&TULIP_CELL, "topology.wireless.tulip.t_tr"),
-    (&TULIP_CELL, "topology.wireless.tulip.tau"),
-    (&TULIP_CELL, "topology.wireless.fama.slot"),
+    (&TULIP_CELL, "topology.wireless.link.t_ack"),
+    (&TULIP_CELL, "topology.wireless.link.delta_t2_min"),
+    (&TULIP_CELL, "topology.wireless.link.t_p"),
+    (&TULIP_CELL, "topology.wireless.link.t_c"),
+    (&TULIP_CELL, "topology.wireless.link.t_tr"),
+    (&TULIP_CELL, "topology.wireless.link.tau"),
+    (&TULIP_CELL, "topology.wireless.mac.slot"),
 ];
 
 const TULIP_CELL: [&str; 2] = ["topology.wireless.mac=fama", "topology.wireless.link=tulip"];
@@ -460,4 +464,56 @@ fn scenario_the_bsd_ssthresh_rule_is_refused_with_a_congestion_control_other_tha
     assert_eq!(e.value.as_deref(), Some("\"bsd\""));
     assert!(e.expected.contains("cc = \"reno\""), "{}", e.expected);
     load(CHAIN, &["flow.0.tcp.ssthresh_rule=bsd"]).expect("Reno takes it");
+}
+
+#[test]
+fn scenario_mac_and_link_tables_refuse_keys_of_another_kind() {
+    let cases = [
+        (
+            "topology.wireless.mac={ kind = \"dcf\", slot = \"20us\" }",
+            "topology.wireless.mac.slot",
+        ),
+        (
+            "topology.wireless.mac={ kind = \"p2p\", phy = \"802.11b\" }",
+            "topology.wireless.mac.phy",
+        ),
+        (
+            "topology.wireless.mac={ kind = \"duplex\", rts_threshold = \"0B\" }",
+            "topology.wireless.mac.rts_threshold",
+        ),
+        (
+            "topology.wireless.link={ kind = \"none\", window = 8 }",
+            "topology.wireless.link.window",
+        ),
+        (
+            "topology.wireless.link={ kind = \"rlp\", mac_acceleration = true }",
+            "topology.wireless.link.mac_acceleration",
+        ),
+    ];
+    for (set, path) in cases {
+        let e = chain_err(&[set]);
+        assert_eq!(e.path, path, "{set}: {e}");
+        assert!(e.expected.starts_with("unknown key"), "{set}: {e}");
+    }
+}
+
+#[test]
+fn scenario_override_into_a_mac_named_alone_sets_that_mac_s_key() {
+    let s = load(
+        CHAIN,
+        &[
+            "topology.wireless.mac=dcf",
+            "topology.wireless.mac.rts_threshold=0B",
+        ],
+    )
+    .unwrap();
+    let hop = s.topology.wireless.as_ref().unwrap();
+    let crate::scenario::MacSpec::Dcf(dcf) = &hop.mac else {
+        panic!("a DCF: {:?}", hop.mac);
+    };
+    assert_eq!(dcf.rts_threshold.bytes(), 0);
+    assert_eq!(
+        dcf.retry_limit_short, None,
+        "the other settings keep their defaults"
+    );
 }

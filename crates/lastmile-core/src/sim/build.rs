@@ -75,7 +75,7 @@ pub fn build(plan: &Plan<'_>, options: &RunOptions, seed: u64) -> Result<World, 
                     Queue::new(s.queue, s.aqm.as_ref(), s.rate.bps(), aqm_rng),
                     errors.build(s.rate.bps(), rng),
                 )
-                .with_code(crate::wireless::cell_config::fec_code(s))
+                .with_code(s.fec_code())
             };
         world.links.push(Link {
             name: l.name.clone(),

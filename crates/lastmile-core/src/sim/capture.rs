@@ -37,9 +37,6 @@ use crate::metrics::pcap::{
     Interface, Note, PcapWriter, LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_RAW,
 };
 use crate::packet::Packet;
-use crate::wireless::link::dda::DdaFrame;
-use crate::wireless::link::stop_and_wait::SawFrame;
-use crate::wireless::link::tulip::TulipFrame;
 use crate::wireless::link::LinkFrame;
 use crate::wireless::mac::{FrameKind, MacFrame};
 use crate::wireless::medium::{RxOutcome, TxId};
@@ -379,7 +376,7 @@ fn encode_cell_frame(
     let (body, comment): (Option<(u16, Vec<u8>)>, Option<String>) = match &frame.payload {
         None => (None, None),
         Some(link_frame) => {
-            let (carried, comment, control) = describe(link_frame);
+            let (carried, comment, control) = link_frame.describe();
             match (carried, control) {
                 (Some(p), _) => {
                     let mut datagram = cap.writer.shifts().datagram(p)?;
@@ -408,89 +405,4 @@ fn encode_cell_frame(
         body: body.as_ref().map(|(e, b)| (*e, b.as_slice())),
     };
     Ok((encode_radiotap_frame(&dot11, true), comment))
-}
-
-/// A link-layer frame's datagram (if it carries one), a comment on its link-layer fields,
-/// and the bytes standing for a control frame that carries no datagram.
-fn describe(frame: &LinkFrame) -> (Option<&Packet>, Option<String>, Option<Vec<u8>>) {
-    match frame {
-        LinkFrame::Plain(p) => (Some(p), None, None),
-        LinkFrame::StopAndWait(SawFrame::Data { seq, packet }) => (
-            Some(packet),
-            Some(format!("stop-and-wait data, bit {seq}")),
-            None,
-        ),
-        LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => {
-            (Some(packet), Some("stop-and-wait unreliable".into()), None)
-        }
-        LinkFrame::StopAndWait(SawFrame::Ack { seq }) => (
-            None,
-            Some(format!("stop-and-wait link ACK, bit {seq}")),
-            Some(vec![b'S', b'W', b'A', *seq]),
-        ),
-        LinkFrame::Tulip(TulipFrame::Data { seq, packet, lack }) => (
-            Some(packet),
-            Some(match lack {
-                None => format!("TULIP data (RLP), seq {}", seq.0),
-                Some(l) => format!("TULIP data (RLP), seq {}, with LACK {l}", seq.0),
-            }),
-            None,
-        ),
-        LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => {
-            (Some(packet), Some("TULIP unreliable (ULP)".into()), None)
-        }
-        LinkFrame::Tulip(TulipFrame::Lack { lack, piggyback }) => {
-            let received: String = (0..lack.window.saturating_sub(1))
-                .map(|i| if lack.is_received(i) { '1' } else { '0' })
-                .collect();
-            let mut text = format!(
-                "TULIP LACK: CumACK {}, bit vector {received} (W = {})",
-                lack.cum_ack.0, lack.window
-            );
-            if piggyback.is_some() {
-                text.push_str(", piggybacking this datagram (MAC acceleration)");
-            }
-            let mut fields = b"TLAK".to_vec();
-            fields.extend_from_slice(&lack.cum_ack.0.to_be_bytes());
-            fields.extend_from_slice(&lack.window.to_be_bytes());
-            fields.extend_from_slice(&lack.bits.to_be_bytes());
-            (piggyback.as_ref(), Some(text), Some(fields))
-        }
-        LinkFrame::Rlp { frame, .. } => {
-            let (text, fields) = frame.describe();
-            (frame.completes(), Some(text), Some(fields))
-        }
-        LinkFrame::Airmail { frame, .. } => {
-            let (text, fields) = frame.describe();
-            (frame.completes(), Some(text), Some(fields))
-        }
-        LinkFrame::Dda(DdaFrame::Data { seq, una, packet }) => (
-            Some(packet),
-            Some(format!("DDA link data, seq {seq}, una {una}")),
-            None,
-        ),
-        LinkFrame::Dda(DdaFrame::Unreliable { packet }) => {
-            (Some(packet), Some("DDA link unreliable".into()), None)
-        }
-        LinkFrame::Dda(DdaFrame::Ack {
-            next,
-            got,
-            also,
-            piggyback,
-        }) => {
-            let mut fields = b"DDAA".to_vec();
-            fields.extend_from_slice(&next.to_be_bytes());
-            fields.extend_from_slice(&got.to_be_bytes());
-            for g in also {
-                fields.extend_from_slice(&g.to_be_bytes());
-            }
-            (
-                piggyback.as_ref(),
-                Some(format!(
-                    "DDA link ACK, next {next}, got {got}, also {also:?}"
-                )),
-                Some(fields),
-            )
-        }
-    }
 }

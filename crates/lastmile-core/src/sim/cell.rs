@@ -32,8 +32,9 @@
 //! the cell's lifetime): a node can `leave` the cell and `join` it again (as a new station)
 //! while events for its former membership are pending — those find it gone and do nothing.
 //! Every MAC and link layer has a timer in `World::timers`. Carrier-sense updates touch only
-//! the members of the cell that hears the frame. The MAC's and link layers' configurations
-//! come from `wireless/cell_config.rs`. `link.rs` drives IP → link layer → MAC, `air.rs`
+//! the members of the cell that hears the frame. The MAC is built and the link layers
+//! configured from the hop's `mac` and `link` tables (`MacSpec::build`,
+//! `LinkLayerSpec::config`). `link.rs` drives IP → link layer → MAC, `air.rs`
 //! the medium.
 
 mod air;
@@ -46,18 +47,12 @@ use crate::error_model::BlockCode;
 use crate::ids::{NodeId, StationId};
 use crate::net::{CellId, Queue};
 use crate::packet::Packet;
-use crate::scenario::{LinkLayerKind, LinkSpec, MacKind};
-use crate::wireless::cell_config::{
-    airmail_config, dcf_config, dda_link_config, duplex_config, fama_config, fec_code,
-    is_mac_accelerated, phy_config, rlp_config, stop_and_wait_config, tulip_config,
-};
-use crate::wireless::link::airmail::{Airmail, AirmailConfig, Role};
-use crate::wireless::link::dda::{DdaLink, DdaLinkConfig};
-use crate::wireless::link::rlp::{Rlp, RlpConfig};
-use crate::wireless::link::stop_and_wait::{StopAndWait, StopAndWaitConfig};
-use crate::wireless::link::tulip::{TulipConfig, TulipLink};
-use crate::wireless::link::{AnyLinkLayer, LinkFrame, NoLink, SawAcks};
-use crate::wireless::mac::{AnyMac, Dcf, DuplexMac, Fama, IdealConfig, IdealMac, MacFrame};
+use crate::scenario::LinkSpec;
+use crate::wireless::link::spec::LinkLayerConfig;
+use crate::wireless::link::{AnyLinkLayer, LinkFrame};
+use crate::wireless::mac::fama::spec::is_mac_accelerated;
+use crate::wireless::mac::spec::phy_config;
+use crate::wireless::mac::{AnyMac, MacFrame, StationSetup};
 use crate::wireless::medium::{Medium, TxId};
 
 use super::observe::DataAccounting;
@@ -132,21 +127,18 @@ pub struct Cell {
     id: CellId,
     spec: LinkSpec,
     seed: u64,
-    pub mac_kind: MacKind,
-    pub link_kind: LinkLayerKind,
+    /// The MAC's and the link layer's names in scenario files.
+    pub mac_name: &'static str,
+    pub link_name: &'static str,
     pub medium: Medium,
     /// Indexed by `StationId`; former members stay, marked absent.
     pub stations: Vec<Station>,
     /// The present members.
     members: FxHashMap<NodeId, StationId>,
-    tulip: Option<TulipConfig>,
-    saw: StopAndWaitConfig,
-    rlp: Option<RlpConfig>,
-    airmail: Option<AirmailConfig>,
+    /// The link layer's configuration, derived from the head's MAC once it exists.
+    link_config: LinkLayerConfig,
     /// The hop's link FEC (frames on the air are its coded bits).
     pub code: Option<BlockCode>,
-    /// `link = "dda"`: set from the head's MAC.
-    dda: Option<DdaLinkConfig>,
     in_flight: BTreeMap<TxId, InFlight>,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
@@ -176,26 +168,18 @@ impl Cell {
             id,
             spec: spec.clone(),
             seed,
-            mac_kind: spec.mac,
-            link_kind: spec.link,
-            medium: match spec.mac {
-                MacKind::Duplex => Medium::full_duplex(spec.delay.sim()),
-                _ => Medium::new(spec.delay.sim()),
+            mac_name: spec.mac.name(),
+            link_name: spec.link.name(),
+            medium: match spec.mac.is_full_duplex() {
+                true => Medium::full_duplex(spec.delay.sim()),
+                false => Medium::new(spec.delay.sim()),
             },
             stations: Vec::with_capacity(members.len()),
             members: FxHashMap::default(),
-            tulip: None,
-            // Both derive from the head's MAC, set once it exists.
-            saw: StopAndWaitConfig {
-                ack_timeout: SimDuration::ZERO,
-                retry_limit: 0,
-            },
-            rlp: rlp_config(spec),
-            airmail: None,
-            code: fec_code(spec),
-            dda: None,
+            link_config: LinkLayerConfig::None,
+            code: spec.fec_code(),
             in_flight: BTreeMap::new(),
-            mac_accelerated: is_mac_accelerated(spec),
+            mac_accelerated: is_mac_accelerated(&spec.hop()),
             replying: None,
             busy_until: SimTime::ZERO,
             stats: CellStats::default(),
@@ -206,12 +190,7 @@ impl Cell {
             cell.add_station(SimTime::ZERO, node, members.len(), timers);
         }
         if let Some(head) = cell.stations.first() {
-            cell.tulip = tulip_config(spec, &head.mac);
-            cell.saw = stop_and_wait_config(spec, &head.mac);
-            cell.airmail = airmail_config(spec, &head.mac);
-            if spec.link == LinkLayerKind::Dda {
-                cell.dda = Some(dda_link_config(spec, &head.mac));
-            }
+            cell.link_config = spec.link.config(&spec.hop(), &head.mac);
         }
         Ok(cell)
     }
@@ -233,7 +212,7 @@ impl Cell {
             true => format!("cell/{name}/{}/{what}", node.0),
             false => format!("cell/{name}/{}/{}/{what}", node.0, id.0),
         };
-        let phy = phy_config(spec);
+        let phy = phy_config(&spec.hop());
         let errors = if id.index() == 0 {
             &spec.reverse_errors
         } else {
@@ -243,22 +222,19 @@ impl Cell {
         let rng = RngStream::derive(seed, &stream("errors"));
         self.medium
             .set_error_model(node, errors.build(phy.data_rate_bps, rng));
-        let mac_rng = || RngStream::derive(seed, &stream("mac"));
-        let mac = match spec.mac {
-            MacKind::Dcf => AnyMac::Dcf(Dcf::new(node, dcf_config(spec), mac_rng())),
-            MacKind::Fama => AnyMac::Fama(Fama::new(node, fama_config(spec), mac_rng())),
-            MacKind::Duplex => AnyMac::Duplex(DuplexMac::new(node, duplex_config(spec))),
-            // The ideal MAC's ranks are fixed: a later joiner takes the next one.
-            _ => AnyMac::Ideal(IdealMac::new(
-                node,
-                IdealConfig {
-                    phy,
-                    rank: id.0,
-                    cell_size: initial_size.max(id.index() + 1) as u32,
-                    propagation: spec.delay.sim(),
-                },
-            )),
+        let station = StationSetup {
+            node,
+            rank: id.0,
+            cell_size: initial_size.max(id.index() + 1) as u32,
         };
+        let mac = spec
+            .mac
+            .build(
+                &spec.hop(),
+                station,
+                RngStream::derive(seed, &stream("mac")),
+            )
+            .expect("a cell's hop has a cell MAC");
         let mac_timer = timers.add(TimerOwner::Mac {
             cell: self.id,
             station: id,
@@ -273,7 +249,7 @@ impl Cell {
             ifq: Queue::new(
                 spec.queue,
                 spec.aqm.as_ref(),
-                phy_config(spec).data_rate_bps,
+                phy_config(&spec.hop()).data_rate_bps,
                 RngStream::derive(seed, &stream("aqm")),
             ),
             at_mac: VecDeque::new(),
@@ -345,32 +321,7 @@ impl Cell {
     /// A link layer for a station; `head` says whether it is the cell's head (AIRMAIL's base
     /// station).
     fn new_link_layer(&self, head: bool) -> Result<AnyLinkLayer, SimError> {
-        Ok(match self.link_kind {
-            LinkLayerKind::None => AnyLinkLayer::None(NoLink::default()),
-            LinkLayerKind::StopAndWait => AnyLinkLayer::StopAndWait(
-                Box::new(StopAndWait::new(self.saw.clone())),
-                SawAcks::default(),
-            ),
-            LinkLayerKind::Tulip => {
-                let cfg = self.tulip.clone().expect("built with the cell");
-                AnyLinkLayer::Tulip(Box::new(
-                    TulipLink::new(cfg).map_err(|e| SimError::Invalid(e.to_string()))?,
-                ))
-            }
-            LinkLayerKind::Rlp => {
-                let cfg = self.rlp.clone().expect("built with the cell");
-                AnyLinkLayer::Rlp(Box::new(Rlp::new(cfg)))
-            }
-            LinkLayerKind::Airmail => {
-                let cfg = self.airmail.clone().expect("built with the cell");
-                let role = if head { Role::Base } else { Role::Mobile };
-                AnyLinkLayer::Airmail(Box::new(Airmail::new(cfg, role)))
-            }
-            LinkLayerKind::Dda => {
-                let cfg = self.dda.clone().expect("built with the cell");
-                AnyLinkLayer::Dda(Box::new(DdaLink::new(cfg)))
-            }
-        })
+        self.link_config.layer(head).map_err(SimError::Invalid)
     }
 
     /// One hop across the cell without contention: the propagation delay, plus a frame of

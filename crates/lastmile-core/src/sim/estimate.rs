@@ -25,7 +25,7 @@
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
 use crate::packet::DEFAULT_TTL;
-use crate::scenario::{MacKind, Plan, ResolvedTopology};
+use crate::scenario::{Plan, ResolvedTopology};
 
 /// Events per second assumed to turn events into a wall-time estimate: a conservative
 /// figure (on the project's machine the reference chain runs at ~2·10^7 events/s, TULIP
@@ -74,10 +74,7 @@ fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) 
             }
             Hop::Cell { cell, to } => {
                 let c = &topo.cells[cell.index()];
-                let control = match c.spec.mac {
-                    MacKind::Dcf | MacKind::Fama => 1.6,
-                    MacKind::Ideal | MacKind::P2p | MacKind::Duplex => 1.0,
-                } * fragments(&c.spec);
+                let control = c.spec.mac.events_per_frame() * c.spec.link.frames_per_datagram();
                 events += control * (4.0 + 2.0 * c.members.len() as f64);
                 slowest = slowest.min(c.spec.rate.bps() as f64);
                 at = to;
@@ -85,15 +82,6 @@ fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) 
         }
     }
     None
-}
-
-/// Link frames per datagram on a cell hop: RLP cuts a full-size datagram into frames of
-/// `info_bytes`, each answered by a supervisory frame at worst.
-fn fragments(spec: &crate::scenario::LinkSpec) -> f64 {
-    match crate::wireless::cell_config::rlp_config(spec) {
-        Some(r) => 2.0 * (1500.0 / f64::from(r.info_bytes.max(1))).max(1.0),
-        None => 1.0,
-    }
 }
 
 /// The estimate for the scenario `plan` worked out.

@@ -215,16 +215,8 @@ fn cell_wireless_summary(c: &Cell) -> WirelessSummary {
 fn cell_summary(c: &Cell, end: SimTime) -> CellSummary {
     let mut s = CellSummary {
         name: c.name.clone(),
-        mac: format!("{:?}", c.mac_kind).to_lowercase(),
-        link: match c.link_kind {
-            crate::scenario::LinkLayerKind::None => "none",
-            crate::scenario::LinkLayerKind::StopAndWait => "stop_and_wait",
-            crate::scenario::LinkLayerKind::Tulip => "tulip",
-            crate::scenario::LinkLayerKind::Rlp => "rlp",
-            crate::scenario::LinkLayerKind::Airmail => "airmail",
-            crate::scenario::LinkLayerKind::Dda => "dda",
-        }
-        .to_string(),
+        mac: c.mac_name.to_string(),
+        link: c.link_name.to_string(),
         stations: c.stations.len() as u64,
         airtime_busy_fraction: ratio(
             c.stats.busy.as_nanos(),

@@ -655,7 +655,7 @@ fn random_loss(agent: &str, losses: Losses, seed: u64) -> Scenario {
     };
     let wireless = if lle {
         format!(
-            "{{ phy = \"802.11b\", rate = \"2Mbps\", delay = \"1us\", mac = \"dcf\", retry_limit_short = {CELL_ATTEMPTS}, retry_limit_long = {CELL_ATTEMPTS}, errors = {{ model = \"per\", per = {per} }}, reverse_errors = {{ model = \"per\", per = {per} }} }}"
+            "{{ rate = \"2Mbps\", delay = \"1us\", mac = {{ kind = \"dcf\", phy = \"802.11b\", retry_limit_short = {CELL_ATTEMPTS}, retry_limit_long = {CELL_ATTEMPTS} }}, errors = {{ model = \"per\", per = {per} }}, reverse_errors = {{ model = \"per\", per = {per} }} }}"
         )
     } else {
         format!(

@@ -65,7 +65,7 @@ stop_time = "200s"
 preset = "wlan"
 mobiles = 2
 wired = { rate = "10Mbps", delay = "5ms" }
-wireless = { phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", rts_threshold = "0B",
+wireless = { rate = "11Mbps", delay = "1us", mac = { kind = "dcf", phy = "802.11b", rts_threshold = "0B" },
              errors = { model = "per", per = 0.02 } }
 [[flow]]
 src = "fh"
@@ -214,7 +214,7 @@ fn cases() -> Vec<Case> {
         example(
             "tulip-fama-noaccel",
             TULIP_FAMA,
-            &["topology.wireless.tulip.mac_acceleration=false"],
+            &["topology.wireless.link.mac_acceleration=false"],
         ),
         example(
             "fama-stop-and-wait",

@@ -65,13 +65,16 @@ fn times_at_the_top_of_their_range_run_without_overflow() {
         configs.push(c);
     }
     let mut tulip = every_time(
-        "topology.wireless.tulip.",
+        "topology.wireless.link.",
         &["t_ack", "delta_t2_min", "t_p", "t_c", "t_tr", "tau"],
     );
-    tulip.extend([
-        "topology.wireless.mac=fama".into(),
-        "topology.wireless.link=tulip".into(),
-    ]);
+    tulip.splice(
+        0..0,
+        [
+            "topology.wireless.mac=fama".to_string(),
+            "topology.wireless.link=tulip".to_string(),
+        ],
+    );
     configs.push(tulip);
     configs.push(vec!["flow.0.tcp.ack=delayed".into()]);
     for extra in &configs {

@@ -38,7 +38,7 @@ seed = {seed}
 stop_time = "{stop}"
 [topology]
 preset = "adhoc"
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", errors = {errors}, reverse_errors = {errors} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}, errors = {errors}, reverse_errors = {errors} }}
 {bs}
 [[flow]]
 src = "n1"
@@ -163,7 +163,7 @@ seed = 3
 stop_time = "300s"
 [topology]
 preset = "adhoc"
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", retry_limit_short = 2, retry_limit_long = 2, errors = {per}, reverse_errors = {per} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b", retry_limit_short = 2, retry_limit_long = 2 }}, errors = {per}, reverse_errors = {per} }}
 [base_station]
 agent = "lle"
 node = "n1"
@@ -196,7 +196,7 @@ stop_time = "{stop}"
 preset = "wlan"
 mobiles = 1
 wired = {{ rate = "100Mbps", delay = "5ms", queue = "700pkt" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", queue = "700pkt" }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}, queue = "700pkt" }}
 {agent}
 [[flow]]
 src = "fh"
@@ -266,7 +266,7 @@ fn lle_keys_are_validated_with_their_paths() {
         )
     };
     let dcf =
-        "preset = \"adhoc\"\nwireless = { phy = \"802.11b\", rate = \"11Mbps\", mac = \"dcf\" }";
+        "preset = \"adhoc\"\nwireless = { rate = \"11Mbps\", mac = { kind = \"dcf\", phy = \"802.11b\" } }";
     let err = |t: &str| load_str(t, Format::Toml, "v.toml", &[]).unwrap_err();
     // No "bs" in adhoc: the sender must be named.
     let e = err(&text(dcf, "[base_station]\nagent = \"lle\""));
@@ -315,7 +315,7 @@ seed = {seed}
 stop_time = "600s"
 [topology]
 preset = "adhoc"
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", retry_limit_short = 4, errors = {{ model = "none" }}, reverse_errors = {{ model = "per", per = 0.3 }} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b", retry_limit_short = 4 }}, errors = {{ model = "none" }}, reverse_errors = {{ model = "per", per = 0.3 }} }}
 [base_station]
 agent = "lle"
 node = "n1"
@@ -365,7 +365,7 @@ stop_time = "100s"
 preset = "wlan"
 mobiles = 2
 wired = {{ rate = "100Mbps", delay = "5ms", queue = "700pkt" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf", queue = "700pkt" }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}, queue = "700pkt" }}
 {bs}
 [[flow]]
 src = "fh"
@@ -426,7 +426,7 @@ fn lle_mobiles_must_be_receivers_across_the_cell() {
 
 fn two_mobiles_text(bs: &str) -> String {
     format!(
-        "name = \"v\"\n[topology]\npreset = \"wlan\"\nmobiles = 2\nwired = {{ rate = \"100Mbps\", delay = \"5ms\" }}\nwireless = {{ phy = \"802.11b\", rate = \"11Mbps\", mac = \"dcf\" }}\n{bs}\n[[flow]]\nsrc = \"fh\"\ndst = \"mh*\"\napp = {{ kind = \"bulk\", bytes = \"1KB\" }}\n"
+        "name = \"v\"\n[topology]\npreset = \"wlan\"\nmobiles = 2\nwired = {{ rate = \"100Mbps\", delay = \"5ms\" }}\nwireless = {{ rate = \"11Mbps\", mac = {{ kind = \"dcf\", phy = \"802.11b\" }} }}\n{bs}\n[[flow]]\nsrc = \"fh\"\ndst = \"mh*\"\napp = {{ kind = \"bulk\", bytes = \"1KB\" }}\n"
     )
 }
 

@@ -136,7 +136,7 @@ stop_time = "60s"
 preset = "wlan"
 mobiles = 10
 wired = {{ rate = "10Mbps", delay = "1ms" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", mac = "dcf" }}
+wireless = {{ rate = "11Mbps", mac = {{ kind = "dcf", phy = "802.11b" }} }}
 [[flow]]
 src = "fh"
 dst = "mh*"

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use lastmile_core::agents::AgentSpec;
 use lastmile_core::apps::AppSpec;
 use lastmile_core::error_model::ErrorModelSpec;
-use lastmile_core::scenario::{LinkLayerKind, MacKind};
+use lastmile_core::scenario::{LinkLayerSpec, MacSpec};
 use lastmile_core::tcp::spec::{CcKind, RecoveryKind};
 use lastmile_core::transport::TransportKind;
 use schemars::JsonSchema;
@@ -78,8 +78,8 @@ fn families() -> BTreeMap<&'static str, BTreeSet<String>> {
     BTreeMap::from([
         ("cc", registry::<CcKind>()),
         ("recovery", registry::<RecoveryKind>()),
-        ("mac", registry::<MacKind>()),
-        ("link", registry::<LinkLayerKind>()),
+        ("mac", registry::<MacSpec>()),
+        ("link", registry::<LinkLayerSpec>()),
         ("agent", registry::<AgentSpec>()),
         ("errors", registry::<ErrorModelSpec>()),
         ("app", registry::<AppSpec>()),

@@ -56,8 +56,8 @@ fn tulip_example_loads_with_its_values() {
     let wireless = s.topology.wireless.as_ref().unwrap();
     assert_eq!(wireless.rate.bps(), 1_000_000);
     assert_eq!(wireless.delay.sim().as_nanos(), 1_000);
-    assert_eq!(wireless.mac, MacKind::P2p);
-    assert_eq!(wireless.link, LinkLayerKind::None);
+    assert_eq!(wireless.mac, MacSpec::P2p);
+    assert_eq!(wireless.link, LinkLayerSpec::None);
     assert_eq!(
         wireless.errors,
         ErrorModelSpec::Ber {

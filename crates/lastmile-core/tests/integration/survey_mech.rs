@@ -136,7 +136,7 @@ fn eln_marked_corruption_losses_cost_no_window_cuts() {
 /// which restarts its timer instead of timing out and backing off.
 #[test]
 fn ebsn_keeps_the_source_from_timing_out_while_the_base_station_retries() {
-    let radio = "link = \"dda\", dda = { in_order = true, retry_limit = 100, ack_timeout = \
+    let radio = "link = { kind = \"dda\", in_order = true, retry_limit = 100, ack_timeout = \
                  \"50ms\" }, errors = { model = \"gilbert_elliott\", mean_good = \"5s\", \
                  mean_bad = \"2s\", good_ber = 0.0, bad_ber = 1e-3 }";
     let bs = "[[base_station]]\nnode = \"bs\"\nagent = { kind = \"ebsn\" }";
@@ -214,7 +214,7 @@ fn snoop_with_sack_repairs_holes_once_each_and_spares_the_source() {
 #[test]
 fn ebsn_sends_one_message_per_failed_link_attempt() {
     let bs = "[[base_station]]\nnode = \"bs\"\nagent = { kind = \"ebsn\" }";
-    let radio = format!("link = \"dda\", dda = {{ in_order = true }}, {}", per(0.3));
+    let radio = format!("link = {{ kind = \"dda\", in_order = true }}, {}", per(0.3));
     let out = survey_run(1, "200KB", &radio, bs, ", ebsn = true");
     let notices = out
         .agent

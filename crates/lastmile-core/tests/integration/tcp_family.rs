@@ -218,7 +218,7 @@ stop_time = "100s"
 preset = "wlan"
 mobiles = 1
 wired = {{ rate = "100Mbps", delay = "2ms" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf"{aqm} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }}{aqm} }}
 [[flow]]
 src = "fh"
 dst = "mh1"

@@ -4,7 +4,7 @@
 
 use lastmile_core::engine::SimDuration;
 use lastmile_core::metrics::{CellSummary, RunSummary, WirelessSummary};
-use lastmile_core::scenario::{load_str, Format, LinkLayerKind, MacKind, Scenario};
+use lastmile_core::scenario::{load_str, Format, LinkLayerSpec, Scenario};
 use lastmile_core::sim::{run, RunOptions, RunOutput};
 use lastmile_core::wireless::bianchi::{Access, BianchiInput};
 use lastmile_core::wireless::harness::{run_saturated, SaturationConfig};
@@ -92,7 +92,7 @@ name = "adhoc-reno-{ack}"
 stop_time = "{stop}"
 [topology]
 preset = "adhoc"
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf"{threshold} }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b"{threshold} }} }}
 [[flow]]
 src = "n1"
 dst = "n2"
@@ -213,7 +213,7 @@ stop_time = "20s"
 preset = "wlan"
 mobiles = {stations}
 wired = {{ rate = "100Mbps", delay = "1ms" }}
-wireless = {{ phy = "802.11b", rate = "11Mbps", delay = "1us", mac = "dcf" }}
+wireless = {{ rate = "11Mbps", delay = "1us", mac = {{ kind = "dcf", phy = "802.11b" }} }}
 {flows}"#
         ));
         let out = run_ok(&s);
@@ -426,8 +426,10 @@ fn tulip_fama_example_is_the_tulip_topology_with_tulip_over_fama() {
     let text = include_str!("../../../../python/lastmile/examples/tulip-fama.toml");
     let s = load_str(text, Format::Toml, "tulip-fama.toml", &[]).expect("valid example");
     let w = s.topology.wireless.as_ref().expect("a wireless hop");
-    assert_eq!((w.mac, w.link), (MacKind::Fama, LinkLayerKind::Tulip));
-    let t = w.tulip.clone().expect("TULIP settings");
+    assert_eq!(w.mac.name(), "fama");
+    let LinkLayerSpec::Tulip(t) = &w.link else {
+        panic!("TULIP settings: {:?}", w.link);
+    };
     assert_eq!((t.window, t.mac_acceleration), (8, true));
 }
 
@@ -494,7 +496,7 @@ stop_time = "100s"
 preset = "wlan"
 mobiles = 2
 wired = { rate = "10Mbps", delay = "1ms" }
-wireless = { phy = "802.11b", rate = "11Mbps", mac = "dcf" }
+wireless = { rate = "11Mbps", mac = { kind = "dcf", phy = "802.11b" } }
 [[flow]]
 src = "fh"
 dst = "mh2"
@@ -528,7 +530,7 @@ fn scenario_errors_name_the_wireless_keys() {
     let e = err(&base(r#"{ rate = "1Mbps" }"#, "adhoc"));
     assert!(e.contains("topology.wireless.mac"), "{e}");
     let e = err(&base(r#"{ rate = "3Mbps", mac = "dcf" }"#, "adhoc"));
-    assert!(e.contains("topology.wireless.phy"), "{e}");
+    assert!(e.contains("topology.wireless.mac.phy"), "{e}");
     let e = err(
         "name = \"x\"\n[topology]\npreset = \"chain\"\nwired = { rate = \"1Mbps\" }\n\
          wireless = { rate = \"1Mbps\", link = \"tulip\" }\n[[flow]]\nsrc = \"fh\"\ndst = \"mh\"\n\
@@ -536,22 +538,25 @@ fn scenario_errors_name_the_wireless_keys() {
     );
     assert!(e.contains("topology.wireless.link"), "{e}");
     let e = err(&base(
-        r#"{ rate = "1Mbps", mac = "fama", link = "tulip", tulip = { window = 1 } }"#,
+        r#"{ rate = "1Mbps", mac = "fama", link = { kind = "tulip", window = 1 } }"#,
         "adhoc",
     ));
-    assert!(e.contains("topology.wireless.tulip.window"), "{e}");
+    assert!(e.contains("topology.wireless.link.window"), "{e}");
     let e = err(&base(
         r#"{ rate = "1Mbps", mac = "fama", tulip = { window = 8 } }"#,
         "adhoc",
     ));
-    assert!(e.contains("topology.wireless.tulip"), "{e}");
+    assert!(
+        e.contains("topology.wireless.tulip: this key moved into the link layer's table"),
+        "{e}"
+    );
     let e = err(&base(
-        r#"{ rate = "1Mbps", mac = "fama", link = "tulip", tulip = { w = 8 } }"#,
+        r#"{ rate = "1Mbps", mac = "fama", link = { kind = "tulip", w = 8 } }"#,
         "adhoc",
     ));
-    assert!(e.contains("tulip"), "{e}");
+    assert!(e.contains("topology.wireless.link.w"), "{e}");
     let e = err(&base(r#"{ rate = "3Mbps", mac = "fama" }"#, "adhoc"));
-    assert!(e.contains("topology.wireless.phy"), "{e}");
+    assert!(e.contains("topology.wireless.mac.phy"), "{e}");
 }
 
 /// A cell is captured as 802.11 behind radiotap: every frame on the medium (data, RTS, CTS,
@@ -631,8 +636,8 @@ fn a_cell_is_captured_as_80211_with_its_losses_flagged() {
     );
 }
 
-/// The chain of TULIP over FAMA-NCS, error-free, 300 KB, with the given `tulip` settings.
-fn tulip_t_ack_run(tulip: &str) -> RunOutput {
+/// The chain of TULIP over FAMA-NCS, error-free, 300 KB, with the given `link` table.
+fn tulip_t_ack_run(link: &str) -> RunOutput {
     let text = format!(
         r#"
 name = "tulip-t-ack"
@@ -641,7 +646,7 @@ stop_time = "300s"
 [topology]
 preset = "chain"
 wired = {{ rate = "10Mbps", delay = "1ms", queue = "100pkt" }}
-wireless = {{ rate = "1Mbps", delay = "1us", mac = "fama", link = "tulip", tulip = {tulip} }}
+wireless = {{ rate = "1Mbps", delay = "1us", mac = "fama", link = {link} }}
 [[flow]]
 src = "fh"
 dst = "mh"
@@ -658,8 +663,8 @@ app = {{ kind = "bulk", bytes = "300KB" }}
 #[test]
 fn tulip_delta_t1_terms_are_configurable_and_a_short_t_ack_retransmits_needlessly() {
     let run_with = tulip_t_ack_run;
-    let default = run_with("{ window = 8 }");
-    let short = run_with(r#"{ window = 8, t_ack = "100us" }"#);
+    let default = run_with(r#"{ kind = "tulip", window = 8 }"#);
+    let short = run_with(r#"{ kind = "tulip", window = 8, t_ack = "100us" }"#);
     assert_eq!(cell(&default).link_retransmissions, 0);
     assert_eq!(wireless(&default).redundant_tx, 0);
     assert!(cell(&short).link_retransmissions > 0, "{:?}", cell(&short));
@@ -676,7 +681,7 @@ fn tulip_delta_t1_terms_are_configurable_and_a_short_t_ack_retransmits_needlessl
 /// the way), as with t_ACK = 100 µs.
 #[test]
 fn tulip_t1_shorter_than_the_data_frame_sends_each_frame_at_most_twice() {
-    let out = tulip_t_ack_run(r#"{ window = 8, t_ack = "1us" }"#);
+    let out = tulip_t_ack_run(r#"{ kind = "tulip", window = 8, t_ack = "1us" }"#);
     let f = &out.summary.flows[0];
     assert!(f.completed, "{f:?}");
     assert_eq!(f.bytes_delivered, 300_000);
@@ -713,7 +718,7 @@ stop_time = "3000s"
 [topology]
 preset = "chain"
 wired = { rate = "10Mbps", delay = "1ms", queue = "100pkt" }
-wireless = { rate = "1Mbps", delay = "1us", mac = "fama", link = "tulip", tulip = { mac_acceleration = false } }
+wireless = { rate = "1Mbps", delay = "1us", mac = "fama", link = { kind = "tulip", mac_acceleration = false } }
 [[flow]]
 src = "fh"
 dst = "mh"

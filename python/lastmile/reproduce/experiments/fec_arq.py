@@ -67,8 +67,8 @@ FEC = {
 }
 ARQ = {
     "topology.wireless.link": "rlp",
-    "topology.wireless.rlp.info_bytes": 64,
-    "topology.wireless.rlp.t1": "1s",
+    "topology.wireless.link.info_bytes": 64,
+    "topology.wireless.link.t1": "1s",
 }
 VARIANTS: Mapping[str, Mapping[str, object]] = {
     "none": {},

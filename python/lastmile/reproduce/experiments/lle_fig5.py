@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 SCENARIO = "lle.toml"
 SOURCE = "LLE-TCP Fig. 5"
 MSS = "flow.0.tcp.mss"
-RTS = "topology.wireless.rts_threshold"
+RTS = "topology.wireless.mac.rts_threshold"
 PER = "topology.wireless.errors.per"
 REV_PER = "topology.wireless.reverse_errors.per"
 RWND = "flow.0.tcp.rwnd"

@@ -53,11 +53,11 @@ VARIANTS = {
 #: RTS ("lasts much longer than the RTS", the MONET '99 abstract): the FAMA-NCS settings the
 #: papers leave open, as sensitivity runs.
 FAMA_RTS_SLOT = {
-    "topology.wireless.fama.slot": "354us",
-    "topology.wireless.fama.cw_min": 7,
-    "topology.wireless.fama.cw_max": 255,
+    "topology.wireless.mac.slot": "354us",
+    "topology.wireless.mac.cw_min": 7,
+    "topology.wireless.mac.cw_max": 255,
 }
-FAMA_LONG_CTS = {"topology.wireless.fama.cts_bytes": 40}
+FAMA_LONG_CTS = {"topology.wireless.mac.cts_bytes": 40}
 SENSITIVITY = {
     "snoop_ideal": SNOOP_IDEAL,
     "tulip_rtsslot": {"topology.wireless.link": "tulip", **FAMA_RTS_SLOT},

@@ -13,7 +13,7 @@ name = "t"
 preset = "wlan"
 mobiles = {mobiles}
 wired = {{ rate = "10Mbps" }}
-wireless = {{ rate = "11Mbps", mac = "dcf", phy = "802.11b" }}
+wireless = {{ rate = "11Mbps", mac = {{ kind = "dcf", phy = "802.11b" }} }}
 {flows}
 "#
     );

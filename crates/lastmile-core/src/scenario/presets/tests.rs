@@ -1,7 +1,7 @@
 //! Presets expand into the hop they are written in, and what is written beside them wins.
 
 use super::*;
-use crate::scenario::{load_str, Format, LinkLayerKind, MacKind, Scenario};
+use crate::scenario::{load_str, Format, LinkLayerSpec, MacSpec, Scenario};
 
 fn chain(wireless: &str, overrides: &[&str]) -> Result<Scenario, String> {
     let text = format!(
@@ -50,7 +50,7 @@ fn preset_bitrates_match_the_survey_appendix() {
         let w = wireless(&s);
         assert_eq!(w.rate.bps(), line, "{name}");
         let mut share = 1.0;
-        if let Some(r) = &w.rlp {
+        if let LinkLayerSpec::Rlp(r) = &w.link {
             share *= f64::from(r.info_bytes) / f64::from(r.info_bytes + r.header_bytes);
         }
         if let Some(f) = &w.fec {
@@ -66,13 +66,13 @@ fn a_preset_fills_rate_delay_queue_mac_link_and_errors() {
     let s = chain(r#"preset = "gsm""#, &[]).expect("gsm");
     let w = wireless(&s);
     assert_eq!(w.preset, Some(NetworkPreset::Gsm));
-    assert_eq!((w.mac, w.link), (MacKind::Duplex, LinkLayerKind::Rlp));
+    assert_eq!(w.mac.name(), "duplex");
+    assert_eq!(
+        w.link,
+        LinkLayerSpec::Rlp(crate::scenario::RlpSpec::default())
+    );
     assert_eq!(w.delay.sim(), crate::engine::SimDuration::from_millis(180));
     assert_eq!(w.queue.to_string(), "9pkt");
-    assert_eq!(
-        w.rlp.clone().unwrap_or_default(),
-        crate::scenario::RlpSpec::default()
-    );
     assert!(matches!(
         w.errors,
         crate::error_model::ErrorModelSpec::GilbertElliott(_)
@@ -83,15 +83,29 @@ fn a_preset_fills_rate_delay_queue_mac_link_and_errors() {
 #[test]
 fn a_key_written_beside_the_preset_wins_and_a_settings_table_keeps_the_rest() {
     let s = chain(
-        r#"preset = "gprs", rate = "40kbps", rlp = { n2 = 10 }"#,
+        r#"preset = "gprs", rate = "40kbps", link = { kind = "rlp", n2 = 10 }"#,
         &["topology.wireless.delay=350ms"],
     )
     .expect("gprs");
     let w = wireless(&s);
     assert_eq!(w.rate.bps(), 40_000);
     assert_eq!(w.delay.sim(), crate::engine::SimDuration::from_millis(350));
-    let r = w.rlp.clone().expect("rlp settings");
+    let LinkLayerSpec::Rlp(r) = &w.link else {
+        panic!("rlp settings: {:?}", w.link);
+    };
     assert_eq!((r.n2, r.info_bytes, r.header_bytes), (10, 40, 2));
+    // A table without `kind` is the preset's link layer's.
+    let s = chain(r#"preset = "gprs", link = { n2 = 3 }"#, &[]).expect("gprs");
+    let LinkLayerSpec::Rlp(r) = &wireless(&s).link else {
+        panic!("rlp settings");
+    };
+    assert_eq!((r.n2, r.info_bytes, r.window), (3, 40, 1024));
+    // The short form names the preset's link layer: its settings stay the preset's.
+    let s = chain(r#"preset = "gprs", link = "rlp""#, &[]).expect("gprs");
+    let LinkLayerSpec::Rlp(r) = &wireless(&s).link else {
+        panic!("rlp settings");
+    };
+    assert_eq!((r.info_bytes, r.header_bytes, r.window), (40, 2, 1024));
     // An error model beside the preset replaces the preset's whole.
     let s = chain(r#"preset = "cdpd", errors = { model = "none" }"#, &[]).expect("cdpd");
     assert_eq!(
@@ -109,18 +123,23 @@ fn the_preset_can_come_from_set_alone() {
     let s = chain(r#"rate = "1Mbps""#, &["topology.wireless.preset=umts_384"]).expect("umts");
     let w = wireless(&s);
     assert_eq!(w.rate.bps(), 1_000_000, "the file's rate stays");
-    assert_eq!(w.link, LinkLayerKind::Rlp);
+    assert_eq!(w.link.name(), "rlp");
     assert_eq!(w.delay.sim(), crate::engine::SimDuration::from_millis(100));
 }
 
 #[test]
 fn another_link_layer_drops_the_presets_link_settings() {
     let s = chain(r#"preset = "gsm", link = "none""#, &[]).expect("gsm without RLP");
-    assert_eq!(wireless(&s).rlp, None);
+    assert_eq!(wireless(&s).link, LinkLayerSpec::None);
     let s = chain(r#"preset = "802.11b", mac = "duplex""#, &[]).expect("no PHY keys");
-    assert_eq!(wireless(&s).phy, None);
+    assert_eq!(wireless(&s).mac.phy(), None);
     let s = chain(r#"preset = "802.11b""#, &[]).expect("802.11b");
-    assert_eq!(wireless(&s).phy, Some(crate::scenario::PhyPreset::Dot11b));
+    let phy = |s: &Scenario| wireless(s).mac.phy().and_then(|p| p.phy);
+    assert_eq!(phy(&s), Some(crate::scenario::PhyPreset::Dot11b));
+    // Another MAC that frames for the 802.11 PHY keeps the preset's PHY keys.
+    let s = chain(r#"preset = "802.11b", mac = "fama""#, &[]).expect("fama");
+    assert!(matches!(wireless(&s).mac, MacSpec::Fama(_)));
+    assert_eq!(phy(&s), Some(crate::scenario::PhyPreset::Dot11b));
 }
 
 #[test]

@@ -186,7 +186,7 @@ impl World {
     ) -> Result<(), SimError> {
         let frame = station(self, cell, m).take_back_resent(li, frame);
         let c = &mut self.cells[cell.index()];
-        let msdu_bytes = frame.size_bytes(c.tulip.as_ref());
+        let msdu_bytes = frame.size_bytes(c.link_config.tulip());
         let is_reply = matches!(&frame, LinkFrame::Tulip(f) if f.carries_lack())
             && c.replying == Some((m, li));
         if is_reply {

@@ -33,6 +33,9 @@
 //! Left out: the three adaptive FEC levels (AIR-R4: the code here is the hop's, fixed) and
 //! the handoff state transfer (AIR-R5).
 
+pub mod spec;
+pub use spec::AirmailSpec;
+
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{SimDuration, SimTime};

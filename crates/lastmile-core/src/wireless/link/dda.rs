@@ -29,14 +29,13 @@
 //! `Unreliable`. Left out: piggybacking, adaptive timers, link-level flow control beyond
 //! the window.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+pub mod spec;
+pub use spec::DdaLinkSpec;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Packet, Service};
-use crate::units::Duration;
 use crate::wireless::signals::MacSignal;
 
 /// Bytes a `Data` frame adds: type, sequence number, una (our choice).
@@ -47,29 +46,6 @@ pub const DDA_ACK_BYTES: u32 = 5;
 pub const DDA_ACK_EXTRA_BYTES: u32 = 2;
 /// Bytes an `Unreliable` frame adds: its type.
 pub const DDA_UNRELIABLE_HEADER_BYTES: u32 = 1;
-
-/// The DDA link layer's settings in a scenario (`link = "dda"`, `dda = { ... }`). The papers
-/// give none of these numbers; each default says where it comes from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DdaLinkSpec {
-    /// Frames outstanding at most, 1..=1024. Default 8 (TULIP's W, the other windowed link
-    /// layer here).
-    pub window: Option<u32>,
-    /// How long after the MAC is done with a data frame its link ACK may take before the
-    /// frame is sent again. Default: the reply budget of a link ACK carrying a TCP ACK,
-    /// plus two maximum frames (the peer may send one frame of its own first, and this end
-    /// one more) and a DIFS.
-    pub ack_timeout: Option<Duration>,
-    /// Transmission attempts per frame, the first included. Default 7 (as
-    /// `link_retry_limit`: dot11ShortRetryLimit).
-    pub retry_limit: Option<u32>,
-    /// Deliver frames in order, holding those behind a gap (not DDA's; for a base
-    /// station's ARQ that must not reorder, e.g. under EBSN). Default false (the survey:
-    /// "the protocol does not attempt to deliver the packets in-order").
-    #[serde(default)]
-    pub in_order: bool,
-}
 
 /// The link layer's settings, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]

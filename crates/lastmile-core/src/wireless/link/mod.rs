@@ -12,6 +12,11 @@
 //! - [`dda`]: the TCP-unaware selective repeat of Delayed Duplicate Acknowledgements
 //!   (Vaidya et al.), without in-order delivery.
 //!
+//! `spec` holds the one list of link layers (`link_layers!`): the scenario's `link` table
+//! (`LinkLayerSpec`), each one's configuration on its cell and how an instance is built.
+//! Adding a link layer: its module here with its settings in `<link>/spec.rs`, a variant of
+//! `AnyLinkLayer` and `LinkFrame`, one line of `link_layers!`.
+//!
 //! [`AnyLinkLayer`] dispatches over them by enum; one instance serves one peer (TULIP's
 //! logical link is per pair of stations, §3.3.1). The cell pulls packets from the station's
 //! interface queue into a link layer while [`AnyLinkLayer::can_accept`] says so, so queueing
@@ -20,6 +25,7 @@
 pub mod airmail;
 pub mod dda;
 pub mod rlp;
+pub mod spec;
 pub mod stop_and_wait;
 pub mod stream;
 pub mod tulip;
@@ -86,6 +92,91 @@ impl LinkFrame {
             _ => self.data_packet(),
         }
     }
+    /// For a capture: the frame's datagram (if it carries one), a comment on its link-layer
+    /// fields, and the bytes standing for a control frame that carries no datagram.
+    pub fn describe(&self) -> (Option<&Packet>, Option<String>, Option<Vec<u8>>) {
+        match self {
+            LinkFrame::Plain(p) => (Some(p), None, None),
+            LinkFrame::StopAndWait(SawFrame::Data { seq, packet }) => (
+                Some(packet),
+                Some(format!("stop-and-wait data, bit {seq}")),
+                None,
+            ),
+            LinkFrame::StopAndWait(SawFrame::Unreliable { packet }) => {
+                (Some(packet), Some("stop-and-wait unreliable".into()), None)
+            }
+            LinkFrame::StopAndWait(SawFrame::Ack { seq }) => (
+                None,
+                Some(format!("stop-and-wait link ACK, bit {seq}")),
+                Some(vec![b'S', b'W', b'A', *seq]),
+            ),
+            LinkFrame::Tulip(TulipFrame::Data { seq, packet, lack }) => (
+                Some(packet),
+                Some(match lack {
+                    None => format!("TULIP data (RLP), seq {}", seq.0),
+                    Some(l) => format!("TULIP data (RLP), seq {}, with LACK {l}", seq.0),
+                }),
+                None,
+            ),
+            LinkFrame::Tulip(TulipFrame::Unreliable { packet }) => {
+                (Some(packet), Some("TULIP unreliable (ULP)".into()), None)
+            }
+            LinkFrame::Tulip(TulipFrame::Lack { lack, piggyback }) => {
+                let received: String = (0..lack.window.saturating_sub(1))
+                    .map(|i| if lack.is_received(i) { '1' } else { '0' })
+                    .collect();
+                let mut text = format!(
+                    "TULIP LACK: CumACK {}, bit vector {received} (W = {})",
+                    lack.cum_ack.0, lack.window
+                );
+                if piggyback.is_some() {
+                    text.push_str(", piggybacking this datagram (MAC acceleration)");
+                }
+                let mut fields = b"TLAK".to_vec();
+                fields.extend_from_slice(&lack.cum_ack.0.to_be_bytes());
+                fields.extend_from_slice(&lack.window.to_be_bytes());
+                fields.extend_from_slice(&lack.bits.to_be_bytes());
+                (piggyback.as_ref(), Some(text), Some(fields))
+            }
+            LinkFrame::Rlp { frame, .. } => {
+                let (text, fields) = frame.describe();
+                (frame.completes(), Some(text), Some(fields))
+            }
+            LinkFrame::Airmail { frame, .. } => {
+                let (text, fields) = frame.describe();
+                (frame.completes(), Some(text), Some(fields))
+            }
+            LinkFrame::Dda(DdaFrame::Data { seq, una, packet }) => (
+                Some(packet),
+                Some(format!("DDA link data, seq {seq}, una {una}")),
+                None,
+            ),
+            LinkFrame::Dda(DdaFrame::Unreliable { packet }) => {
+                (Some(packet), Some("DDA link unreliable".into()), None)
+            }
+            LinkFrame::Dda(DdaFrame::Ack {
+                next,
+                got,
+                also,
+                piggyback,
+            }) => {
+                let mut fields = b"DDAA".to_vec();
+                fields.extend_from_slice(&next.to_be_bytes());
+                fields.extend_from_slice(&got.to_be_bytes());
+                for g in also {
+                    fields.extend_from_slice(&g.to_be_bytes());
+                }
+                (
+                    piggyback.as_ref(),
+                    Some(format!(
+                        "DDA link ACK, next {next}, got {got}, also {also:?}"
+                    )),
+                    Some(fields),
+                )
+            }
+        }
+    }
+
     /// The datagram a data frame carries (not a LACK's piggyback). A fragmenting link layer
     /// (RLP) names the first datagram whose last byte the frame carries, so per-datagram
     /// counters see each datagram once per transmission of its final frame.

@@ -39,6 +39,9 @@
 //! control), XID negotiation, T2's reply delay, DISC/DM and version 2's T4 are left out; a
 //! link that cannot be reset is retried every T1 rather than disconnected.
 
+pub mod spec;
+pub use spec::RlpSpec;
+
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{SimDuration, SimTime};

@@ -10,6 +10,9 @@
 //!
 //! Left out: piggybacking, windows, adaptive timers: that is what TULIP adds.
 
+pub mod spec;
+pub use spec::StopAndWaitSpec;
+
 use std::collections::VecDeque;
 
 use crate::engine::{SimDuration, SimTime};

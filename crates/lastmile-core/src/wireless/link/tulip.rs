@@ -49,12 +49,14 @@
 mod receiver;
 mod sender;
 mod seq;
+pub mod spec;
 #[cfg(test)]
 mod tests;
 
 pub use receiver::{TulipReceiver, TulipReceiverMetrics};
 pub use sender::{RetxEntry, TulipSender, TulipSenderMetrics};
 pub use seq::{LinkSeq, SeqSpace};
+pub use spec::TulipSpec;
 
 use std::fmt;
 

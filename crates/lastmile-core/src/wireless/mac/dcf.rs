@@ -49,6 +49,9 @@
 //! multirate response-rate rules (control frames use the configured basic rate), power
 //! save, PCF, broadcast data, and the ns-2 deviations listed in protocol-notes §5.2.
 
+pub mod spec;
+pub use spec::{CwRuleKind, DcfSpec};
+
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{RngStream, SimDuration, SimTime};

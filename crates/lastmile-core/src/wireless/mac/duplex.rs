@@ -14,6 +14,9 @@
 //! channel), bandwidth-on-demand, power control; the medium treats every station's
 //! channel as its own (`Medium::full_duplex`).
 
+pub mod spec;
+pub use spec::DuplexSpec;
+
 use std::collections::VecDeque;
 
 use crate::engine::{SimDuration, SimTime};

@@ -32,6 +32,9 @@
 //! Left out: hidden terminals (the medium model has none), an early give-up of the receiver
 //! that sent a CTS, multiple-packet trains, power control.
 
+pub mod spec;
+pub use spec::FamaSpec;
+
 use std::collections::VecDeque;
 
 use super::common::{FrameKind, MacFrame, MacInput, MacOutput, MacSignal};
@@ -50,7 +53,7 @@ pub const XI_TURNAROUND: SimDuration = SimDuration::from_micros(5);
 pub const MAX_IP_DATAGRAM_BYTES: u32 = 1500;
 
 /// What the link layer above puts on the air, by which FAMA-NCS sizes its floors. The cell
-/// passes it in (`wireless::cell_config::fama_config`); the MAC knows no link layer.
+/// passes it in (`FamaSpec::config`); the MAC knows no link layer.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkFraming {
     /// Bytes the link layer adds to each datagram: the CTS deferral covers a maximum

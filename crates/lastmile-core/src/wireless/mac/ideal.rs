@@ -20,6 +20,9 @@
 //! Left out: fairness among more than two backlogged stations (lower ranks win), and any
 //! retransmission (a frame lost to the channel is simply lost: that is the link layer's job).
 
+pub mod spec;
+pub use spec::IdealSpec;
+
 use std::collections::VecDeque;
 
 use crate::engine::{SimDuration, SimTime};

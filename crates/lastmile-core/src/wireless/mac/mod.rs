@@ -13,24 +13,28 @@
 //! MAC acceleration, goes through [`AnyMac::reply_in_floor`]; frame lengths on the air come
 //! from [`AnyMac::frame_bytes`] (FAMA's CTS is longer than 802.11's, so [`MacFrame::bytes`]
 //! is not the whole story); [`AnyMac::reply_budget`] and [`AnyMac::piggyback_hold`] give
-//! the link layers' timers what this MAC takes to carry a reply. Adding a MAC: its module
-//! here, a variant and its arms in `AnyMac`, a `MacKind` in the scenario and its config in
-//! `wireless/cell_config.rs`.
+//! the link layers' timers what this MAC takes to carry a reply.
+//!
+//! `spec` holds the one list of MACs (`macs!`): the scenario's `mac` table (`MacSpec`) and
+//! how each station's MAC is built from it. Adding a MAC: its module here with its settings
+//! in `<mac>/spec.rs`, a variant and its arms in `AnyMac`, one line of `macs!`.
 
 pub mod common;
 pub mod dcf;
 pub mod duplex;
 pub mod fama;
 pub mod ideal;
+pub mod spec;
 
 #[cfg(test)]
 mod tests;
 
 pub use common::{FrameKind, MacCounters, MacFrame, MacInput, MacOutput, MacSignal};
-pub use dcf::{CwRule, Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfState};
-pub use duplex::{DuplexConfig, DuplexMac};
-pub use fama::{Fama, FamaConfig, FamaCounters};
-pub use ideal::{IdealConfig, IdealMac};
+pub use dcf::{CwRule, CwRuleKind, Dcf, DcfConfig, DcfConfigError, DcfPhase, DcfSpec, DcfState};
+pub use duplex::{DuplexConfig, DuplexMac, DuplexSpec};
+pub use fama::{Fama, FamaConfig, FamaCounters, FamaSpec};
+pub use ideal::{IdealConfig, IdealMac, IdealSpec};
+pub use spec::{MacSettings, MacSpec, PhyPreset, PhySettings, PreambleKind, StationSetup};
 
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::NodeId;
