@@ -12,6 +12,10 @@
 //! shorthand is first written out as `recovery` and `cc`, so `--set flow.0.tcp.cc=cubic`
 //! on `variant = "newreno"` runs NewReno's recovery with CUBIC. An override of `variant`
 //! on a table that writes `recovery` or `cc` replaces both.
+//!
+//! A congestion control named alone (`cc = "cubic"`) is its table with every default: an
+//! override of one of its constants (`--set flow.0.tcp.cc.beta=0.8`) first writes the name
+//! out as `{ kind = "cubic" }` (and a `variant` out as `recovery` and `cc`).
 
 use serde_json::{Map, Value};
 
@@ -79,8 +83,9 @@ fn apply_one(doc: &mut Value, text: &str) -> Result<Vec<Seg>, ScenarioError> {
     let mut path = Vec::with_capacity(keys.len());
     let mut node = doc;
     for (i, k) in keys.iter().map(|k| k.trim()).enumerate() {
+        expand_short_form(node, path.last());
         let is_last = i + 1 == keys.len();
-        if is_last {
+        if is_last || k == "cc" {
             let parent = path.last().cloned();
             if let (Some(Seg::Key(table)), Value::Object(map)) = (parent, &mut *node) {
                 if table == "tcp" {
@@ -122,6 +127,22 @@ fn split_shorthand(tcp: &mut Map<String, Value>, key: &str) {
             tcp.remove("cc");
         }
         _ => {}
+    }
+}
+
+/// The keys whose value may be a name standing for the table `{ kind = name }`.
+const SHORT_FORMS: [&str; 1] = ["cc"];
+
+/// Before stepping into `node`, the value of `key`: a name standing for a table (`cc =
+/// "cubic"`) becomes that table (`{ kind = "cubic" }`).
+fn expand_short_form(node: &mut Value, key: Option<&Seg>) {
+    let (Value::String(name), Some(Seg::Key(key))) = (&*node, key) else {
+        return;
+    };
+    if SHORT_FORMS.contains(&key.as_str()) {
+        let mut table = Map::new();
+        table.insert("kind".into(), Value::String(name.clone()));
+        *node = Value::Object(table);
     }
 }
 
@@ -261,6 +282,29 @@ mod tests {
         let mut doc = json!({"x": {"variant": "newreno"}});
         apply(&mut doc, &["x.cc=cubic".into()], "t.toml").unwrap();
         assert_eq!(doc["x"], json!({"variant": "newreno", "cc": "cubic"}));
+    }
+
+    #[test]
+    fn scenario_override_of_a_cc_constant_writes_the_name_out_as_its_table() {
+        let mut doc = json!({"flow": [{"tcp": {"cc": "cubic", "mss": "1000B"}}]});
+        apply(&mut doc, &["flow.0.tcp.cc.beta=0.8".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"cc": {"kind": "cubic", "beta": 0.8}, "mss": "1000B"})
+        );
+        // Over a variant: the variant is written out first, its `cc` then as a table.
+        let mut doc = json!({"flow": [{"tcp": {"variant": "newreno"}}]});
+        apply(&mut doc, &["flow.0.tcp.cc.x=1".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"recovery": "newreno", "cc": {"kind": "reno", "x": 1}})
+        );
+        // Replacing the whole value keeps the short form; other keys' strings stay.
+        let mut doc = json!({"flow": [{"tcp": {"cc": "cubic"}}], "name": "x"});
+        apply(&mut doc, &["flow.0.tcp.cc=bbr".into()], "t.toml").unwrap();
+        assert_eq!(doc["flow"][0]["tcp"]["cc"], json!("bbr"));
+        let err = apply(&mut doc, &["name.kind=y".into()], "t.toml").unwrap_err();
+        assert_eq!(err.path, "name");
     }
 
     #[test]

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Illinois's parameters.
@@ -87,9 +88,14 @@ impl Default for IllinoisConfig {
     }
 }
 
-impl IllinoisConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for IllinoisConfig {
+    type Controller = Illinois;
+    const KIND: &'static str = "illinois";
+    fn build(&self, _options: CcOptions) -> Illinois {
+        Illinois::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.alpha_min > 0.0 && self.alpha_min.is_finite()) {
             return Err(("alpha_min", self.alpha_min, "a number above 0"));
         }

@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimDuration;
 
 use super::estimators::Rounds;
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Santa Cruz's operating point.
@@ -59,9 +60,14 @@ impl Default for SantaCruzConfig {
     }
 }
 
-impl SantaCruzConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for SantaCruzConfig {
+    type Controller = SantaCruz;
+    const KIND: &'static str = "santa_cruz";
+    fn build(&self, _options: CcOptions) -> SantaCruz {
+        SantaCruz::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.operating_point > 0.0 && self.operating_point.is_finite()) {
             return Err((
                 "operating_point",

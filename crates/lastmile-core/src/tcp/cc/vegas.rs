@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Vegas's thresholds, in segments (the paper's "buffers").
@@ -88,9 +89,14 @@ impl Default for VegasConfig {
     }
 }
 
-impl VegasConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for VegasConfig {
+    type Controller = Vegas;
+    const KIND: &'static str = "vegas";
+    fn build(&self, _options: CcOptions) -> Vegas {
+        Vegas::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
             return Err(("alpha", self.alpha, "a number of segments, 0 or more"));
         }
