@@ -54,36 +54,51 @@ impl TcpVariant {
     }
 }
 
-/// Loss recovery: when duplicate ACKs mean a loss, what to retransmit, when recovery ends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryKind {
+/// The one list of loss recoveries: the enum (`recovery = "newreno"`), its names and
+/// `name()`. A recovery has no settings of its own (TCP-wide keys such as `dupack_threshold`
+/// and `prr` tune it), so the spec is a plain name.
+macro_rules! recoveries {
+    ($($(#[$attr:meta])* $variant:ident = $name:literal),* $(,)?) => {
+        /// Loss recovery: when duplicate ACKs mean a loss, what to retransmit, when recovery
+        /// ends.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+        pub enum RecoveryKind {
+            $($(#[$attr])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl RecoveryKind {
+            /// Every loss recovery.
+            pub const ALL: &'static [RecoveryKind] = &[$(RecoveryKind::$variant),*];
+            /// Every loss recovery's name in scenario files.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// The name as written in scenario files (and in the summary's `variant`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(RecoveryKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+recoveries! {
     /// Go back to slow start on the DupThresh-th duplicate ACK (4.3BSD Tahoe).
-    Tahoe,
+    Tahoe = "tahoe",
     /// Fast retransmit and fast recovery, RFC 5681 §3.2.
-    Reno,
+    Reno = "reno",
     /// Reno with partial-ACK handling, RFC 6582.
     #[default]
-    Newreno,
+    Newreno = "newreno",
     /// SACK-based recovery, RFC 6675 (pipe, NextSeg, rescue retransmission) over the RFC 2018
     /// scoreboard; NewReno when the peer does not offer SACK.
-    Sack,
+    Sack = "sack",
     /// Forward acknowledgment, Mathis & Mahdavi (SIGCOMM 1996): awnd = snd.nxt − snd.fack +
     /// retran_data; NewReno when the peer does not offer SACK.
-    Fack,
+    Fack = "fack",
 }
 
 impl RecoveryKind {
-    /// The name as written in scenario files (and in the summary's `variant`).
-    pub fn name(self) -> &'static str {
-        match self {
-            RecoveryKind::Tahoe => "tahoe",
-            RecoveryKind::Reno => "reno",
-            RecoveryKind::Newreno => "newreno",
-            RecoveryKind::Sack => "sack",
-            RecoveryKind::Fack => "fack",
-        }
-    }
     /// True for the recoveries that read SACK blocks (and so offer SACK-permitted).
     pub fn uses_sack(self) -> bool {
         matches!(self, RecoveryKind::Sack | RecoveryKind::Fack)
@@ -636,6 +651,16 @@ mod tests {
             let table = serde_json::to_value(by_name).unwrap();
             assert_eq!(table["kind"], *name);
             assert_eq!(with_cc(table).unwrap().cc, Some(default), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_recovery_name_parses_back_to_its_kind() {
+        assert_eq!(RecoveryKind::NAMES.len(), RecoveryKind::ALL.len());
+        for (name, kind) in RecoveryKind::NAMES.iter().zip(RecoveryKind::ALL) {
+            let parsed: RecoveryKind = serde_json::from_value(json!(name)).unwrap();
+            assert_eq!((parsed, kind.name()), (*kind, *name));
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(name));
         }
     }
 
