@@ -667,25 +667,25 @@ mod tests {
     #[test]
     fn cc_constants_default_to_the_documents() {
         let cc = |name: &str| serde_json::to_value(with_cc(json!(name)).unwrap().cc).unwrap();
-        // Brakmo & Peterson 1995 §3.2: α = 1, β = 3; γ = 1 for slow start.
+        // Brakmo & Peterson 1995 §3.2 ("Vegas-1,3") and §3.3 (γ, "one router buffer").
         let vegas = cc("vegas");
         assert_eq!(
             (&vegas["alpha"], &vegas["beta"], &vegas["gamma"]),
             (&json!(1.0), &json!(3.0), &json!(1.0))
         );
-        // Fu & Liew 2003: β = 3 segments, cut to 4/5 on a random loss.
+        // Fu & Liew 2003 §II: β = 3 segments, cut to 4/5 on a random loss.
         let veno = cc("veno");
         assert_eq!(
             (&veno["beta"], &veno["random_loss_factor"]),
             (&json!(3.0), &json!(0.8))
         );
-        // RFC 9438 §5, §4.6, §4.7.
+        // RFC 9438 §5 (C), §4.6 (β_cubic), §4.7 (fast convergence, "SHOULD").
         let cubic = cc("cubic");
         assert_eq!(
             (&cubic["c"], &cubic["beta"], &cubic["fast_convergence"]),
             (&json!(0.4), &json!(0.7), &json!(true))
         );
-        // Wei et al. 2006: γ = 0.5.
+        // FAST's step γ = 0.5 (Wei, Jin, Low & Hegde 2006).
         assert_eq!(cc("fast")["gamma"], 0.5);
         // Liu, Başar & Srikant 2006: α up to 10, β up to 1/2.
         let illinois = cc("illinois");
@@ -693,11 +693,11 @@ mod tests {
             (&illinois["alpha_max"], &illinois["beta_max"]),
             (&json!(10.0), &json!(0.5))
         );
-        // draft-cardwell-iccrg-bbr-congestion-control-00: a 4-segment ProbeRTT window.
+        // draft-cardwell-iccrg-bbr-congestion-control-00's BBRMinPipeCwnd, 4 segments.
         assert_eq!(cc("bbr")["min_pipe_cwnd"], 4);
-        // Grieco & Mascolo 2004: the filter gain 0.9.
+        // ns-3's TcpWestwoodPlus EWMA gain, 0.9.
         assert_eq!(cc("westwood_plus")["filter_gain"], 0.9);
-        // Parsa & Garcia-Luna-Aceves 1999: n = 1.5 packets.
+        // Santa Cruz's operating point n = 1.5 packets (Parsa & Garcia-Luna-Aceves 1999).
         assert_eq!(cc("santa_cruz")["operating_point"], 1.5);
         // Reno has no constants of its own.
         assert_eq!(cc("reno"), json!({ "kind": "reno" }));

@@ -34,7 +34,8 @@ pub struct FastConfig {
     /// module's `alpha_`).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
-    /// The step γ ∈ (0, 1] towards the equilibrium window per update. Default 0.5.
+    /// The step γ ∈ (0, 1] towards the equilibrium window per update. Default 0.5 (the ns-2
+    /// FAST module's `gamma_`).
     #[serde(default = "default_gamma")]
     pub gamma: f64,
 }

@@ -35,16 +35,17 @@ use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IllinoisConfig {
-    /// Largest additive increase, segments per round trip. Default 10.
+    /// Largest additive increase, segments per round trip. Default 10 (the paper's recommended
+    /// value).
     #[serde(default = "default_alpha_max")]
     pub alpha_max: f64,
-    /// Smallest additive increase. Default 0.3.
+    /// Smallest additive increase. Default 0.3 (the paper's).
     #[serde(default = "default_alpha_min")]
     pub alpha_min: f64,
-    /// Smallest multiplicative decrease. Default 0.125.
+    /// Smallest multiplicative decrease. Default 0.125 (the paper's 1/8).
     #[serde(default = "default_beta_min")]
     pub beta_min: f64,
-    /// Largest multiplicative decrease. Default 0.5.
+    /// Largest multiplicative decrease. Default 0.5 (the paper's 1/2).
     #[serde(default = "default_beta_max")]
     pub beta_max: f64,
     /// Round trips with low delay before α returns to α_max. Default 5.

@@ -43,7 +43,8 @@ use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SantaCruzConfig {
-    /// n, the packets this connection aims to keep queued at the bottleneck. Default 1.5.
+    /// n, the packets this connection aims to keep queued at the bottleneck. Default 1.5 (the
+    /// design notes' reading of Parsa & Garcia-Luna-Aceves 1999; module notes).
     #[serde(default = "default_operating_point")]
     pub operating_point: f64,
 }

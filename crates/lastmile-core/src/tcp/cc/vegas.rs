@@ -49,7 +49,8 @@ pub struct VegasConfig {
     /// (Brakmo & Peterson §3.2, "Vegas-1,3").
     #[serde(default = "default_alpha")]
     pub alpha: f64,
-    /// Shrink by a segment per round trip while more than β segments are queued. Default 3.
+    /// Shrink by a segment per round trip while more than β segments are queued. Default 3
+    /// (§3.2, "Vegas-1,3").
     #[serde(default = "default_beta")]
     pub beta: f64,
     /// Leave slow start once more than γ segments are queued. Default 1 (§3.3: "one router
