@@ -326,6 +326,21 @@ fn cc_settings_are_checked_at_load_with_the_key_and_the_fix() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("flow[0].tcp.cc.alpha: unknown key"), "{e}");
+    // A recovery's name as the table's kind says where it belongs, as the short form does.
+    for cc in ["newreno", "{ kind = \"newreno\" }"] {
+        let e = load_str(
+            &text,
+            Format::Toml,
+            "cc.toml",
+            &[format!("flow.0.tcp.cc={cc}")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(r#"("newreno" is a loss recovery: set flow[0].tcp.recovery = "newreno")"#),
+            "{e}"
+        );
+    }
     let s = load_str(
         &text,
         Format::Toml,
