@@ -51,5 +51,10 @@ def test_each_algorithm_traces_its_own_estimate(cc: str, column: str) -> None:
 
 
 def test_settings_of_another_algorithm_are_refused() -> None:
-    with pytest.raises(lastmile.ScenarioError, match=r"tcp\.vegas"):
+    with pytest.raises(lastmile.ScenarioError, match=r"tcp\.cc\.alpha: unknown key"):
+        _run("cubic", "flow.0.tcp.cc.alpha=2")
+
+
+def test_an_old_per_algorithm_table_is_refused_with_its_cc_table() -> None:
+    with pytest.raises(lastmile.ScenarioError, match=r'write cc = \{ kind = "vegas", alpha = 2 \}'):
         _run("cubic", "flow.0.tcp.vegas.alpha=2")

@@ -43,7 +43,7 @@ def test_the_summary_carries_the_resolved_scenario_and_the_command(tmp_path: Pat
     assert wireless["queue"] == "100pkt", "defaults are filled in"
     assert scenario["base_station"] == {"agent": "none"}
     tcp = scenario["flow"][0]["tcp"]
-    assert (tcp["variant"], tcp["recovery"], tcp["cc"]) == ("reno", "reno", "reno")
+    assert (tcp["variant"], tcp["recovery"], tcp["cc"]) == ("reno", "reno", {"kind": "reno"})
     assert (tcp["rwnd"], tcp["min_rto"]) == ("42000B", "1s")
     assert scenario["flow"][0]["app"]["bytes"] == "200000B", "the --set is in"
     assert scenario["seed"] == 3, "the run's seed, not the file's"
@@ -84,7 +84,7 @@ def test_the_run_page_shows_the_scenario_and_the_command(tmp_path: Path) -> None
         ("topology.wireless.rate", "1Mbps"),
         ("topology.wireless.errors.ber", "1.5e-05"),
         ("flow.0.tcp.rwnd", "42000B"),
-        ("flow.0.tcp.cc", "reno"),
+        ("flow.0.tcp.cc.kind", "reno"),
         ("base_station.agent", "none"),
     ]:
         assert re.search(rf"<td>{re.escape(key)}</td>\s*<td[^>]*>{re.escape(value)}</td>", page), (
@@ -123,6 +123,25 @@ def test_set_cc_on_a_variant_file_keeps_the_recovery(tmp_path: Path) -> None:
         lastmile_cli("run", CHAIN, *SMALL, "--set", "flow.0.tcp.recovery=sack", "--json").stdout
     )
     assert (summary["flows"][0]["variant"], summary["flows"][0]["cc"]) == ("sack", "reno")
+
+
+def test_set_a_constant_of_a_cc_named_alone(tmp_path: Path) -> None:
+    summary = json.loads(
+        lastmile_cli(
+            "run",
+            CHAIN,
+            *SMALL,
+            "--set",
+            "flow.0.tcp.cc=cubic",
+            "--set",
+            "flow.0.tcp.cc.beta=0.8",
+            "--json",
+            check=True,
+        ).stdout
+    )
+    assert (summary["flows"][0]["variant"], summary["flows"][0]["cc"]) == ("newreno", "cubic")
+    cc = summary["scenario"]["flow"][0]["tcp"]["cc"]
+    assert (cc["kind"], cc["beta"], cc["c"]) == ("cubic", 0.8, 0.4), "the table, defaults in"
 
 
 def test_a_congestion_control_given_as_variant_says_where_it_belongs() -> None:

@@ -108,10 +108,7 @@ ALGOS = (
     # its window never grows in congestion avoidance (docs/congestion-control.md).
     Algo(
         "Vegas",
-        {
-            "cc": "vegas",
-            "vegas": {"alpha": 2.0, "beta": 4.0, "fine_grained_retransmission": False},
-        },
+        {"cc": {"kind": "vegas", "alpha": 2.0, "beta": 4.0, "fine_grained_retransmission": False}},
         "TcpVegas",
     ),
     Algo("Westwood+", {"cc": "westwood_plus"}, "TcpWestwoodPlus"),

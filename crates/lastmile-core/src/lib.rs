@@ -8,7 +8,8 @@
 //! which files a new variant touches.
 //! 1. `engine` (integer time, the event queue, timers, named random streams), `ids`,
 //!    `units` (quantities with units and their ranges), `ranges`, `errors` (the
-//!    validation error every component reports its settings' problems with).
+//!    validation error every component reports its settings' problems with), `short_form`
+//!    (a family member by name or as its tagged table).
 //! 2. `packet`: every header and wire format, without payload.
 //! 3. `net` (nodes, routing, point-to-point links, queues), `error_model` (channel losses
 //!    per frame), `metrics` (summaries, traces, pcap).
@@ -34,6 +35,7 @@ pub mod net;
 pub mod packet;
 pub mod ranges;
 pub mod scenario;
+pub mod short_form;
 pub mod sim;
 pub mod tcp;
 pub mod transport;

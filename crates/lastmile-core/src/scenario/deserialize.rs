@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::model::{AgentChoice, BaseStations, Scenario};
 use crate::errors::{did_you_mean, join, path_string, ScenarioError, Seg};
+use crate::tcp::{CcSpec, TcpSpec};
 
 /// A raw failure: where serde stopped and what it said.
 #[derive(Clone, Debug, PartialEq)]
@@ -209,6 +210,9 @@ fn explain(doc: &Value, failure: Failure) -> ScenarioError {
     let msg = failure.message.clone();
     let mut path = failure.path.clone();
     let node = get(doc, &path);
+    if let Some(e) = moved_cc_table(doc, &failure) {
+        return e;
+    }
     if let Some(rest) = msg.strip_prefix("unknown field ") {
         let field = first_quoted(rest).unwrap_or_default().to_string();
         let allowed = listed_names(rest.split_once(", ").map(|x| x.1).unwrap_or(""));
@@ -274,10 +278,37 @@ fn explain(doc: &Value, failure: Failure) -> ScenarioError {
     value_error(doc, &path, &msg)
 }
 
+/// A per-algorithm table a TCP table no longer takes (`cubic = { beta = 0.8 }`): the error
+/// names it and the `cc` table that replaces it.
+fn moved_cc_table(doc: &Value, failure: &Failure) -> Option<ScenarioError> {
+    let rest = failure.message.strip_prefix("unknown field ")?;
+    let field = first_quoted(rest)?;
+    let mut table = failure.path.clone();
+    if table.last() == Some(&Seg::Key(field.to_string())) {
+        table.pop();
+    }
+    if table.last() != Some(&Seg::Key("tcp".into())) {
+        return None;
+    }
+    let fix = TcpSpec::moved_cc_table(field, get(doc, &table)?.get(field)?)?;
+    table.push(Seg::Key(field.to_string()));
+    Some(ScenarioError::problem(
+        path_string(&table),
+        format!("a congestion control's constants go in its `cc` table: write {fix}"),
+    ))
+}
+
 /// A name given to the wrong one of TCP's `variant`, `recovery` and `cc` (`variant =
 /// "cubic"`): where it belongs, as a hint.
 fn tcp_name_elsewhere(path: &[Seg], name: &str) -> Option<String> {
-    use crate::tcp::spec::{CcKind, RecoveryKind, TcpVariant};
+    use crate::tcp::spec::{RecoveryKind, TcpVariant};
+    // `cc = { kind = "newreno" }` is `cc = "newreno"` for this purpose.
+    let path = match path {
+        [head @ .., Seg::Key(cc), Seg::Key(kind)] if cc == "cc" && kind == "kind" => {
+            &path[..head.len() + 1]
+        }
+        _ => path,
+    };
     let [.., Seg::Key(table), Seg::Key(field)] = path else {
         return None;
     };
@@ -285,7 +316,7 @@ fn tcp_name_elsewhere(path: &[Seg], name: &str) -> Option<String> {
         return None;
     }
     let value = Value::String(name.to_string());
-    let is_cc = serde_json::from_value::<CcKind>(value.clone()).is_ok();
+    let is_cc = CcSpec::NAMES.contains(&name);
     let is_recovery = serde_json::from_value::<RecoveryKind>(value.clone()).is_ok()
         || serde_json::from_value::<TcpVariant>(value).is_ok();
     let at = path_string(&path[..path.len() - 1]);

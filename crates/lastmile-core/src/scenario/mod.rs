@@ -21,7 +21,6 @@ mod plan;
 pub(crate) mod presets;
 mod resolved;
 mod schema;
-mod short_form;
 mod topology;
 pub(crate) mod transports;
 pub(crate) mod validate;

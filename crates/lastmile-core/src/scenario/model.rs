@@ -13,7 +13,8 @@ pub use crate::agents::AgentSpec;
 pub use crate::apps::AppSpec;
 use crate::error_model::{ErrorModelSpec, FecSpec};
 pub use crate::net::red::{AqmSpec, RedSpec};
-pub use crate::tcp::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
+pub use crate::tcp::spec::{AckPolicy, InitialWindow, RecoveryKind, TcpSpec, TcpVariant};
+pub use crate::tcp::CcSpec;
 use crate::units::{ByteSize, Duration, QueueLimit, Rate};
 pub use crate::wireless::energy::{EnergyProfileKind, EnergySpec};
 pub use crate::wireless::link::spec::LinkLayerSpec;
@@ -171,12 +172,12 @@ pub struct LinkSpec {
     #[serde(default)]
     pub reverse_errors: ErrorModelSpec,
     /// The MAC (wireless hops), by name or as a table of its settings. Default "p2p".
-    #[serde(default, deserialize_with = "super::short_form::deserialize")]
+    #[serde(default, deserialize_with = "crate::short_form::deserialize")]
     #[schemars(schema_with = "mac_schema")]
     pub mac: MacSpec,
     /// The link layer (wireless hops), by name or as a table of its settings. Default
     /// "none".
-    #[serde(default, deserialize_with = "super::short_form::deserialize")]
+    #[serde(default, deserialize_with = "crate::short_form::deserialize")]
     #[schemars(schema_with = "link_schema")]
     pub link: LinkLayerSpec,
     /// Count this link's frames in the `wireless` metrics. Default: true for the chain's
@@ -191,7 +192,7 @@ pub struct LinkSpec {
 }
 
 fn mac_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-    super::short_form::schema::<MacSpec>(
+    crate::short_form::schema::<MacSpec>(
         gen,
         MacSpec::NAMES,
         "A MAC by name, every setting at its default.",
@@ -199,7 +200,7 @@ fn mac_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Sch
 }
 
 fn link_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-    super::short_form::schema::<LinkLayerSpec>(
+    crate::short_form::schema::<LinkLayerSpec>(
         gen,
         LinkLayerSpec::NAMES,
         "A link layer by name, every setting at its default.",

@@ -13,9 +13,10 @@
 //! on `variant = "newreno"` runs NewReno's recovery with CUBIC. An override of `variant`
 //! on a table that writes `recovery` or `cc` replaces both.
 //!
-//! A MAC or link layer named alone (`mac = "dcf"`) is its table with every default: an
-//! override of one of its settings (`--set topology.wireless.mac.rts_threshold=0B`) first
-//! writes the name out as `{ kind = "dcf" }`.
+//! A MAC, link layer or congestion control named alone (`mac = "dcf"`) is its table with
+//! every default: an override of one of its settings (`--set
+//! topology.wireless.mac.rts_threshold=0B`, `--set flow.0.tcp.cc.beta=0.8`) first writes the
+//! name out as `{ kind = "dcf" }` (and a `variant` out as `recovery` and `cc`).
 
 use serde_json::{Map, Value};
 
@@ -85,7 +86,7 @@ fn apply_one(doc: &mut Value, text: &str) -> Result<Vec<Seg>, ScenarioError> {
     for (i, k) in keys.iter().map(|k| k.trim()).enumerate() {
         expand_short_form(node, path.last());
         let is_last = i + 1 == keys.len();
-        if is_last {
+        if is_last || k == "cc" {
             let parent = path.last().cloned();
             if let (Some(Seg::Key(table)), Value::Object(map)) = (parent, &mut *node) {
                 if table == "tcp" {
@@ -131,7 +132,7 @@ fn split_shorthand(tcp: &mut Map<String, Value>, key: &str) {
 }
 
 /// The keys whose value may be a name standing for the table `{ kind = name }`.
-const SHORT_FORMS: [&str; 2] = ["mac", "link"];
+const SHORT_FORMS: [&str; 3] = ["mac", "link", "cc"];
 
 /// Before stepping into `node`, the value of `key`: a name standing for a table (`mac =
 /// "dcf"`) becomes that table (`{ kind = "dcf" }`).
@@ -303,6 +304,29 @@ mod tests {
         let mut doc = json!({"topology": {"wireless": {"mac": "dcf"}}, "name": "x"});
         apply(&mut doc, &["topology.wireless.mac=fama".into()], "t.toml").unwrap();
         assert_eq!(doc["topology"]["wireless"]["mac"], json!("fama"));
+        let err = apply(&mut doc, &["name.kind=y".into()], "t.toml").unwrap_err();
+        assert_eq!(err.path, "name");
+    }
+
+    #[test]
+    fn scenario_override_of_a_cc_constant_writes_the_name_out_as_its_table() {
+        let mut doc = json!({"flow": [{"tcp": {"cc": "cubic", "mss": "1000B"}}]});
+        apply(&mut doc, &["flow.0.tcp.cc.beta=0.8".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"cc": {"kind": "cubic", "beta": 0.8}, "mss": "1000B"})
+        );
+        // Over a variant: the variant is written out first, its `cc` then as a table.
+        let mut doc = json!({"flow": [{"tcp": {"variant": "newreno"}}]});
+        apply(&mut doc, &["flow.0.tcp.cc.x=1".into()], "t.toml").unwrap();
+        assert_eq!(
+            doc["flow"][0]["tcp"],
+            json!({"recovery": "newreno", "cc": {"kind": "reno", "x": 1}})
+        );
+        // Replacing the whole value keeps the short form; other keys' strings stay.
+        let mut doc = json!({"flow": [{"tcp": {"cc": "cubic"}}], "name": "x"});
+        apply(&mut doc, &["flow.0.tcp.cc=bbr".into()], "t.toml").unwrap();
+        assert_eq!(doc["flow"][0]["tcp"]["cc"], json!("bbr"));
         let err = apply(&mut doc, &["name.kind=y".into()], "t.toml").unwrap_err();
         assert_eq!(err.path, "name");
     }

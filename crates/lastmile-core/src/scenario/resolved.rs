@@ -5,9 +5,10 @@
 //! in and its unit spelled out (`rwnd = "42000B"`), the preset expanded, with four
 //! changes: the run's seed replaces the file's; each TCP table names both halves of what
 //! runs, `recovery` and `cc` (beside `variant` when the file used the shorthand, which
-//! agrees with them); an agent named without its settings (`agent = "snoop"`) is written
-//! as the table of its settings, defaults filled in (so is a MAC or link layer named alone,
-//! `mac = "dcf"`: the hop's `mac` and `link` are always their tables); and keys left unset (serialized as
+//! agrees with them), `cc` as its table with every constant filled in; an agent named
+//! without its settings (`agent = "snoop"`) is written as the table of its settings,
+//! defaults filled in (so is a MAC or link layer named alone, `mac = "dcf"`: the hop's
+//! `mac` and `link` are always their tables); and keys left unset (serialized as
 //! null: "none", or a default that depends on other keys) are left out, as a file leaves
 //! them out. Loading this document
 //! gives the same `Scenario`, so running it with the same seed gives the same result.
@@ -73,7 +74,8 @@ fn resolve_node(node: &mut Value, key: Option<&str>) {
             if key == Some("tcp") {
                 if let Ok(spec) = serde_json::from_value::<TcpSpec>(Value::Object(map.clone())) {
                     map.insert("recovery".into(), spec.recovery_kind().name().into());
-                    map.insert("cc".into(), spec.cc_kind().name().into());
+                    let cc = serde_json::to_value(spec.cc_spec()).unwrap_or(Value::Null);
+                    map.insert("cc".into(), cc);
                 }
             }
         }
@@ -136,7 +138,7 @@ app = { kind = "bulk", bytes = "1MB" }
             (
                 &Value::from("tahoe"),
                 &Value::from("tahoe"),
-                &Value::from("reno")
+                &serde_json::json!({ "kind": "reno" })
             )
         );
         assert_eq!(tcp["rwnd"], "42000B");
@@ -184,5 +186,26 @@ app = { kind = "bulk", bytes = "1MB" }
             again.topology.wireless.unwrap(),
         );
         assert_eq!((w_again.mac, w_again.link), (w.mac, w.link));
+    }
+
+    #[test]
+    fn a_cc_named_alone_is_written_as_its_table_with_every_constant() {
+        let text = TEXT.replace(r#"variant = "tahoe""#, r#"cc = "cubic""#);
+        let s = load_str(
+            &text,
+            Format::Toml,
+            "t.toml",
+            &["flow.0.tcp.cc.beta=0.8".into()],
+        )
+        .unwrap();
+        let doc = resolved(&s, 1);
+        let cc = &doc["flow"][0]["tcp"]["cc"];
+        assert_eq!(
+            (&cc["kind"], &cc["beta"], &cc["c"]),
+            (&Value::from("cubic"), &Value::from(0.8), &Value::from(0.4))
+        );
+        let again = load_str(&doc.to_string(), Format::Json, "r.json", &[]).unwrap();
+        assert_eq!(again.flows[0].tcp.cc_spec(), s.flows[0].tcp.cc_spec());
+        assert_eq!(resolved(&again, 1), doc);
     }
 }

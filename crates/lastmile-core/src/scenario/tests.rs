@@ -451,10 +451,10 @@ fn scenario_set_cc_on_a_variant_keeps_its_recovery() {
     let s = load(&text, &["flow.0.tcp.cc=cubic"]).unwrap();
     let tcp = &s.flows[0].tcp;
     assert_eq!(tcp.recovery_kind().name(), "newreno");
-    assert_eq!(tcp.cc_kind().name(), "cubic");
+    assert_eq!(tcp.cc_spec().name(), "cubic");
     let s = load(&text, &["flow.0.tcp.recovery=sack"]).unwrap();
     assert_eq!(s.flows[0].tcp.recovery_kind().name(), "sack");
-    assert_eq!(s.flows[0].tcp.cc_kind().name(), "reno");
+    assert_eq!(s.flows[0].tcp.cc_spec().name(), "reno");
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! the scenario's `TcpSpec`), the segments, deliveries and trace records it emits, its
 //! RFC 9293 states and its counters.
 
-use super::cc::{CcMetrics, CcSettings};
+use super::cc::{CcMetrics, CcOptions, CcSpec};
 use super::spec::{
-    AckPolicy, CcKind, InitialWindow, RecoveryKind, RttEstimator, SsthreshRule, TcpSpec, TsEcho,
+    AckPolicy, InitialWindow, RecoveryKind, RttEstimator, SsthreshRule, TcpSpec, TsEcho,
 };
 use crate::engine::{SimDuration, SimTime};
 use crate::packet::{Ipv4Addr, TcpSegment};
@@ -18,9 +18,9 @@ pub struct TcpConfig {
     pub remote_port: u16,
     /// Loss recovery (Tahoe, Reno, NewReno, SACK, FACK).
     pub recovery: RecoveryKind,
-    /// Congestion control and what it reads from the settings.
-    pub cc: CcKind,
-    pub cc_settings: CcSettings,
+    /// Congestion control with its constants, and the TCP-wide knobs it reads.
+    pub cc: CcSpec,
+    pub cc_options: CcOptions,
     /// Maximum segment size: payload bytes per segment.
     pub mss: u32,
     /// This endpoint's receive buffer, advertised as its window.
@@ -88,8 +88,8 @@ impl TcpConfig {
             remote_addr: remote.0,
             remote_port: remote.1,
             recovery: t.recovery_kind(),
-            cc: t.cc_kind(),
-            cc_settings: t.cc_settings(),
+            cc: t.cc_spec(),
+            cc_options: t.cc_options(),
             mss: clamp(t.mss.bytes()),
             rwnd_bytes: clamp(t.rwnd.bytes()),
             initial_window: t.initial_window,

@@ -6,7 +6,8 @@
 
 use crate::errors::ScenarioError;
 
-use super::spec::{AckPolicy, CcKind, InitialWindow, RecoveryKind, SsthreshRule, TcpSpec};
+use super::cc::CcSpec;
+use super::spec::{AckPolicy, InitialWindow, RecoveryKind, SsthreshRule, TcpSpec};
 
 /// The largest MSS: a 65535-byte IPv4 datagram less 20 bytes of IP and 20 of TCP header
 /// (RFC 791, RFC 9293).
@@ -25,17 +26,16 @@ pub fn check_tcp(path: &str, t: &TcpSpec) -> Result<(), ScenarioError> {
     if let Err(c) = t.check_names() {
         return bad(c.field, c.value, c.expected);
     }
-    if let Err(c) = t.check_cc_settings() {
-        return bad(&c.field, c.value, c.expected);
-    }
-    if t.ssthresh_rule == SsthreshRule::Bsd && t.cc_kind() != CcKind::Reno {
+    let cc = t.cc_spec();
+    cc.check().map_err(|e| e.under(&format!("{path}.cc")))?;
+    if t.ssthresh_rule == SsthreshRule::Bsd && !matches!(cc, CcSpec::Reno(_)) {
         return bad(
             "ssthresh_rule",
             q(&"bsd"),
             format!(
                 "\"rfc5681\" with cc = \"{}\" (the BSD rule is Reno's window rule: set \
                  cc = \"reno\" or remove ssthresh_rule)",
-                t.cc_kind().name()
+                cc.name()
             ),
         );
     }

@@ -47,7 +47,7 @@
 mod output;
 
 use super::api::*;
-use super::cc::{AnyCongestionControl, CcMetrics, CongestionControl, CongestionWindow};
+use super::cc::{CcMetrics, CongestionControl, CongestionWindow};
 use super::receiver::Receiver;
 use super::recovery::{LossRecovery, RecoveryOptions};
 use super::rtt::{RetransmitTimer, RttSample};
@@ -134,7 +134,7 @@ impl TcpConnection {
         };
         let recovery = LossRecovery::with_options(cfg.recovery, cfg.dupack_threshold, options)
             .with_fast_retransmit_after_timeout(cfg.fast_retransmit_after_timeout);
-        let cc = AnyCongestionControl::new(cfg.cc, cfg.cc_settings);
+        let cc = cfg.cc.build(cfg.cc_options);
         let mut sender = Sender::new(mss, ssthresh, cc, recovery, rtx);
         sender.tracing = cfg.trace;
         sender.set_eln(cfg.eln);

@@ -38,7 +38,7 @@ pub mod spec;
 mod tests;
 
 pub use api::*;
-pub use cc::{AnyCongestionControl, CongestionControl, CongestionWindow};
+pub use cc::{AnyCongestionControl, CcSpec, CongestionControl, CongestionWindow};
 pub use connection::TcpConnection;
 pub use recovery::{AnyRecovery, LossRecovery};
-pub use spec::{AckPolicy, CcKind, RecoveryKind, TcpSpec, TcpVariant, TsEcho};
+pub use spec::{AckPolicy, RecoveryKind, TcpSpec, TcpVariant, TsEcho};

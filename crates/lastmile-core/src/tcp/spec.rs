@@ -9,17 +9,16 @@
 //! window by RFC 5681's rule). `recovery` and `cc` may be given instead, or alongside it when they agree
 //! with it; [`TcpSpec::check_names`] refuses a contradiction.
 //!
-//! Each congestion control's constants are a table named after it (`cubic = { beta = 0.8 }`),
-//! defaults from its document, read only with that `cc`: [`TcpSpec::check_cc_settings`]
-//! refuses a table for another algorithm and a value out of range.
+//! `cc` names the congestion control and holds its constants: a tagged table (`cc = { kind =
+//! "cubic", beta = 0.8 }`, [`CcSpec`], each constant's default from its document) or just
+//! the name (`cc = "cubic"`, every default). `pacing` and `abc` are TCP-wide and go to
+//! whichever controller runs ([`CcOptions`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::cc::{
-    BbrConfig, CcSettings, CubicConfig, FastConfig, IllinoisConfig, SantaCruzConfig, VegasConfig,
-    VenoConfig, WestwoodConfig,
-};
+use super::cc::{CcOptions, CcSpec};
+use crate::short_form;
 use crate::units::{ByteSize, Duration};
 
 /// The classic TCP names: each sets `recovery` and `cc`.
@@ -49,103 +48,60 @@ impl TcpVariant {
             TcpVariant::Fack => RecoveryKind::Fack,
         }
     }
-    /// The congestion control this name stands for.
-    pub fn cc(self) -> CcKind {
-        CcKind::Reno
+    /// The congestion control this name stands for: Reno's window rule.
+    pub fn cc(self) -> CcSpec {
+        CcSpec::default()
     }
 }
 
-/// Loss recovery: when duplicate ACKs mean a loss, what to retransmit, when recovery ends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryKind {
+/// The one list of loss recoveries: the enum (`recovery = "newreno"`), its names and
+/// `name()`. A recovery has no settings of its own (TCP-wide keys such as `dupack_threshold`
+/// and `prr` tune it), so the spec is a plain name.
+macro_rules! recoveries {
+    ($($(#[$attr:meta])* $variant:ident = $name:literal),* $(,)?) => {
+        /// Loss recovery: when duplicate ACKs mean a loss, what to retransmit, when recovery
+        /// ends.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+        pub enum RecoveryKind {
+            $($(#[$attr])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl RecoveryKind {
+            /// Every loss recovery.
+            pub const ALL: &'static [RecoveryKind] = &[$(RecoveryKind::$variant),*];
+            /// Every loss recovery's name in scenario files.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// The name as written in scenario files (and in the summary's `variant`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(RecoveryKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+recoveries! {
     /// Go back to slow start on the DupThresh-th duplicate ACK (4.3BSD Tahoe).
-    Tahoe,
+    Tahoe = "tahoe",
     /// Fast retransmit and fast recovery, RFC 5681 §3.2.
-    Reno,
+    Reno = "reno",
     /// Reno with partial-ACK handling, RFC 6582.
     #[default]
-    Newreno,
+    Newreno = "newreno",
     /// SACK-based recovery, RFC 6675 (pipe, NextSeg, rescue retransmission) over the RFC 2018
     /// scoreboard; NewReno when the peer does not offer SACK.
-    Sack,
+    Sack = "sack",
     /// Forward acknowledgment, Mathis & Mahdavi (SIGCOMM 1996): awnd = snd.nxt − snd.fack +
     /// retran_data; NewReno when the peer does not offer SACK.
-    Fack,
+    Fack = "fack",
 }
 
 impl RecoveryKind {
-    /// The name as written in scenario files (and in the summary's `variant`).
-    pub fn name(self) -> &'static str {
-        match self {
-            RecoveryKind::Tahoe => "tahoe",
-            RecoveryKind::Reno => "reno",
-            RecoveryKind::Newreno => "newreno",
-            RecoveryKind::Sack => "sack",
-            RecoveryKind::Fack => "fack",
-        }
-    }
     /// True for the recoveries that read SACK blocks (and so offer SACK-permitted).
     pub fn uses_sack(self) -> bool {
         matches!(self, RecoveryKind::Sack | RecoveryKind::Fack)
-    }
-}
-
-/// Congestion control: how cwnd grows on ACKs, where ssthresh goes after a loss, and the
-/// pacing rate if any.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
-    #[default]
-    Reno,
-    /// TCP Vegas (Brakmo & Peterson 1995): keeps between α and β segments queued.
-    Vegas,
-    /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE × RTTmin
-    /// after a loss.
-    WestwoodPlus,
-    /// TCP Veno (Fu & Liew 2003): cuts to 4/5 on a loss it judges random.
-    Veno,
-    /// FAST TCP (Wei, Jin, Low & Hegde 2006): keeps α segments queued.
-    Fast,
-    /// TCP Illinois (Liu, Başar & Srikant 2006): α and β from the queueing delay.
-    Illinois,
-    /// CUBIC (RFC 9438).
-    Cubic,
-    /// BBR version 1 (Cardwell et al. 2016): paces at the measured bottleneck rate.
-    Bbr,
-    /// TCP Santa Cruz's congestion control (Parsa & Garcia-Luna-Aceves 1999): keeps an
-    /// operating point of queued packets.
-    SantaCruz,
-}
-
-impl CcKind {
-    /// Every congestion control.
-    pub const ALL: [CcKind; 9] = [
-        CcKind::Reno,
-        CcKind::Vegas,
-        CcKind::WestwoodPlus,
-        CcKind::Veno,
-        CcKind::Fast,
-        CcKind::Illinois,
-        CcKind::Cubic,
-        CcKind::Bbr,
-        CcKind::SantaCruz,
-    ];
-
-    /// The name as written in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            CcKind::Reno => "reno",
-            CcKind::Vegas => "vegas",
-            CcKind::WestwoodPlus => "westwood_plus",
-            CcKind::Veno => "veno",
-            CcKind::Fast => "fast",
-            CcKind::Illinois => "illinois",
-            CcKind::Cubic => "cubic",
-            CcKind::Bbr => "bbr",
-            CcKind::SantaCruz => "santa_cruz",
-        }
     }
 }
 
@@ -321,7 +277,6 @@ impl JsonSchema for InitialWindow {
     }
 }
 
-// The algorithms' tables are boxed so that a spec holding one (I-TCP's) stays small.
 /// TCP settings. Defaults follow RFC 5681 and RFC 6298; the seeds' experiments set the
 /// paper's own values (e.g. TULIP: 1400-byte segments, 500 ms timer granularity).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -334,9 +289,16 @@ pub struct TcpSpec {
     /// Loss recovery. Default: `variant`'s, else "newreno".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryKind>,
-    /// Congestion control. Default: `variant`'s, else "reno".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<CcKind>,
+    /// Congestion control: a name (`"cubic"`, every constant at its document's value) or a
+    /// table with `kind` and the algorithm's constants (`{ kind = "cubic", beta = 0.8 }`).
+    /// Default: `variant`'s, else "reno".
+    #[serde(
+        default,
+        deserialize_with = "cc_by_name_or_table",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(schema_with = "cc_schema")]
+    pub cc: Option<CcSpec>,
     /// Pace window-based congestion control as Linux does (net/ipv4/tcp_input.c,
     /// `tcp_update_pacing_rate`): segments leave at 200 % of cwnd/SRTT while cwnd <
     /// ssthresh/2 and 120 % after (the `tcp_pacing_ss_ratio` / `tcp_pacing_ca_ratio`
@@ -472,32 +434,18 @@ pub struct TcpSpec {
     pub delack_timeout: Duration,
     /// Initial sequence number. Default: drawn from the flow's random stream.
     pub isn: Option<u32>,
-    /// Vegas's constants (with `cc = "vegas"`). Default: the paper's α = 1, β = 3, γ = 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vegas: Option<Box<VegasConfig>>,
-    /// Westwood+'s bandwidth filter (with `cc = "westwood_plus"`). Default: filter gain 0.9.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub westwood_plus: Option<Box<WestwoodConfig>>,
-    /// Veno's constants (with `cc = "veno"`). Default: β = 3, cut to 4/5 on a random loss.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub veno: Option<Box<VenoConfig>>,
-    /// FAST's constants (with `cc = "fast"`). Default: α = 100 segments, γ = 0.5.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast: Option<Box<FastConfig>>,
-    /// Illinois's constants (with `cc = "illinois"`). Default: the paper's α from 0.3 to 10,
-    /// β from 1/8 to 1/2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub illinois: Option<Box<IllinoisConfig>>,
-    /// CUBIC's constants (with `cc = "cubic"`). Default: C = 0.4, β = 0.7, fast convergence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cubic: Option<Box<CubicConfig>>,
-    /// BBR's constants (with `cc = "bbr"`). Default: the draft's (gains 2/ln 2 and 2,
-    /// 10-round and 10 s filters, ProbeRTT of 200 ms at 4 segments).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bbr: Option<Box<BbrConfig>>,
-    /// Santa Cruz's operating point (with `cc = "santa_cruz"`). Default: n = 1.5 packets.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub santa_cruz: Option<Box<SantaCruzConfig>>,
+}
+
+fn cc_by_name_or_table<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<CcSpec>, D::Error> {
+    short_form::deserialize(d).map(Some)
+}
+
+fn cc_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    short_form::schema::<CcSpec>(
+        gen,
+        CcSpec::NAMES,
+        "A congestion control by name, every constant at its default.",
+    )
 }
 
 fn default_mss() -> ByteSize {
@@ -560,14 +508,6 @@ impl Default for TcpSpec {
             ack: AckPolicy::default(),
             delack_timeout: default_delack_timeout(),
             isn: None,
-            vegas: None,
-            westwood_plus: None,
-            veno: None,
-            fast: None,
-            illinois: None,
-            cubic: None,
-            bbr: None,
-            santa_cruz: None,
         }
     }
 }
@@ -580,18 +520,6 @@ pub struct NameConflict {
     /// Its value as written, quoted.
     pub value: String,
     /// What would agree with `variant`, and the fix.
-    pub expected: String,
-}
-
-/// A congestion control's setting out of range, or a table of settings for an algorithm
-/// not in force.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadCcSetting {
-    /// The key under `tcp`, e.g. "cubic.beta" or "cubic".
-    pub field: String,
-    /// The value as written.
-    pub value: String,
-    /// What is expected, and the fix.
     pub expected: String,
 }
 
@@ -611,75 +539,37 @@ impl TcpSpec {
             .unwrap_or_default()
     }
 
-    /// The congestion control in force: `cc`, else `variant`'s, else Reno.
-    pub fn cc_kind(&self) -> CcKind {
+    /// The congestion control in force, with its constants: `cc`, else `variant`'s, else
+    /// Reno.
+    pub fn cc_spec(&self) -> CcSpec {
         self.cc
             .or(self.variant.map(TcpVariant::cc))
             .unwrap_or_default()
     }
 
-    /// What the congestion control reads from these settings.
-    pub fn cc_settings(&self) -> CcSettings {
-        CcSettings {
+    /// What every congestion control is built with besides its own constants.
+    pub fn cc_options(&self) -> CcOptions {
+        CcOptions {
             pacing: self.pacing,
             abc: self.abc,
-            vegas: self.vegas.as_deref().copied().unwrap_or_default(),
-            westwood: self.westwood_plus.as_deref().copied().unwrap_or_default(),
-            veno: self.veno.as_deref().copied().unwrap_or_default(),
-            fast: self.fast.as_deref().copied().unwrap_or_default(),
-            illinois: self.illinois.as_deref().copied().unwrap_or_default(),
-            cubic: self.cubic.as_deref().copied().unwrap_or_default(),
-            bbr: self.bbr.as_deref().copied().unwrap_or_default(),
-            santa_cruz: self.santa_cruz.as_deref().copied().unwrap_or_default(),
         }
     }
 
-    /// Refuses an algorithm's settings out of range, or given for an algorithm other than
-    /// the one in force.
-    pub fn check_cc_settings(&self) -> Result<(), BadCcSetting> {
-        type Check = Result<(), (&'static str, f64, &'static str)>;
-        let given: [(CcKind, Option<Check>); 8] = [
-            (CcKind::Vegas, self.vegas.as_deref().map(|c| c.check())),
-            (
-                CcKind::WestwoodPlus,
-                self.westwood_plus.as_deref().map(|c| c.check()),
-            ),
-            (CcKind::Veno, self.veno.as_deref().map(|c| c.check())),
-            (CcKind::Fast, self.fast.as_deref().map(|c| c.check())),
-            (
-                CcKind::Illinois,
-                self.illinois.as_deref().map(|c| c.check()),
-            ),
-            (CcKind::Cubic, self.cubic.as_deref().map(|c| c.check())),
-            (CcKind::Bbr, self.bbr.as_deref().map(|c| c.check())),
-            (
-                CcKind::SantaCruz,
-                self.santa_cruz.as_deref().map(|c| c.check()),
-            ),
-        ];
-        let cc = self.cc_kind();
-        for (kind, check) in given {
-            let Some(check) = check else { continue };
-            let table = kind.name();
-            if kind != cc {
-                return Err(BadCcSetting {
-                    field: table.to_string(),
-                    value: format!("a `{table}` table with cc = \"{}\"", cc.name()),
-                    expected: format!(
-                        "settings for the congestion control in force: set \
-                         cc = \"{table}\" or remove the `{table}` table"
-                    ),
-                });
-            }
-            if let Err((field, value, expected)) = check {
-                return Err(BadCcSetting {
-                    field: format!("{table}.{field}"),
-                    value: value.to_string(),
-                    expected: expected.to_string(),
-                });
+    /// For a key this table does not take that a file written for the per-algorithm tables
+    /// (`cubic = { beta = 0.8 }`) still writes: the `cc` table that replaces it, with the
+    /// values as written (`cc = { kind = "cubic", beta = 0.8 }`).
+    pub fn moved_cc_table(key: &str, written: &serde_json::Value) -> Option<String> {
+        if !CcSpec::NAMES.contains(&key) {
+            return None;
+        }
+        let mut keys = vec![format!("kind = \"{key}\"")];
+        if let serde_json::Value::Object(settings) = written {
+            for (k, v) in settings {
+                let v = toml::Value::try_from(v).ok()?;
+                keys.push(format!("{k} = {v}"));
             }
         }
-        Ok(())
+        Some(format!("cc = {{ {} }}", keys.join(", ")))
     }
 
     /// Whether SACK-permitted is offered: `sack`, else whether the recovery reads SACK.
@@ -704,7 +594,7 @@ impl TcpSpec {
         if let Some(r) = self.recovery.filter(|&r| r != v.recovery()) {
             return Err(conflict("recovery", r.name(), v.recovery().name()));
         }
-        if let Some(c) = self.cc.filter(|&c| c != v.cc()) {
+        if let Some(c) = self.cc.filter(|c| c.name() != v.cc().name()) {
             return Err(conflict("cc", c.name(), v.cc().name()));
         }
         Ok(())
@@ -714,6 +604,8 @@ impl TcpSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::cc::{CubicConfig, VegasConfig};
+    use serde_json::json;
 
     fn spec(variant: Option<TcpVariant>, recovery: Option<RecoveryKind>) -> TcpSpec {
         TcpSpec {
@@ -723,11 +615,16 @@ mod tests {
         }
     }
 
+    /// `tcp = { cc = ... }` as a file writes it.
+    fn with_cc(cc: serde_json::Value) -> Result<TcpSpec, serde_json::Error> {
+        serde_json::from_value(json!({ "cc": cc }))
+    }
+
     #[test]
     fn variant_sets_recovery_and_reno_window_rule() {
         let s = spec(Some(TcpVariant::Tahoe), None);
         assert_eq!(s.recovery_kind(), RecoveryKind::Tahoe);
-        assert_eq!(s.cc_kind(), CcKind::Reno);
+        assert_eq!(s.cc_spec().name(), "reno");
         assert_eq!(s.check_names(), Ok(()));
     }
 
@@ -735,7 +632,7 @@ mod tests {
     fn defaults_are_newreno_recovery_and_reno_window_rule() {
         let s = TcpSpec::default();
         assert_eq!(s.recovery_kind(), RecoveryKind::Newreno);
-        assert_eq!(s.cc_kind(), CcKind::Reno);
+        assert_eq!(s.cc_spec().name(), "reno");
     }
 
     #[test]
@@ -746,69 +643,126 @@ mod tests {
     }
 
     #[test]
-    fn every_cc_name_parses_back_to_its_kind() {
-        for kind in CcKind::ALL {
-            let parsed: CcKind = serde_json::from_value(serde_json::json!(kind.name())).unwrap();
-            assert_eq!(parsed, kind);
+    fn every_cc_round_trips_as_a_name_and_as_a_table() {
+        assert_eq!(CcSpec::NAMES.len(), CcSpec::all().len());
+        for (name, default) in CcSpec::NAMES.iter().zip(CcSpec::all()) {
+            let by_name = with_cc(json!(name)).unwrap().cc.unwrap();
+            assert_eq!((by_name.name(), by_name), (*name, default));
+            let table = serde_json::to_value(by_name).unwrap();
+            assert_eq!(table["kind"], *name);
+            assert_eq!(with_cc(table).unwrap().cc, Some(default), "{name}");
         }
     }
 
     #[test]
-    fn cc_settings_default_to_the_documents_constants() {
-        let s = TcpSpec::default().cc_settings();
+    fn every_recovery_name_parses_back_to_its_kind() {
+        assert_eq!(RecoveryKind::NAMES.len(), RecoveryKind::ALL.len());
+        for (name, kind) in RecoveryKind::NAMES.iter().zip(RecoveryKind::ALL) {
+            let parsed: RecoveryKind = serde_json::from_value(json!(name)).unwrap();
+            assert_eq!((parsed, kind.name()), (*kind, *name));
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(name));
+        }
+    }
+
+    #[test]
+    fn cc_constants_default_to_the_documents() {
+        let cc = |name: &str| serde_json::to_value(with_cc(json!(name)).unwrap().cc).unwrap();
+        // Brakmo & Peterson 1995 §3.2 ("Vegas-1,3") and §3.3 (γ, "one router buffer").
+        let vegas = cc("vegas");
         assert_eq!(
-            (s.vegas.alpha, s.vegas.beta, s.vegas.gamma),
-            (1.0, 3.0, 1.0)
+            (&vegas["alpha"], &vegas["beta"], &vegas["gamma"]),
+            (&json!(1.0), &json!(3.0), &json!(1.0))
         );
-        assert_eq!((s.veno.beta, s.veno.random_loss_factor), (3.0, 0.8));
+        // Fu & Liew 2003 §II: β = 3 segments, cut to 4/5 on a random loss.
+        let veno = cc("veno");
         assert_eq!(
-            (s.cubic.c, s.cubic.beta, s.cubic.fast_convergence),
-            (0.4, 0.7, true)
+            (&veno["beta"], &veno["random_loss_factor"]),
+            (&json!(3.0), &json!(0.8))
         );
-        assert_eq!(s.fast.gamma, 0.5);
-        assert_eq!((s.illinois.alpha_max, s.illinois.beta_max), (10.0, 0.5));
-        assert_eq!(s.bbr.min_pipe_cwnd, 4);
-        assert_eq!(s.westwood.filter_gain, 0.9);
+        // RFC 9438 §5 (C), §4.6 (β_cubic), §4.7 (fast convergence, "SHOULD").
+        let cubic = cc("cubic");
+        assert_eq!(
+            (&cubic["c"], &cubic["beta"], &cubic["fast_convergence"]),
+            (&json!(0.4), &json!(0.7), &json!(true))
+        );
+        // FAST's step γ = 0.5 (Wei, Jin, Low & Hegde 2006).
+        assert_eq!(cc("fast")["gamma"], 0.5);
+        // Liu, Başar & Srikant 2006: α up to 10, β up to 1/2.
+        let illinois = cc("illinois");
+        assert_eq!(
+            (&illinois["alpha_max"], &illinois["beta_max"]),
+            (&json!(10.0), &json!(0.5))
+        );
+        // draft-cardwell-iccrg-bbr-congestion-control-00's BBRMinPipeCwnd, 4 segments.
+        assert_eq!(cc("bbr")["min_pipe_cwnd"], 4);
+        // ns-3's TcpWestwoodPlus EWMA gain, 0.9.
+        assert_eq!(cc("westwood_plus")["filter_gain"], 0.9);
+        // Santa Cruz's operating point n = 1.5 packets (Parsa & Garcia-Luna-Aceves 1999).
+        assert_eq!(cc("santa_cruz")["operating_point"], 1.5);
+        // Reno has no constants of its own.
+        assert_eq!(cc("reno"), json!({ "kind": "reno" }));
     }
 
     #[test]
-    fn settings_for_the_algorithm_in_force_are_read() {
-        let s = TcpSpec {
-            cc: Some(CcKind::Cubic),
-            cubic: Some(Box::new(CubicConfig {
-                beta: 0.8,
-                ..CubicConfig::default()
-            })),
-            ..TcpSpec::default()
-        };
-        assert_eq!(s.check_cc_settings(), Ok(()));
-        assert_eq!(s.cc_settings().cubic.beta, 0.8);
+    fn the_constants_given_are_read_the_others_defaulted() {
+        let s = with_cc(json!({ "kind": "cubic", "beta": 0.8 })).unwrap();
+        let expected = CcSpec::Cubic(CubicConfig {
+            beta: 0.8,
+            ..CubicConfig::default()
+        });
+        assert_eq!(s.cc_spec(), expected);
+        assert_eq!(s.cc_spec().check(), Ok(()));
     }
 
     #[test]
-    fn settings_for_another_algorithm_are_refused_with_the_fix() {
-        let s = TcpSpec {
-            cc: Some(CcKind::Bbr),
-            vegas: Some(Box::default()),
-            ..TcpSpec::default()
-        };
-        let e = s.check_cc_settings().unwrap_err();
-        assert_eq!(e.field, "vegas");
-        assert!(e.expected.contains("cc = \"vegas\""), "{}", e.expected);
+    fn a_constant_out_of_range_names_its_key() {
+        let s = with_cc(json!({ "kind": "cubic", "beta": 1.5 })).unwrap();
+        let e = crate::tcp::check::check_tcp("flow[0].tcp", &s).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.value.as_deref()),
+            ("flow[0].tcp.cc.beta", Some("1.5"))
+        );
+        assert_eq!(e.expected, "a number above 0 and below 1");
+        let vegas = CcSpec::Vegas(VegasConfig {
+            alpha: 4.0,
+            ..VegasConfig::default()
+        });
+        assert_eq!(vegas.check().unwrap_err().path, "beta");
     }
 
     #[test]
-    fn a_setting_out_of_range_names_its_key() {
-        let s = TcpSpec {
-            cc: Some(CcKind::Cubic),
-            cubic: Some(Box::new(CubicConfig {
-                beta: 1.5,
-                ..CubicConfig::default()
-            })),
-            ..TcpSpec::default()
-        };
-        let e = s.check_cc_settings().unwrap_err();
-        assert_eq!((e.field.as_str(), e.value.as_str()), ("cubic.beta", "1.5"));
+    fn a_table_for_an_unknown_kind_is_refused_with_the_kinds() {
+        for cc in [json!({ "kind": "hybla", "beta": 0.5 }), json!("hybla")] {
+            let e = with_cc(cc).unwrap_err().to_string();
+            assert!(e.contains("unknown variant `hybla`"), "{e}");
+            for name in CcSpec::NAMES {
+                assert!(e.contains(&format!("`{name}`")), "{name} missing: {e}");
+            }
+        }
+        // A constant of another algorithm is an unknown key of this one's table.
+        let e = with_cc(json!({ "kind": "reno", "beta": 0.8 })).unwrap_err();
+        assert!(e.to_string().contains("unknown field `beta`"), "{e}");
+    }
+
+    #[test]
+    fn an_old_per_algorithm_table_gets_the_cc_table_that_replaces_it() {
+        let fix = TcpSpec::moved_cc_table("cubic", &json!({ "beta": 0.8, "hystart": false }));
+        assert_eq!(
+            fix.as_deref(),
+            Some(r#"cc = { kind = "cubic", beta = 0.8, hystart = false }"#)
+        );
+        assert_eq!(TcpSpec::moved_cc_table("rwind", &json!(1)), None);
+    }
+
+    #[test]
+    fn cc_contradicting_variant_is_refused_whatever_its_form() {
+        let mut s = with_cc(json!({ "kind": "cubic" })).unwrap();
+        s.variant = Some(TcpVariant::Newreno);
+        let e = s.check_names().unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("cc", "\"cubic\""));
+        let mut s = with_cc(json!({ "kind": "reno" })).unwrap();
+        s.variant = Some(TcpVariant::Newreno);
+        assert_eq!(s.check_names(), Ok(()));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use lastmile_core::metrics::{Column, RunSummary, TraceTable};
 use lastmile_core::scenario::{load_str, Format, Scenario};
 use lastmile_core::sim::{run, RunOptions, RunOutput};
+use serde_json::json;
 
 /// The chain: a 1 Gbps wire with `wired_delay_ms` to the base station (so that the wire
 /// adds a fixed delay and no queue), then `hop` (rate and errors) to the mobile; one flow of
@@ -150,7 +151,7 @@ fn vegas_keeps_between_alpha_and_beta_segments_in_the_bottleneck_queue() {
 #[test]
 fn fast_converges_to_alpha_packets_queued() {
     for alpha in [4.0, 8.0] {
-        let tcp = format!(r#"cc = "fast", rwnd = "64KB", fast = {{ alpha = {alpha:.1} }}"#);
+        let tcp = format!(r#"cc = {{ kind = "fast", alpha = {alpha:.1} }}, rwnd = "64KB""#);
         let s = chain(20, r#"rate = "1Mbps""#, &tcp, "2MB");
         let out = traced(&s, &["seq", "wireless_tx"]);
         let q = mean(&queue_at_bottleneck(&out, WIRE_S, SERVICE_S, 5.0));
@@ -167,7 +168,7 @@ fn fast_converges_to_alpha_packets_queued() {
 fn santa_cruz_holds_its_operating_point_of_queued_packets() {
     for n in [1.5, 4.0] {
         let tcp = format!(
-            r#"cc = "santa_cruz", rwnd = "64KB", timestamps = true, santa_cruz = {{ operating_point = {n:.1} }}"#
+            r#"cc = {{ kind = "santa_cruz", operating_point = {n:.1} }}, rwnd = "64KB", timestamps = true"#
         );
         let s = chain(20, r#"rate = "1Mbps""#, &tcp, "2MB");
         let out = traced(&s, &["seq", "wireless_tx"]);
@@ -309,32 +310,80 @@ fn cc_settings_are_checked_at_load_with_the_key_and_the_fix() {
         &text,
         Format::Toml,
         "cc.toml",
-        &["flow.0.tcp.cubic.beta=1.5".into()],
+        &["flow.0.tcp.cc.beta=1.5".into()],
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("flow[0].tcp.cubic.beta"), "{e}");
+    assert!(e.contains("flow[0].tcp.cc.beta: got 1.5"), "{e}");
     assert!(e.contains("below 1"), "{e}");
+    // A constant of another algorithm is not a key of this one's table.
     let e = load_str(
         &text,
+        Format::Toml,
+        "cc.toml",
+        &["flow.0.tcp.cc={ kind = \"bbr\", alpha = 2 }".into()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("flow[0].tcp.cc.alpha: unknown key"), "{e}");
+    // A recovery's name as the table's kind says where it belongs, as the short form does.
+    for cc in ["newreno", "{ kind = \"newreno\" }"] {
+        let e = load_str(
+            &text,
+            Format::Toml,
+            "cc.toml",
+            &[format!("flow.0.tcp.cc={cc}")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(r#"("newreno" is a loss recovery: set flow[0].tcp.recovery = "newreno")"#),
+            "{e}"
+        );
+    }
+    let s = load_str(
+        &text,
+        Format::Toml,
+        "cc.toml",
+        &[
+            "flow.0.tcp.cc.beta=0.8".into(),
+            "flow.0.tcp.cc.c=0.5".into(),
+        ],
+    )
+    .expect("constants set over the short form");
+    let cc = serde_json::to_value(s.flows[0].tcp.cc_spec()).unwrap();
+    assert_eq!(
+        (&cc["kind"], &cc["beta"], &cc["c"]),
+        (&json!("cubic"), &json!(0.8), &json!(0.5))
+    );
+}
+
+#[test]
+fn an_old_per_algorithm_table_is_refused_with_the_cc_table_that_replaces_it() {
+    let text = chain_text().replace(
+        "tcp = { cc = \"cubic\" }",
+        "tcp = { cc = \"cubic\", cubic = { beta = 0.8 } }",
+    );
+    let e = load_str(&text, Format::Toml, "cc.toml", &[])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "cc.toml: flow[0].tcp.cubic: a congestion control's constants go in its `cc` table: \
+         write cc = { kind = \"cubic\", beta = 0.8 }"
+    );
+    let e = load_str(
+        &chain_text(),
         Format::Toml,
         "cc.toml",
         &["flow.0.tcp.vegas.alpha=2".into()],
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("flow[0].tcp.vegas"), "{e}");
-    assert!(e.contains("cc = \"vegas\""), "{e}");
-    let ok = load_str(
-        &text,
-        Format::Toml,
-        "cc.toml",
-        &[
-            "flow.0.tcp.cubic.beta=0.8".into(),
-            "flow.0.tcp.cubic.c=0.5".into(),
-        ],
+    assert!(
+        e.ends_with("write cc = { kind = \"vegas\", alpha = 2 }"),
+        "{e}"
     );
-    assert!(ok.is_ok(), "{:?}", ok.err());
 }
 
 fn chain_text() -> String {

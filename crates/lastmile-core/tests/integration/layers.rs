@@ -2,7 +2,8 @@
 //! module imports only modules of its own floor or below. The floors, bottom up:
 //!
 //! 1. `engine`, `ids`, `units`, `ranges`, `errors` (the validation error every component
-//!    reports its settings' problems with);
+//!    reports its settings' problems with), `short_form` (a family member by name or as
+//!    its table);
 //! 2. `packet` (every wire format: IPv4, TCP, UDP, WTP's PDUs, WTCP-Sinha's packets);
 //! 3. `net`, `error_model`, `metrics`;
 //! 4. the components: `wireless`, `tcp`, `transport`, `apps`, `mobility`;
@@ -23,6 +24,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("units", 1),
     ("ranges", 1),
     ("errors", 1),
+    ("short_form", 1),
     ("packet", 2),
     ("net", 3),
     ("error_model", 3),

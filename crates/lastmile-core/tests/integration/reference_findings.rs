@@ -95,13 +95,13 @@ fn cubic_with_sack_leaves_slow_start_by_hystart_without_timeouts() {
     );
 }
 
-/// The same without HyStart++ (`cubic = { hystart = false }`, RFC 9438 §4.10's Reno slow
+/// The same without HyStart++ (`cc = { kind = "cubic", hystart = false }`, RFC 9438 §4.10's Reno slow
 /// start) still overshoots: the option turns it off.
 #[test]
 fn cubic_without_hystart_overshoots_slow_start() {
     let with = path_a(r#"cc = "cubic""#, 0.0, 1, "20MB");
     let without = path_a(
-        r#"cc = "cubic", cubic = { hystart = false }"#,
+        r#"cc = { kind = "cubic", hystart = false }"#,
         0.0,
         1,
         "20MB",

@@ -20,7 +20,8 @@ use lastmile_core::agents::AgentSpec;
 use lastmile_core::apps::AppSpec;
 use lastmile_core::error_model::ErrorModelSpec;
 use lastmile_core::scenario::{LinkLayerSpec, MacSpec};
-use lastmile_core::tcp::spec::{CcKind, RecoveryKind};
+use lastmile_core::tcp::spec::RecoveryKind;
+use lastmile_core::tcp::CcSpec;
 use lastmile_core::transport::TransportKind;
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -76,7 +77,7 @@ fn registry<T: JsonSchema>() -> BTreeSet<String> {
 /// Every family, by the name its cases carry.
 fn families() -> BTreeMap<&'static str, BTreeSet<String>> {
     BTreeMap::from([
-        ("cc", registry::<CcKind>()),
+        ("cc", registry::<CcSpec>()),
         ("recovery", registry::<RecoveryKind>()),
         ("mac", registry::<MacSpec>()),
         ("link", registry::<LinkLayerSpec>()),

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::hystart::HyStartPp;
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// CUBIC's constants.
@@ -82,9 +83,14 @@ impl Default for CubicConfig {
     }
 }
 
-impl CubicConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for CubicConfig {
+    type Controller = Cubic;
+    const KIND: &'static str = "cubic";
+    fn build(&self, options: CcOptions) -> Cubic {
+        Cubic::new(*self, options.pacing)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(("c", self.c, "a number above 0"));
         }
@@ -93,7 +99,9 @@ impl CubicConfig {
         }
         Ok(())
     }
+}
 
+impl CubicConfig {
     /// α_cubic = 3(1 − β)/(1 + β) (§4.3).
     pub fn alpha(&self) -> f64 {
         3.0 * (1.0 - self.beta) / (1.0 + self.beta)

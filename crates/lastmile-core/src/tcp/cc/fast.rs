@@ -23,6 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CcPhase, CongestionControl, CongestionWindow};
 
 /// FAST's parameters.
@@ -33,7 +34,8 @@ pub struct FastConfig {
     /// module's `alpha_`).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
-    /// The step γ ∈ (0, 1] towards the equilibrium window per update. Default 0.5.
+    /// The step γ ∈ (0, 1] towards the equilibrium window per update. Default 0.5 (the ns-2
+    /// FAST module's `gamma_`).
     #[serde(default = "default_gamma")]
     pub gamma: f64,
 }
@@ -54,9 +56,14 @@ impl Default for FastConfig {
     }
 }
 
-impl FastConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for FastConfig {
+    type Controller = Fast;
+    const KIND: &'static str = "fast";
+    fn build(&self, _options: CcOptions) -> Fast {
+        Fast::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.alpha > 0.0 && self.alpha.is_finite()) {
             return Err(("alpha", self.alpha, "a number of segments above 0"));
         }

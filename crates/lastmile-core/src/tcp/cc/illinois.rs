@@ -28,22 +28,24 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Illinois's parameters.
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IllinoisConfig {
-    /// Largest additive increase, segments per round trip. Default 10.
+    /// Largest additive increase, segments per round trip. Default 10 (the paper's recommended
+    /// value).
     #[serde(default = "default_alpha_max")]
     pub alpha_max: f64,
-    /// Smallest additive increase. Default 0.3.
+    /// Smallest additive increase. Default 0.3 (the paper's).
     #[serde(default = "default_alpha_min")]
     pub alpha_min: f64,
-    /// Smallest multiplicative decrease. Default 0.125.
+    /// Smallest multiplicative decrease. Default 0.125 (the paper's 1/8).
     #[serde(default = "default_beta_min")]
     pub beta_min: f64,
-    /// Largest multiplicative decrease. Default 0.5.
+    /// Largest multiplicative decrease. Default 0.5 (the paper's 1/2).
     #[serde(default = "default_beta_max")]
     pub beta_max: f64,
     /// Round trips with low delay before α returns to α_max. Default 5.
@@ -87,9 +89,14 @@ impl Default for IllinoisConfig {
     }
 }
 
-impl IllinoisConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for IllinoisConfig {
+    type Controller = Illinois;
+    const KIND: &'static str = "illinois";
+    fn build(&self, _options: CcOptions) -> Illinois {
+        Illinois::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.alpha_min > 0.0 && self.alpha_min.is_finite()) {
             return Err(("alpha_min", self.alpha_min, "a number above 0"));
         }

@@ -11,12 +11,14 @@
 //! flight before and after, and the delivery-rate sample of `delivery.rs`. The sender paces
 //! segments when [`CongestionControl::pacing_rate`] gives a rate (`pacing.rs`).
 //!
-//! [`AnyCongestionControl`] is the closed set, one variant per algorithm, dispatched by enum
-//! (`dispatch!`; only BBR's larger state is boxed, once per connection). Reno's per-ACK and
-//! per-segment calls stay inline and the others go out of line, so that the classic TCPs
-//! cost what they did before the other algorithms existed. Adding an algorithm: its module here (state, config,
-//! `impl CongestionControl`), a variant and a `dispatch!` arm below, and a `CcKind` name in
-//! `spec.rs`.
+//! The one list of algorithms is the `congestion_controls!` invocation below: it makes the
+//! scenario's tagged table [`CcSpec`] (`cc = { kind = "cubic", beta = 0.8 }`, or `cc =
+//! "cubic"` with every default) and the closed set [`AnyCongestionControl`], one variant
+//! per algorithm, dispatched by enum (only BBR's larger state is boxed, once per
+//! connection). Reno's per-ACK and per-segment calls stay inline and the others go out of
+//! line, so that the classic TCPs cost what they did before the other algorithms existed.
+//! Adding an algorithm: its module here (state, settings with `impl CcSettings` from
+//! `spec.rs`, `impl CongestionControl`) and one line of the list.
 //!
 //! Algorithms: `reno` (RFC 5681 §3.1, `reno.rs`), `vegas` (Brakmo & Peterson 1995),
 //! `westwood_plus` (Mascolo et al. 2001, Grieco & Mascolo 2004), `veno` (Fu & Liew 2003),
@@ -35,6 +37,7 @@ mod hystart;
 mod illinois;
 mod reno;
 mod santa_cruz;
+mod spec;
 mod vegas;
 mod veno;
 mod westwood;
@@ -44,16 +47,20 @@ pub use cubic::{Cubic, CubicConfig};
 pub use fast::{Fast, FastConfig};
 pub use hystart::{HyStartPhase, HyStartPp};
 pub use illinois::{Illinois, IllinoisConfig};
-pub use reno::Reno;
+pub use reno::{Reno, RenoConfig};
 pub use santa_cruz::{SantaCruz, SantaCruzConfig};
+pub use spec::{CcOptions, CcSettings, OutOfRange};
 pub use vegas::{Vegas, VegasConfig};
 pub use veno::{Veno, VenoConfig};
 pub use westwood::{Westwood, WestwoodConfig};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{SimDuration, SimTime};
+use crate::errors::ScenarioError;
 
 use super::delivery::RateSample;
-use super::spec::CcKind;
 
 /// The congestion state shared by the controller and loss recovery, in bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -278,91 +285,109 @@ pub trait CongestionControl {
     }
 }
 
-/// Settings the controllers read (from `TcpSpec`): each algorithm's constants, defaults
-/// from its document.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct CcSettings {
-    /// Pace a window-based controller at Linux's ratios of cwnd/SRTT ([`window_pacing_rate`]).
-    pub pacing: bool,
-    /// RFC 3465 appropriate byte counting: 0 = off (RFC 5681 per-ACK growth), else the
-    /// slow-start limit L in SMSS (1 or 2); read where slow-start growth is computed.
-    pub abc: u8,
-    pub vegas: VegasConfig,
-    pub westwood: WestwoodConfig,
-    pub veno: VenoConfig,
-    pub fast: FastConfig,
-    pub illinois: IllinoisConfig,
-    pub cubic: CubicConfig,
-    pub bbr: BbrConfig,
-    pub santa_cruz: SantaCruzConfig,
-}
+/// The one list of congestion controls: the scenario's tagged table and the dispatch enum,
+/// with every arm. Adding an algorithm is its module (state machine, `impl
+/// CongestionControl`, settings with `impl CcSettings`) and one line here.
+macro_rules! congestion_controls {
+    ($($(#[$doc:meta])* $variant:ident($spec:ty)),* $(,)?) => {
+        congestion_controls!(@with_dollar ($) $($(#[$doc])* $variant($spec)),*);
+    };
+    (@with_dollar ($d:tt) $($(#[$doc:meta])* $variant:ident($spec:ty)),*) => {
+        /// A congestion control as a tagged table: `cc = { kind = "cubic", beta = 0.8 }`;
+        /// the keys besides `kind` are that algorithm's constants, each with its default
+        /// (`cc = "cubic"` is the table with every default).
+        #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        pub enum CcSpec {
+            $($(#[$doc])* $variant($spec),)*
+        }
 
-/// The closed set of congestion controls.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AnyCongestionControl {
-    Reno(Reno),
-    Vegas(Vegas),
-    Westwood(Westwood),
-    Veno(Veno),
-    Fast(Fast),
-    Illinois(Illinois),
-    Cubic(Cubic),
-    Bbr(Box<Bbr>),
-    SantaCruz(SantaCruz),
-}
+        /// The closed set of congestion controls (conventions, rule 3).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyCongestionControl {
+            $($variant(<$spec as CcSettings>::Controller),)*
+        }
 
-/// Calls `$call` with `$c` bound to the algorithm inside `$self`: one arm per algorithm.
-macro_rules! dispatch {
-    ($self:expr, $c:ident => $call:expr) => {
-        match $self {
-            AnyCongestionControl::Reno($c) => $call,
-            AnyCongestionControl::Vegas($c) => $call,
-            AnyCongestionControl::Westwood($c) => $call,
-            AnyCongestionControl::Veno($c) => $call,
-            AnyCongestionControl::Fast($c) => $call,
-            AnyCongestionControl::Illinois($c) => $call,
-            AnyCongestionControl::Cubic($c) => $call,
-            AnyCongestionControl::Bbr($c) => $call,
-            AnyCongestionControl::SantaCruz($c) => $call,
+        impl CcSpec {
+            /// Every algorithm's name in scenario files.
+            pub const NAMES: &'static [&'static str] = &[$(<$spec as CcSettings>::KIND),*];
+
+            /// Every algorithm with its document's constants.
+            pub fn all() -> Vec<CcSpec> {
+                vec![$(CcSpec::$variant(<$spec>::default())),*]
+            }
+
+            /// The name in scenario files.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcSpec::$variant(_) => <$spec as CcSettings>::KIND,)*
+                }
+            }
+
+            /// The controller, for a connection with `options`.
+            pub fn build(&self, options: CcOptions) -> AnyCongestionControl {
+                match self {
+                    $(CcSpec::$variant(s) => AnyCongestionControl::$variant(s.build(options)),)*
+                }
+            }
+
+            /// The first constant out of range, its path the key under the `cc` table.
+            pub fn check(&self) -> Result<(), ScenarioError> {
+                let checked = match self {
+                    $(CcSpec::$variant(s) => s.check(),)*
+                };
+                checked.map_err(spec::out_of_range)
+            }
+        }
+
+        impl AnyCongestionControl {
+            /// The name a scenario file uses.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(AnyCongestionControl::$variant(_) => <$spec as CcSettings>::KIND,)*
+                }
+            }
+        }
+
+        /// Calls `$call` with `$c` bound to the algorithm inside `$self`: one arm per
+        /// algorithm.
+        macro_rules! dispatch {
+            ($d self_:expr, $d c:ident => $d call:expr) => {
+                match $d self_ {
+                    $(AnyCongestionControl::$variant($d c) => $d call,)*
+                }
+            };
         }
     };
 }
 
-impl AnyCongestionControl {
-    pub fn new(kind: CcKind, settings: CcSettings) -> Self {
-        use AnyCongestionControl as A;
-        match kind {
-            CcKind::Reno => A::Reno(Reno::new(settings)),
-            CcKind::Vegas => A::Vegas(Vegas::new(settings.vegas)),
-            CcKind::WestwoodPlus => A::Westwood(Westwood::new(settings.westwood)),
-            CcKind::Veno => A::Veno(Veno::new(settings.veno)),
-            CcKind::Fast => A::Fast(Fast::new(settings.fast)),
-            CcKind::Illinois => A::Illinois(Illinois::new(settings.illinois)),
-            CcKind::Cubic => A::Cubic(Cubic::new(settings.cubic, settings.pacing)),
-            CcKind::Bbr => A::Bbr(Box::new(Bbr::new(settings.bbr))),
-            CcKind::SantaCruz => A::SantaCruz(SantaCruz::new(settings.santa_cruz)),
-        }
-    }
+congestion_controls! {
+    /// RFC 5681 §3.1 slow start and congestion avoidance, ssthresh = FlightSize/2.
+    Reno(RenoConfig),
+    /// TCP Vegas (Brakmo & Peterson 1995): keeps between α and β segments queued.
+    Vegas(VegasConfig),
+    /// TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004): ssthresh = BWE × RTTmin
+    /// after a loss.
+    WestwoodPlus(WestwoodConfig),
+    /// TCP Veno (Fu & Liew 2003): cuts to 4/5 on a loss it judges random.
+    Veno(VenoConfig),
+    /// FAST TCP (Wei, Jin, Low & Hegde 2006): keeps α segments queued.
+    Fast(FastConfig),
+    /// TCP Illinois (Liu, Başar & Srikant 2006): α and β from the queueing delay.
+    Illinois(IllinoisConfig),
+    /// CUBIC (RFC 9438).
+    Cubic(CubicConfig),
+    /// BBR version 1 (Cardwell et al. 2016): paces at the measured bottleneck rate.
+    Bbr(BbrConfig),
+    /// TCP Santa Cruz's congestion control (Parsa & Garcia-Luna-Aceves 1999): keeps an
+    /// operating point of queued packets.
+    SantaCruz(SantaCruzConfig),
+}
 
-    /// The algorithm's kind.
-    pub fn kind(&self) -> CcKind {
-        use AnyCongestionControl as A;
-        match self {
-            A::Reno(_) => CcKind::Reno,
-            A::Vegas(_) => CcKind::Vegas,
-            A::Westwood(_) => CcKind::WestwoodPlus,
-            A::Veno(_) => CcKind::Veno,
-            A::Fast(_) => CcKind::Fast,
-            A::Illinois(_) => CcKind::Illinois,
-            A::Cubic(_) => CcKind::Cubic,
-            A::Bbr(_) => CcKind::Bbr,
-            A::SantaCruz(_) => CcKind::SantaCruz,
-        }
-    }
-
-    /// The name a scenario file uses.
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
+impl Default for CcSpec {
+    /// Reno's window rule (RFC 5681), every classic TCP's.
+    fn default() -> Self {
+        CcSpec::Reno(RenoConfig::default())
     }
 }
 

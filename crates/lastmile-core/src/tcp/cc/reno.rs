@@ -18,13 +18,32 @@
 
 use crate::engine::SimTime;
 
-use super::{window_pacing_rate, AckSample, CcSettings, CongestionControl, CongestionWindow};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::spec::{CcOptions, CcSettings};
+use super::{window_pacing_rate, AckSample, CongestionControl, CongestionWindow};
+
+/// Reno's window rule has no constants of its own: RFC 5681 fixes them (slow start by
+/// min(N, SMSS), congestion avoidance by SMSS·SMSS/cwnd, ssthresh = FlightSize/2). What
+/// varies it are TCP-wide knobs: `tcp.abc`, `tcp.pacing`, `tcp.ssthresh_rule`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenoConfig {}
+
+impl CcSettings for RenoConfig {
+    type Controller = Reno;
+    const KIND: &'static str = "reno";
+    fn build(&self, options: CcOptions) -> Reno {
+        Reno::new(options)
+    }
+}
 
 /// RFC 5681 §3.1 slow start and congestion avoidance.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reno {
-    settings: CcSettings,
-    /// The pacing rate computed on the last ACK (with `settings.pacing`).
+    options: CcOptions,
+    /// The pacing rate computed on the last ACK (with `options.pacing`).
     pacing_rate: Option<u64>,
     /// RFC 3465 §2.1 `bytes_acked` in congestion avoidance.
     bytes_acked: u64,
@@ -33,23 +52,23 @@ pub struct Reno {
 }
 
 impl Reno {
-    pub fn new(settings: CcSettings) -> Self {
+    pub fn new(options: CcOptions) -> Self {
         Reno {
-            settings,
+            options,
             pacing_rate: None,
             bytes_acked: 0,
             after_rto: false,
         }
     }
 
-    /// RFC 3465 §2.1–2.3: byte counting with limit L = `settings.abc`.
+    /// RFC 3465 §2.1–2.3: byte counting with limit L = `options.abc`.
     #[inline(never)]
     fn grow_by_bytes(&mut self, w: &mut CongestionWindow, acked: u64, mss: u64) {
         if w.in_slow_start() {
             let l = if self.after_rto {
                 1
             } else {
-                u64::from(self.settings.abc)
+                u64::from(self.options.abc)
             };
             w.cwnd += acked.min(l * mss);
             return;
@@ -72,7 +91,7 @@ impl CongestionControl for Reno {
     #[inline]
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
         if ack.may_grow && ack.acked_bytes > 0 {
-            if self.settings.abc > 0 {
+            if self.options.abc > 0 {
                 self.grow_by_bytes(w, ack.acked_bytes, ack.mss);
             } else if w.in_slow_start() {
                 // RFC 5681 (2).
@@ -82,7 +101,7 @@ impl CongestionControl for Reno {
                 w.cwnd += (ack.mss * ack.mss / w.cwnd.max(1)).max(1);
             }
         }
-        if self.settings.pacing {
+        if self.options.pacing {
             self.pacing_rate = window_pacing_rate(w, ack.in_flight, ack.srtt);
         }
     }

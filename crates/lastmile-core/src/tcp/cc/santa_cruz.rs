@@ -36,13 +36,15 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimDuration;
 
 use super::estimators::Rounds;
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Santa Cruz's operating point.
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SantaCruzConfig {
-    /// n, the packets this connection aims to keep queued at the bottleneck. Default 1.5.
+    /// n, the packets this connection aims to keep queued at the bottleneck. Default 1.5 (the
+    /// design notes' reading of Parsa & Garcia-Luna-Aceves 1999; module notes).
     #[serde(default = "default_operating_point")]
     pub operating_point: f64,
 }
@@ -59,9 +61,14 @@ impl Default for SantaCruzConfig {
     }
 }
 
-impl SantaCruzConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for SantaCruzConfig {
+    type Controller = SantaCruz;
+    const KIND: &'static str = "santa_cruz";
+    fn build(&self, _options: CcOptions) -> SantaCruz {
+        SantaCruz::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.operating_point > 0.0 && self.operating_point.is_finite()) {
             return Err((
                 "operating_point",

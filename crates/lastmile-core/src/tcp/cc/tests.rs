@@ -33,13 +33,10 @@ fn ack(acked: u64, in_flight: u64, srtt_ms: Option<u64>) -> AckSample {
 }
 
 fn reno(pacing: bool) -> AnyCongestionControl {
-    AnyCongestionControl::new(
-        CcKind::Reno,
-        CcSettings {
-            pacing,
-            ..CcSettings::default()
-        },
-    )
+    CcSpec::default().build(CcOptions {
+        pacing,
+        ..CcOptions::default()
+    })
 }
 
 fn window(cwnd: u64, ssthresh: u64) -> CongestionWindow {
@@ -142,13 +139,13 @@ fn reno_without_pacing_gives_no_rate_and_asks_no_rate_samples() {
 #[test]
 fn every_algorithm_reports_its_pacing_rate() {
     use super::test_support::{at_ms, window, Path, SMSS};
-    for kind in CcKind::ALL {
+    for kind in CcSpec::all() {
         for pacing in [false, true] {
-            let settings = CcSettings {
+            let options = CcOptions {
                 pacing,
-                ..CcSettings::default()
+                ..CcOptions::default()
             };
-            let mut cc = AnyCongestionControl::new(kind, settings);
+            let mut cc = kind.build(options);
             let mut w = window(2, u64::MAX);
             let path = Path {
                 rate_bytes_per_s: 100 * SMSS,
@@ -159,7 +156,7 @@ fn every_algorithm_reports_its_pacing_rate() {
             assert_eq!(cc.pacing_rate(), own, "{}", kind.name());
         }
     }
-    let mut bbr = AnyCongestionControl::new(CcKind::Bbr, CcSettings::default());
+    let mut bbr = CcSpec::Bbr(Default::default()).build(CcOptions::default());
     let mut w = window(2, u64::MAX);
     let path = Path {
         rate_bytes_per_s: 100 * SMSS,
@@ -192,7 +189,7 @@ fn rfc5681_the_shared_loss_response_floors_ssthresh_at_two_segments() {
         "a repeated timeout keeps ssthresh (§3.1)"
     );
     // Through the trait's defaults, as every controller keeping Reno's response reaches them.
-    let mut reno = AnyCongestionControl::new(CcKind::Reno, CcSettings::default());
+    let mut reno = CcSpec::Reno(Default::default()).build(CcOptions::default());
     let w = window(3, u64::MAX);
     assert_eq!(
         reno.ssthresh_on_loss(at_ms(0), &w, 3 * SMSS, SMSS),

@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Vegas's thresholds, in segments (the paper's "buffers").
@@ -48,7 +49,8 @@ pub struct VegasConfig {
     /// (Brakmo & Peterson §3.2, "Vegas-1,3").
     #[serde(default = "default_alpha")]
     pub alpha: f64,
-    /// Shrink by a segment per round trip while more than β segments are queued. Default 3.
+    /// Shrink by a segment per round trip while more than β segments are queued. Default 3
+    /// (§3.2, "Vegas-1,3").
     #[serde(default = "default_beta")]
     pub beta: f64,
     /// Leave slow start once more than γ segments are queued. Default 1 (§3.3: "one router
@@ -88,9 +90,14 @@ impl Default for VegasConfig {
     }
 }
 
-impl VegasConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for VegasConfig {
+    type Controller = Vegas;
+    const KIND: &'static str = "vegas";
+    fn build(&self, _options: CcOptions) -> Vegas {
+        Vegas::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
             return Err(("alpha", self.alpha, "a number of segments, 0 or more"));
         }

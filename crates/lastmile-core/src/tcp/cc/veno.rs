@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Veno's backlog threshold.
@@ -53,9 +54,14 @@ impl Default for VenoConfig {
     }
 }
 
-impl VenoConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for VenoConfig {
+    type Controller = Veno;
+    const KIND: &'static str = "veno";
+    fn build(&self, _options: CcOptions) -> Veno {
+        Veno::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.beta >= 0.0 && self.beta.is_finite()) {
             return Err(("beta", self.beta, "a number of segments, 0 or more"));
         }

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::SimTime;
 
 use super::estimators::{RoundRtt, Rounds};
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::{AckSample, CcMetrics, CongestionControl, CongestionWindow};
 
 /// Westwood+'s bandwidth filter.
@@ -57,9 +58,14 @@ impl Default for WestwoodConfig {
     }
 }
 
-impl WestwoodConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for WestwoodConfig {
+    type Controller = Westwood;
+    const KIND: &'static str = "westwood_plus";
+    fn build(&self, _options: CcOptions) -> Westwood {
+        Westwood::new(*self)
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(0.0..1.0).contains(&self.filter_gain) {
             return Err((
                 "filter_gain",

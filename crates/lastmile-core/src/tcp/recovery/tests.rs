@@ -1,8 +1,7 @@
 //! Loss recovery driven directly: which hole it names, and when it forgets it.
 
 use super::*;
-use crate::tcp::cc::CcSettings;
-use crate::tcp::spec::CcKind;
+use crate::tcp::cc::{CcOptions, CcSpec};
 
 const SMSS: u64 = 1000;
 
@@ -16,7 +15,7 @@ fn flight(snd_una: u64, snd_max: u64) -> Flight {
 }
 
 fn reno_cc() -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Reno, CcSettings::default())
+    CcSpec::Reno(Default::default()).build(CcOptions::default())
 }
 
 /// Ten segments outstanding, three duplicate ACKs for offset 0.

@@ -2,9 +2,10 @@
 //! a pacing controller (BBR) holds segments back to its release times.
 
 use super::*;
-use crate::tcp::spec::{CcKind, RecoveryKind};
+use crate::tcp::cc::{BbrConfig, CcSpec, CubicConfig};
+use crate::tcp::spec::RecoveryKind;
 
-fn with_cc(cc: CcKind, iw: u32) -> Scripted {
+fn with_cc(cc: CcSpec, iw: u32) -> Scripted {
     let mut cfg = config(TcpVariant::Newreno);
     cfg.recovery = RecoveryKind::Newreno;
     cfg.cc = cc;
@@ -16,7 +17,7 @@ fn with_cc(cc: CcKind, iw: u32) -> Scripted {
 /// and recovery inflates cwnd from it (RFC 6582).
 #[test]
 fn rfc9438_cubic_cuts_to_seven_tenths_of_the_flight_on_fast_retransmit() {
-    let mut s = with_cc(CcKind::Cubic, 10);
+    let mut s = with_cc(CcSpec::Cubic(CubicConfig::default()), 10);
     assert_eq!(s.write(100_000), new_segs(0, 10));
     let replies = s.dupacks(0, 3);
     assert_eq!(
@@ -35,7 +36,7 @@ fn rfc9438_cubic_cuts_to_seven_tenths_of_the_flight_on_fast_retransmit() {
 /// first ACK releases leave one wire-size gap apart at that rate.
 #[test]
 fn draft_bbr_paces_the_first_flight_at_high_gain_times_initial_window_over_srtt() {
-    let mut s = with_cc(CcKind::Bbr, 10);
+    let mut s = with_cc(CcSpec::Bbr(BbrConfig::default()), 10);
     // No ACK yet, no rate: the initial window leaves at once.
     assert_eq!(s.write(1_000_000), new_segs(0, 10));
     s.at(at_ms(200));

@@ -34,7 +34,7 @@ fn rfc3465_byte_counting_doubles_slow_start_under_delayed_acks() {
     let round = |abc: u8| {
         let mut cfg = config(TcpVariant::Reno);
         cfg.initial_window = InitialWindow::Segments(4);
-        cfg.cc_settings.abc = abc;
+        cfg.cc_options.abc = abc;
         let mut s = Scripted::established(cfg, ms(100));
         s.write(1_000_000);
         s.ack(2 * SEG);
@@ -54,7 +54,7 @@ fn unlimited_byte_counting_grows_slow_start_by_every_byte_acknowledged() {
     let after_stretch_ack = |abc: u8| {
         let mut cfg = config(TcpVariant::Reno);
         cfg.initial_window = InitialWindow::Segments(4);
-        cfg.cc_settings.abc = abc;
+        cfg.cc_options.abc = abc;
         let mut s = Scripted::established(cfg, ms(100));
         s.write(1_000_000);
         s.ack(4 * SEG);
@@ -77,7 +77,7 @@ fn rfc3465_congestion_avoidance_counts_bytes_not_acks() {
         let mut cfg = config(TcpVariant::Reno);
         cfg.initial_window = InitialWindow::Segments(10);
         cfg.initial_ssthresh_bytes = Some(10_000);
-        cfg.cc_settings.abc = abc;
+        cfg.cc_options.abc = abc;
         let mut s = Scripted::established(cfg, ms(100));
         s.write(1_000_000);
         for k in 1..=5 {
@@ -98,7 +98,7 @@ fn rfc3465_congestion_avoidance_counts_bytes_not_acks() {
 fn rfc3465_slow_start_after_a_timeout_counts_one_smss_per_ack() {
     let mut cfg = config(TcpVariant::Reno);
     cfg.initial_window = InitialWindow::Segments(4);
-    cfg.cc_settings.abc = 2;
+    cfg.cc_options.abc = 2;
     let mut s = Scripted::established(cfg, ms(100));
     s.write(1_000_000);
     assert_eq!(s.fire(), vec![(0, true)]);

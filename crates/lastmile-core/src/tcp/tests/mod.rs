@@ -18,7 +18,7 @@ mod transfer;
 use std::collections::{BTreeMap, VecDeque};
 
 use super::api::*;
-use super::cc::CcSettings;
+use super::cc::CcOptions;
 use super::connection::TcpConnection;
 use super::spec::{AckPolicy, InitialWindow, RttEstimator, SsthreshRule, TcpVariant, TsEcho};
 use crate::engine::{SimDuration, SimTime};
@@ -45,7 +45,7 @@ pub fn config(variant: TcpVariant) -> TcpConfig {
         remote_port: 2000,
         recovery: variant.recovery(),
         cc: variant.cc(),
-        cc_settings: CcSettings::default(),
+        cc_options: CcOptions::default(),
         mss: MSS,
         rwnd_bytes: 1_000_000,
         initial_window: InitialWindow::Segments(1),

@@ -325,7 +325,7 @@ fn rfc9293_a_window_below_one_smss_is_used_when_nothing_is_in_flight() {
 fn pacing_releases_segments_one_gap_apart_at_twice_cwnd_per_srtt() {
     let mut cfg = config(TcpVariant::Reno);
     cfg.initial_window = InitialWindow::Segments(10);
-    cfg.cc_settings.pacing = true;
+    cfg.cc_options.pacing = true;
     let mut s = Scripted::established(cfg, ms(100));
     // No rate before the first ACK: the initial window goes out at once.
     assert_eq!(s.write(1_000_000), new_segs(0, 10));

@@ -54,6 +54,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{SimDuration, SimTime};
 use crate::units::Duration;
 
+use super::spec::{CcOptions, CcSettings, OutOfRange};
 use super::AckSample;
 
 /// The ProbeBW pacing-gain cycle (§4.3.4.4).
@@ -131,9 +132,14 @@ impl Default for BbrConfig {
     }
 }
 
-impl BbrConfig {
-    /// The first setting out of range: (field, value, what is expected).
-    pub fn check(&self) -> Result<(), (&'static str, f64, &'static str)> {
+impl CcSettings for BbrConfig {
+    type Controller = Box<Bbr>;
+    const KIND: &'static str = "bbr";
+    fn build(&self, _options: CcOptions) -> Box<Bbr> {
+        Box::new(Bbr::new(*self))
+    }
+    /// The first setting out of range: (key, value, what is expected).
+    fn check(&self) -> Result<(), OutOfRange> {
         if !(self.high_gain > 1.0 && self.high_gain.is_finite()) {
             return Err(("high_gain", self.high_gain, "a gain above 1"));
         }

@@ -118,7 +118,7 @@ fn path_run(secs: u64, extra: Option<(u64, u64)>) -> (Bbr, Vec<(SimTime, CcMetri
         rate_bytes_per_s: 1000 * SMSS,
         prop: ms(40),
     };
-    let mut cc = AnyCongestionControl::new(CcKind::Bbr, CcSettings::default());
+    let mut cc = CcSpec::Bbr(Default::default()).build(CcOptions::default());
     let mut w = window(10, u64::MAX);
     let mut states = Vec::new();
     let until = at_ms(secs * 1000);
@@ -246,7 +246,7 @@ fn draft_bbr_fills_the_bottleneck_with_a_small_queue() {
         rate_bytes_per_s: 1000 * SMSS,
         prop: ms(40),
     };
-    let mut cc = AnyCongestionControl::new(CcKind::Bbr, CcSettings::default());
+    let mut cc = CcSpec::Bbr(Default::default()).build(CcOptions::default());
     let mut w = window(10, u64::MAX);
     let log = path.run(&mut cc, &mut w, at_ms(20_000));
     let rate = log.delivered_bytes as f64 / SMSS as f64 / 20.0;

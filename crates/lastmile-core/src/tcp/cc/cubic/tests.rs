@@ -7,14 +7,11 @@ use super::Cubic;
 use crate::engine::{SimDuration, SimTime};
 
 fn cubic(fast_convergence: bool) -> AnyCongestionControl {
-    let settings = CcSettings {
-        cubic: CubicConfig {
-            fast_convergence,
-            ..CubicConfig::default()
-        },
-        ..CcSettings::default()
+    let settings = CubicConfig {
+        fast_convergence,
+        ..CubicConfig::default()
     };
-    AnyCongestionControl::new(CcKind::Cubic, settings)
+    CcSpec::Cubic(settings).build(CcOptions::default())
 }
 
 fn inner(cc: &AnyCongestionControl) -> &Cubic {
@@ -163,14 +160,11 @@ fn rfc9438_after_a_timeout_k_is_zero_and_w_max_the_epochs_window() {
 
 #[test]
 fn slow_start_without_hystart_is_renos_and_a_duplicate_grows_nothing() {
-    let settings = CcSettings {
-        cubic: CubicConfig {
-            hystart: false,
-            ..CubicConfig::default()
-        },
-        ..CcSettings::default()
+    let settings = CubicConfig {
+        hystart: false,
+        ..CubicConfig::default()
     };
-    let mut cc = AnyCongestionControl::new(CcKind::Cubic, settings);
+    let mut cc = CcSpec::Cubic(settings).build(CcOptions::default());
     let mut w = window(10, u64::MAX);
     cc.on_ack(&mut w, &new_ack(at_ms(1), 1500, None, 0, 0));
     assert_eq!(w.cwnd, 11 * SMSS);

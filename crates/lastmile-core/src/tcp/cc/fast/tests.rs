@@ -5,11 +5,8 @@ use super::super::test_support::*;
 use super::super::*;
 
 fn fast(alpha: f64) -> AnyCongestionControl {
-    let settings = CcSettings {
-        fast: FastConfig { alpha, gamma: 0.5 },
-        ..CcSettings::default()
-    };
-    AnyCongestionControl::new(CcKind::Fast, settings)
+    let settings = FastConfig { alpha, gamma: 0.5 };
+    CcSpec::Fast(settings).build(CcOptions::default())
 }
 
 #[test]
@@ -39,7 +36,7 @@ fn paper_update_law_moves_gamma_of_the_way_to_the_equilibrium_window() {
 #[test]
 fn paper_start_up_is_bounded_by_doubling() {
     // With the default α = 100 and no queue, the law asks for w + 50: min{2w, ·} binds.
-    let mut cc = AnyCongestionControl::new(CcKind::Fast, CcSettings::default());
+    let mut cc = CcSpec::Fast(Default::default()).build(CcOptions::default());
     let mut w = window(2, u64::MAX);
     let mut r = RoundTrips::default();
     for expected in [4, 8, 16, 32] {

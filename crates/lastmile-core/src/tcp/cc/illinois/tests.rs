@@ -49,7 +49,7 @@ fn paper_alpha_returns_to_alpha_max_only_after_theta_low_delay_rounds() {
 /// Rounds of 40 ACKs at 40 segments in flight: RTTs of 100 ms (base) and 200 ms set dm =
 /// 100 ms; then rounds at `rtt_ms` set da.
 fn run(rtt_ms: u64, cwnd_segments: u64) -> (AnyCongestionControl, CongestionWindow, f64) {
-    let mut cc = AnyCongestionControl::new(CcKind::Illinois, CcSettings::default());
+    let mut cc = CcSpec::Illinois(Default::default()).build(CcOptions::default());
     let mut w = window(cwnd_segments, cwnd_segments * SMSS);
     let mut s = AckStream::default();
     let n = cwnd_segments;

@@ -7,11 +7,8 @@ use super::SantaCruz;
 use crate::tcp::delivery::RateSample;
 
 fn santa_cruz(n: f64) -> AnyCongestionControl {
-    let settings = CcSettings {
-        santa_cruz: SantaCruzConfig { operating_point: n },
-        ..CcSettings::default()
-    };
-    AnyCongestionControl::new(CcKind::SantaCruz, settings)
+    let settings = SantaCruzConfig { operating_point: n };
+    CcSpec::SantaCruz(settings).build(CcOptions::default())
 }
 
 /// An ACK with an RTT sample and a delivery-rate sample of `rate` bytes/s.

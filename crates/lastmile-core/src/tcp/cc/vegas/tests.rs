@@ -5,7 +5,7 @@ use super::super::test_support::*;
 use super::super::*;
 
 fn vegas() -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Vegas, CcSettings::default())
+    CcSpec::Vegas(Default::default()).build(CcOptions::default())
 }
 
 /// Congestion avoidance at 20 segments with a base RTT of 100 ms (the first round's).
@@ -86,15 +86,12 @@ fn paper_vegas_rtt_is_the_fine_grained_sample_not_the_timers_ticks() {
 
 #[test]
 fn settings_alpha_and_beta_move_the_band() {
-    let settings = CcSettings {
-        vegas: VegasConfig {
-            alpha: 2.0,
-            beta: 4.0,
-            ..VegasConfig::default()
-        },
-        ..CcSettings::default()
+    let settings = VegasConfig {
+        alpha: 2.0,
+        beta: 4.0,
+        ..VegasConfig::default()
     };
-    let mut cc = AnyCongestionControl::new(CcKind::Vegas, settings);
+    let mut cc = CcSpec::Vegas(settings).build(CcOptions::default());
     let mut w = window(20, 20 * SMSS);
     let mut r = RoundTrips::default();
     r.close(&mut cc, &mut w, 100);
@@ -140,7 +137,7 @@ fn paper_vegas_keeps_between_alpha_and_beta_segments_queued() {
 /// last cut not at all.
 #[test]
 fn paper_cuts_only_for_segments_sent_after_the_last_cut() {
-    let mut cc = AnyCongestionControl::new(CcKind::Vegas, CcSettings::default());
+    let mut cc = CcSpec::Vegas(Default::default()).build(CcOptions::default());
     let w = window(40, u64::MAX);
     cc.note_lost_segment(at_ms(100), 1);
     assert_eq!(
@@ -161,14 +158,11 @@ fn paper_cuts_only_for_segments_sent_after_the_last_cut() {
         15 * SMSS
     );
     // Without the fine-grained rules, Reno's FlightSize/2.
-    let settings = CcSettings {
-        vegas: VegasConfig {
-            fine_grained_retransmission: false,
-            ..VegasConfig::default()
-        },
-        ..CcSettings::default()
+    let settings = VegasConfig {
+        fine_grained_retransmission: false,
+        ..VegasConfig::default()
     };
-    let mut reno_like = AnyCongestionControl::new(CcKind::Vegas, settings);
+    let mut reno_like = CcSpec::Vegas(settings).build(CcOptions::default());
     reno_like.note_lost_segment(at_ms(100), 1);
     assert_eq!(
         reno_like.ssthresh_on_loss(at_ms(200), &w, 30 * SMSS, SMSS),

@@ -5,7 +5,7 @@ use super::super::test_support::*;
 use super::super::*;
 
 fn veno() -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::Veno, CcSettings::default())
+    CcSpec::Veno(Default::default()).build(CcOptions::default())
 }
 
 /// Congestion avoidance at 30 segments, base RTT 100 ms, then a round with `rtt_ms`.
@@ -46,8 +46,8 @@ fn paper_large_backlog_loss_is_congestive_and_halves() {
 fn paper_congestive_state_grows_one_segment_every_other_round_trip() {
     // The same 16 round trips of 30 ACKs (after one at the base RTT) for Reno, for Veno with
     // a small backlog and for Veno with a large one.
-    let grow = |kind: CcKind, rtt_ms: u64| {
-        let mut cc = AnyCongestionControl::new(kind, CcSettings::default());
+    let grow = |kind: CcSpec, rtt_ms: u64| {
+        let mut cc = kind.build(CcOptions::default());
         let mut w = window(30, 30 * SMSS);
         let mut s = AckStream::default();
         s.run(&mut cc, &mut w, 31, 3000, 100, 30 * SMSS);
@@ -55,9 +55,10 @@ fn paper_congestive_state_grows_one_segment_every_other_round_trip() {
         s.run(&mut cc, &mut w, 16 * 30, 3000, rtt_ms, 30 * SMSS);
         (w.cwnd - start) as f64 / SMSS as f64
     };
-    let reno = grow(CcKind::Reno, 101);
-    let random = grow(CcKind::Veno, 101);
-    let congestive = grow(CcKind::Veno, 150);
+    let veno = CcSpec::Veno(VenoConfig::default());
+    let reno = grow(CcSpec::default(), 101);
+    let random = grow(veno, 101);
+    let congestive = grow(veno, 150);
     assert_eq!(random, reno, "N < β: Reno's growth");
     let ratio = congestive / reno;
     assert!(

@@ -4,7 +4,7 @@ use super::super::test_support::*;
 use super::super::*;
 
 fn westwood() -> AnyCongestionControl {
-    AnyCongestionControl::new(CcKind::WestwoodPlus, CcSettings::default())
+    CcSpec::WestwoodPlus(Default::default()).build(CcOptions::default())
 }
 
 fn bwe(cc: &AnyCongestionControl, w: &CongestionWindow) -> u64 {

@@ -1,6 +1,8 @@
-//! A family member written by name or as a tagged table: `mac = "dcf"` is `mac = { kind =
-//! "dcf" }`, every setting at its default. Reading takes either form into the tagged enum;
-//! the JSON Schema says both (a string among the names, or the table).
+//! A family member written by name or as a tagged table: `cc = "cubic"` is `cc = { kind =
+//! "cubic" }`, every setting at its default. Reading takes either form into the family's
+//! tagged enum (tag `kind`); the JSON Schema says both (a string among the names, or the
+//! table). On the ground floor so that every family's spec, whatever its floor, reads its
+//! short form the same way.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -13,7 +15,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer};
 
 /// Reads a tagged enum `T` (tag `kind`) from a name or a table.
-pub(crate) fn deserialize<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub fn deserialize<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
@@ -38,12 +40,8 @@ where
     deserializer.deserialize_any(NameOrTable(PhantomData))
 }
 
-/// The schema of `T` written by one of `names` or as its table.
-pub(crate) fn schema<T: JsonSchema>(
-    gen: &mut SchemaGenerator,
-    names: &[&str],
-    by_name: &str,
-) -> Schema {
+/// The schema of `T` written by one of `names` (described as `by_name`) or as its table.
+pub fn schema<T: JsonSchema>(gen: &mut SchemaGenerator, names: &[&str], by_name: &str) -> Schema {
     let by_name = SchemaObject {
         instance_type: Some(InstanceType::String.into()),
         enum_values: Some(names.iter().map(|n| (*n).into()).collect()),
