@@ -1,8 +1,8 @@
 //! The wireless cell's protocol machines, driven by the engine in `sim::cell`:
 //! - `phy`: IEEE 802.11 DSSS PHY timing (802.11-1999 clause 15, 802.11b);
 //! - `medium`: the shared half-duplex broadcast channel (one collision domain);
-//! - `mac`: the MACs behind [`mac::AnyMac`] (ideal, 802.11 DCF, FAMA-NCS, duplex), their
-//!   common vocabulary, and their scenario settings (`mac::spec`, one list of MACs);
+//! - `mac`: the MACs behind [`mac::AnyMac`], their common vocabulary, and their scenario
+//!   settings (`mac::spec`: the one list of MACs, which `lastmile schema` shows);
 //! - `signals`: the MAC ⇄ link-layer signals of TULIP §3.2–3.3 and LLE-TCP;
 //! - `link`: the link layers behind [`link::AnyLinkLayer`] and their scenario settings
 //!   (`link::spec`, one list of link layers);
