@@ -92,6 +92,7 @@ pub fn build(
             propagating: Default::default(),
             radios: l.wireless.then(super::energy::LinkRadios::new),
             up: true,
+            quiet: Default::default(),
         });
         reported_done |= reported;
     }
