@@ -17,9 +17,9 @@
 //!
 //! The table is direct-mapped by `at` and small: checking a reservation costs a multiply,
 //! a load and a compare. Two watches whose times share a slot cannot both be held; the
-//! second is refused (`is_free`) and its owner schedules the event it meant to skip, which
-//! is always exact. A watch whose `until` has been passed is dead: it is cleared when a
-//! reservation meets it or when a new watch needs its slot.
+//! second is refused (`try_watch`) and its owner schedules the event it meant to skip,
+//! which is always exact. A watch whose `until` has been passed is dead: it is cleared when
+//! a reservation meets it or taken over when a new watch needs its slot.
 
 use super::time::SimTime;
 
@@ -98,20 +98,23 @@ impl Watches {
         }
     }
 
-    /// Whether a watch at `at` can be held now (its slot is free or its holder dead).
+    /// Watches the event at (`at`, `seq`) of `owner` until place `until` is passed, if its
+    /// slot is free or its holder dead (`until` passed); false, and nothing watched, if a
+    /// live watch holds it.
     #[inline]
-    pub(super) fn is_free(&mut self, at: SimTime, current: u128) -> bool {
+    pub(super) fn try_watch(
+        &mut self,
+        at: SimTime,
+        seq: u64,
+        until: u128,
+        owner: u32,
+        current: u128,
+    ) -> bool {
         let slot = slot_of(at);
-        let free = self.times[slot] == EMPTY || self.watches[slot].until <= current;
-        self.refused += u64::from(!free);
-        free
-    }
-
-    /// Watches the event at (`at`, `seq`) of `owner` until place `until` is passed; the slot
-    /// must be free (`is_free`).
-    #[inline]
-    pub(super) fn watch(&mut self, at: SimTime, seq: u64, until: u128, owner: u32) {
-        let slot = slot_of(at);
+        if self.times[slot] != EMPTY && self.watches[slot].until > current {
+            self.refused += 1;
+            return false;
+        }
         self.times[slot] = at.as_nanos();
         self.watches[slot] = Watch {
             until,
@@ -119,9 +122,11 @@ impl Watches {
             owner,
             flagged: false,
         };
+        true
     }
 
-    /// Ends the watch at `at` that waited for `until`, if it still holds its slot.
+    /// Ends the watch at `at` that waited for `until`, if it still holds its slot (a watch
+    /// left to die instead frees its slot once `until` is passed).
     #[inline]
     pub(super) fn unwatch(&mut self, at: SimTime, until: u128) {
         let slot = slot_of(at);
@@ -172,7 +177,7 @@ mod tests {
     fn a_reservation_at_the_watched_time_before_its_end_flags_it_once_after_not() {
         let mut w = Watches::new();
         let at = SimTime::from_nanos(5_000);
-        w.watch(at, 7, place(2_000, 7), 3);
+        assert!(w.try_watch(at, 7, place(2_000, 7), 3, place(1_000, 6)));
         // Another time: nothing.
         w.on_reserve(SimTime::from_nanos(4_999), place(1_000, 8));
         assert!(!w.any_flagged());
@@ -194,21 +199,23 @@ mod tests {
         w.on_reserve(at, place(2_000, 9));
         assert!(!w.any_flagged());
         assert!(w.move_flagged(|| 43).is_empty());
-        assert!(w.is_free(at, place(0, 0)));
+        assert!(w.try_watch(at, 10, place(3_000, 10), 4, place(2_000, 9)));
     }
 
     #[test]
     fn a_live_watch_holds_its_slot_until_its_end_is_passed_or_it_is_ended() {
         let mut w = Watches::new();
         let at = SimTime::from_nanos(9_000);
-        assert!(w.is_free(at, place(0, 0)));
-        w.watch(at, 1, place(3_000, 1), 0);
-        assert!(!w.is_free(at, place(2_999, 5)));
-        assert!(w.is_free(at, place(3_000, 2)));
+        assert!(w.try_watch(at, 1, place(3_000, 1), 0, place(0, 0)));
+        // Live: refused, and counted.
+        assert!(!w.try_watch(at, 5, place(4_000, 5), 1, place(2_999, 5)));
+        assert_eq!(w.refused, 1);
         // Ending another watch's wait leaves it; ending its own frees the slot.
         w.unwatch(at, place(3_000, 2));
-        assert!(!w.is_free(at, place(0, 0)));
+        assert!(!w.try_watch(at, 6, place(4_000, 6), 1, place(2_999, 6)));
         w.unwatch(at, place(3_000, 1));
-        assert!(w.is_free(at, place(0, 0)));
+        assert!(w.try_watch(at, 7, place(4_000, 7), 1, place(2_999, 7)));
+        // Dead once its end is passed: taken over.
+        assert!(w.try_watch(at, 9, place(5_000, 9), 2, place(4_000, 8)));
     }
 }

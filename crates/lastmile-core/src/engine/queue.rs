@@ -33,7 +33,7 @@
 //! **Provisional places.** An event may also be queued before the moment that would have
 //! fixed its place, at a place reserved early, and watched until that moment is passed
 //! (`provisional` module notes): a reservation for an event at the same time in between
-//! flags it, and the owner moves it behind (`take_moves`, `move_entry`). `passed` says
+//! flags it, and the owner moves it behind (`try_watch`, `take_moves`, `move_entry`). `passed` says
 //! whether a place that holds no event has been reached.
 
 use super::provisional::{Moved, Watches};
@@ -215,12 +215,6 @@ impl<E> EventQueue<E> {
         key_of(time, seq)
     }
 
-    /// The time of a place.
-    #[inline(always)]
-    pub fn place_time(place: u128) -> SimTime {
-        time_of(place)
-    }
-
     /// The place of the last event popped (the one being processed).
     #[inline(always)]
     pub fn current(&self) -> u128 {
@@ -287,22 +281,17 @@ impl<E> EventQueue<E> {
         seq
     }
 
-    /// Whether an event at `at` can be watched now (`provisional::Watches::is_free`).
+    /// Watches the event of `owner` queued provisionally at (`at`, `seq`) until the run
+    /// passes place `until`; false if the watch cannot be held (the event must then not be
+    /// queued early: `provisional` module notes).
     #[inline]
-    pub fn can_watch(&mut self, at: SimTime) -> bool {
-        self.watches.is_free(at, self.current)
+    pub fn try_watch(&mut self, at: SimTime, seq: u64, until: u128, owner: u32) -> bool {
+        self.watches.try_watch(at, seq, until, owner, self.current)
     }
 
     /// Watched events moved so far, and watches refused (`provisional` module notes).
     pub fn provisional_counts(&self) -> (u64, u64) {
         (self.watches.moved, self.watches.refused)
-    }
-
-    /// Watches the event of `owner` queued provisionally at (`at`, `seq`) until the run
-    /// passes place `until` (`can_watch` must have said yes).
-    #[inline]
-    pub fn watch(&mut self, at: SimTime, seq: u64, until: u128, owner: u32) {
-        self.watches.watch(at, seq, until, owner);
     }
 
     /// Ends the watch at `at` that waited for `until`.

@@ -98,6 +98,7 @@ impl<P: Copy> Channel<P> {
     }
 
     /// Offers a packet of `ip_bytes` for transmission (`ect`: it is ECN-capable).
+    #[inline(always)]
     pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
         if self.queue.has_aqm() {
             return self.offer_through_aqm(now, packet, ip_bytes, ect);
@@ -207,7 +208,7 @@ impl<P: Copy> Channel<P> {
     /// (`clear_wire`).
     pub fn judge(&mut self, tx_end: SimTime, payload_bytes: u32) -> bool {
         let (_, ip_bytes, tx_start) = self.on_wire.expect("no frame on the wire");
-        if self.errors.is_none() {
+        if !self.can_lose() {
             return false;
         }
         let info = FrameInfo {
@@ -219,7 +220,14 @@ impl<P: Copy> Channel<P> {
         self.errors.frame_lost_coded(&info, self.code.as_ref())
     }
 
+    /// Whether the channel has an error model (without one, `judge` is always false).
+    #[inline(always)]
+    pub fn can_lose(&self) -> bool {
+        !self.errors.is_none()
+    }
+
     /// The frame on the wire, judged `lost`, has ended: the transmitter is free.
+    #[inline]
     pub fn clear_wire(&mut self, lost: bool) {
         self.on_wire = None;
         self.stats.frames_lost += u64::from(lost);

@@ -35,15 +35,20 @@ use super::SimError;
 /// A frame on the wire whose end has no event queued.
 #[derive(Copy, Clone, Debug)]
 pub struct FrameEnd {
-    /// The end's place in the order (`EventQueue::place` of its time and the sequence
-    /// number reserved for it when the frame started).
-    place: u128,
-    /// When the frame arrives at the far end (watched while `place` is ahead); unused when
-    /// it was lost.
-    arrival: SimTime,
+    /// The end's place in the order: its time and the sequence number reserved for it when
+    /// the frame started.
+    tx_end: SimTime,
+    seq: u64,
     lost: bool,
     /// A packet queued behind the frame: its end is an event after all.
     queued: bool,
+}
+
+impl FrameEnd {
+    #[inline(always)]
+    fn place(&self) -> u128 {
+        EventQueue::<Event>::place(self.tx_end, self.seq)
+    }
 }
 
 /// Per direction of a link, whether its frames may end without an event, and the frame on
@@ -79,40 +84,48 @@ impl World {
         }
     }
 
+    /// Whether the frame just started on `link`'s direction `dir` may end without an event:
+    /// its direction allows it and nothing waits behind it.
+    #[inline(always)]
+    pub(super) fn may_end_quietly(&self, link: LinkId, dir: Direction) -> bool {
+        let l = &self.links[link.index()];
+        l.quiet.allowed[dir.index()] && l.dirs[dir.index()].queue_len() == 0
+    }
+
     /// Starts the frame in `slot`, whose last bit leaves at `tx_end`, without an event at
-    /// its end if its direction allows it and nothing waits behind it; false if its end
-    /// needs the event.
-    #[inline]
+    /// its end (`may_end_quietly` said it may), or with the event when its arrival cannot
+    /// be watched.
+    #[inline(never)]
     pub(super) fn start_quiet(
         &mut self,
         link: LinkId,
         dir: Direction,
         slot: PacketSlot,
         tx_end: SimTime,
-    ) -> Result<bool, SimError> {
-        let l = &self.links[link.index()];
+    ) -> Result<(), SimError> {
         let d = dir.index();
-        if !l.quiet.allowed[d] || l.dirs[d].queue_len() != 0 {
-            return Ok(false);
-        }
-        let arrival = tx_end + l.dirs[d].delay;
-        if !self.queue.can_watch(arrival) {
-            return Ok(false);
-        }
+        let arrival = tx_end + self.links[link.index()].dirs[d].delay;
+        // The end's place, which the event would have taken, whether or not it is queued.
         let seq = self.queue.reserve_seq(tx_end);
         let place = EventQueue::<Event>::place(tx_end, seq);
-        let payload = self.packets.get(slot).payload_len();
+        if !self.queue.try_watch(arrival, seq, place, owner(link, dir)) {
+            return Ok(self
+                .queue
+                .schedule_reserved(tx_end, seq, Event::TxDone { link, dir })?);
+        }
         let l = &mut self.links[link.index()];
-        let lost = l.dirs[d].judge(tx_end, payload);
+        let lost =
+            l.dirs[d].can_lose() && l.dirs[d].judge(tx_end, self.packets.get(slot).payload_len());
         l.quiet.pending[d] = Some(FrameEnd {
-            place,
-            arrival,
+            tx_end,
+            seq,
             lost,
             queued: false,
         });
         if lost {
-            self.packets.remove(slot);
-            return Ok(true);
+            self.queue.unwatch(arrival, place);
+            self.packets.release(slot);
+            return Ok(());
         }
         let fifo = &mut l.propagating[d];
         fifo.push_back((arrival, seq, slot));
@@ -120,8 +133,7 @@ impl World {
             self.queue
                 .schedule_reserved(arrival, seq, Event::Propagated { link, dir })?;
         }
-        self.queue.watch(arrival, seq, place, owner(link, dir));
-        Ok(true)
+        Ok(())
     }
 
     /// Before a packet is offered to `link`'s direction `dir`: the frame on its wire ended
@@ -130,7 +142,7 @@ impl World {
     pub(super) fn settle_if_passed(&mut self, link: LinkId, dir: Direction) {
         let pending = &mut self.links[link.index()].quiet.pending[dir.index()];
         if let Some(end) = *pending {
-            if self.queue.passed(end.place) {
+            if self.queue.passed(end.place()) {
                 *pending = None;
                 self.end_quiet(link, dir, end);
             }
@@ -145,7 +157,7 @@ impl World {
         match pending {
             Some(end) if !end.queued => {
                 end.queued = true;
-                let (at, seq) = (EventQueue::<Event>::place_time(end.place), end.place as u64);
+                let (at, seq) = (end.tx_end, end.seq);
                 Ok(self
                     .queue
                     .schedule_reserved(at, seq, Event::TxDone { link, dir })?)
@@ -167,12 +179,11 @@ impl World {
         }
     }
 
-    /// The frame's end is passed: the transmitter is free, the loss counted, the watch over.
+    /// The frame's end is passed: the transmitter is free, the loss counted (the arrival's
+    /// watch, if any, is dead now and left to be taken over).
+    #[inline(always)]
     fn end_quiet(&mut self, link: LinkId, dir: Direction, end: FrameEnd) {
         self.links[link.index()].dirs[dir.index()].clear_wire(end.lost);
-        if !end.lost {
-            self.queue.unwatch(end.arrival, end.place);
-        }
     }
 
     /// The run stopped with the event at place `boundary` the next it would process: ends
@@ -183,7 +194,7 @@ impl World {
             for dir in [Direction::Forward, Direction::Reverse] {
                 let pending = &mut self.links[i].quiet.pending[dir.index()];
                 if let Some(end) = *pending {
-                    if end.place < boundary {
+                    if end.place() < boundary {
                         *pending = None;
                         self.end_quiet(link, dir, end);
                     }

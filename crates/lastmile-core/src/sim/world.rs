@@ -578,7 +578,9 @@ impl World {
     ) -> Result<(), SimError> {
         self.links[link.index()].on_radio_tx(dir, now, tx_end);
         self.capture_frame(link, dir, now, slot)?;
-        if !self.start_quiet(link, dir, slot, tx_end)? {
+        if self.may_end_quietly(link, dir) {
+            self.start_quiet(link, dir, slot, tx_end)?;
+        } else {
             self.schedule(tx_end, Event::TxDone { link, dir })?;
         }
         if self.agents.follows_departures() {

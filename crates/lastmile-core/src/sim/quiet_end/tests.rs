@@ -108,7 +108,8 @@ fn same_both_ways(s: &Scenario, seed: u64) -> (u64, u64, u64) {
 
 #[test]
 fn the_examples_run_the_same_events_with_fewer_frame_ends() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/lastmile/examples");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/lastmile/examples");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .expect("examples")
         .map(|e| e.expect("entry").path())
@@ -184,8 +185,14 @@ fn topologies_full_of_ties_run_the_same_events_and_move_early_arrivals() {
         (saved, moved, refused) = (saved + a, moved + b, refused + c);
     }
     assert!(saved > 0, "no frame ended without an event");
-    assert!(moved > 0, "no early arrival had to move: the sweep tests too little");
-    assert!(refused > 0, "no watch was refused: the sweep tests too little");
+    assert!(
+        moved > 0,
+        "no early arrival had to move: the sweep tests too little"
+    );
+    assert!(
+        refused > 0,
+        "no watch was refused: the sweep tests too little"
+    );
 }
 
 /// A run stopped between a quiet frame's end and the next event counts the frame as a
