@@ -195,7 +195,9 @@ def test_a_program_cut_short_by_the_duration_leaves_nothing_behind(tmp_path: Pat
     assert result.stop_reason == "stop_time"
     assert result.programs[0]["returncode"] != 0, "stopped, not finished"
     assert nothing_left_behind() == []
-    assert result.timing["wall_s"] == pytest.approx(1.0, abs=0.5)
+    # Cut at the 1 s duration, not after the program's 30 s (a loaded machine may add a
+    # few seconds of set-up and clean-up, never the program's remaining time).
+    assert 0.9 <= result.timing["wall_s"] < 10.0
 
 
 @needs_emulation

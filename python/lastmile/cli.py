@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view
+from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view, run_dir
 from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
 from lastmile._progress import RunProgress, budget_warning
 from lastmile._run import RunResult, check_out_dir, event_budget, run, validate
@@ -584,7 +584,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         _stall_warnings(result)
     if out_dir is not None:
-        written = cli_view.write_run_dir(result, out_dir, args.trace)
+        written = run_dir.write_run_dir(result, out_dir, args.trace)
         written += [out_dir / f"{link}.pcapng" for link in dict.fromkeys(args.pcap)]
         for w in written:
             print(f"wrote {w}", file=sys.stderr)

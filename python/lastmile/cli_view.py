@@ -14,47 +14,38 @@ directory, a sweep results store (``.duckdb``) or a ``lastmile reproduce`` outpu
 otherwise draws solid blobs).
 
 Also here: `add_set` and `add_seed` (the ``--set`` and ``--seed`` options the
-scenario-reading commands share) and `write_run_dir` (what ``lastmile run --out`` writes:
-``summary.json`` with the resolved scenario and the command line, ``scenario.json`` — the
-scenario as run, which ``lastmile run`` reads again — and the traces). Every file is
-written beside its name and renamed over it (`lastmile._fresh.write_fresh`): a link
-planted in the output folder is replaced, never written through. Registering imports only argparse.
+scenario-reading commands share). What a run directory holds and how it is written is the
+library's (`lastmile.run_dir`), which the report reads without the CLI. Registering imports
+only argparse.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lastmile import _core
-from lastmile._fresh import write_fresh
 from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
+from lastmile.run_dir import (
+    flow_names,
+    read_summary,
+    run_title,
+    write_run_dir,
+)
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from lastmile._run import RunResult
-
 __all__ = [
     "COMMANDS",
-    "SCENARIO_FILE",
     "add_seed",
     "add_set",
     "register",
     "seed_argument",
-    "write_run_dir",
 ]
 
 EXIT_OK = 0
-
-#: The summary file of a run directory.
-SUMMARY_FILE = "summary.json"
-#: The scenario as run (resolved), a file ``lastmile run`` reads again.
-SCENARIO_FILE = "scenario.json"
 
 
 def add_seed(parser: argparse.ArgumentParser) -> None:
@@ -142,52 +133,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         help="the page (default: TARGET/report.html, or STORE.html for a store)",
     )
-
-
-def write_run_dir(result: RunResult, out_dir: Path, traces: Sequence[str]) -> list[Path]:
-    """Write a run directory: ``summary.json`` (with the resolved scenario and the command
-    line), ``scenario.json`` (the scenario as run) and each trace as ``NAME.parquet``."""
-    import pyarrow.parquet as pq
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    summary = out_dir / SUMMARY_FILE
-    text = json.dumps(result.summary, indent=1) + "\n"
-    write_fresh(summary, lambda p: p.write_text(text, encoding="utf-8"))
-    written = [summary]
-    if result.scenario:
-        scenario = out_dir / SCENARIO_FILE
-        as_run = json.dumps(result.scenario, indent=1) + "\n"
-        write_fresh(scenario, lambda p: p.write_text(as_run, encoding="utf-8"))
-        written.append(scenario)
-    for name in dict.fromkeys(traces):
-        path = out_dir / f"{name}.parquet"
-        table = result.arrow(name)
-        write_fresh(path, lambda p, table=table: pq.write_table(table, p))  # type: ignore[misc]
-        written.append(path)
-    return written
-
-
-def read_summary(run_dir: Path) -> dict[str, object]:
-    """The summary of a run directory ({} when it has none)."""
-    path = run_dir / SUMMARY_FILE
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return data if isinstance(data, dict) else {}
-
-
-def run_title(summary: dict[str, object]) -> str:
-    """``name (seed N)`` of a summary, or "run"."""
-    if "name" not in summary:
-        return "run"
-    return f"{summary['name']} (seed {summary.get('seed')})"
-
-
-def flow_names(summary: dict[str, object]) -> list[str]:
-    flows = summary.get("flows")
-    if not isinstance(flows, list):
-        return []
-    return [str(f.get("name")) if isinstance(f, dict) else "?" for f in flows]
 
 
 def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:

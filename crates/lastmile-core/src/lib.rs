@@ -1,31 +1,32 @@
 //! lastmile-core: a fast, deterministic simulator of TCP over wired-cum-wireless paths.
 //!
-//! The modules, from the bottom up (`docs/architecture.md` says which files each kind of
-//! extension touches):
-//! - `engine`: integer time, the event queue, timers, named random streams.
-//! - `ids`, `units`, `ranges`: typed arena indices, quantities with units, byte-range sets.
-//! - `packet`: IPv4 / TCP / UDP headers without payload.
-//! - `net`: nodes, static routing, point-to-point links, drop-tail queues.
-//! - `error_model`: channel losses per frame (PER, BER, Gilbert–Elliott, bursts, on/off,
-//!   drop lists).
-//! - `wireless`: 802.11 PHY timing, the shared medium, the MACs (ideal, DCF, FAMA-NCS), the
-//!   link layers (none, stop-and-wait, TULIP) and a cell's configuration.
-//! - `tcp`: the connection state machine, loss recovery, congestion control, pacing, and
-//!   the TCP settings of a scenario.
-//! - `transport`: transports beside TCP for the wide-area hop (WTP, WTCP of Sinha et al.),
-//!   and a flow endpoint speaking any of them.
-//! - `agents`: base-station agents on the forwarding path (Snoop, WTCP, I-TCP, LLE-TCP, the
-//!   WAP gateway, the WTCP-Sinha proxy, M-TCP).
-//! - `mobility`: a mobile host's movement between cells (residence, handoff, routing update).
-//! - `apps`: the applications at a flow's source (bulk, Poisson, saturating UDP).
-//! - `metrics`: counters and summaries, opt-in traces, pcap.
-//! - `scenario`: the file format, its loading, overrides and checks.
-//! - `sim`: the world that wires them together and runs.
+//! The modules, floor by floor from the bottom up; a module imports only from its own floor
+//! or below (the integration test `layers` reads the source and checks it). Which variants
+//! each family has (congestion controls, MACs, link layers, agents, error models,
+//! applications) is the family's own list, its registry: `lastmile schema` and
+//! `docs/scenario-reference.md` are generated from them, and `docs/architecture.md` says
+//! which files a new variant touches.
+//! 1. `engine` (integer time, the event queue, timers, named random streams), `ids`,
+//!    `units` (quantities with units and their ranges), `ranges`, `errors` (the
+//!    validation error every component reports its settings' problems with).
+//! 2. `packet`: every header and wire format, without payload.
+//! 3. `net` (nodes, routing, point-to-point links, queues), `error_model` (channel losses
+//!    per frame), `metrics` (summaries, traces, pcap).
+//! 4. The components, each a set of pure state machines with its settings: `wireless`
+//!    (the 802.11 PHY, the medium, the MACs, the link layers), `tcp` (the connection, loss
+//!    recovery, congestion control, pacing), `transport` (the transports beside TCP for the
+//!    wide-area hop), `apps` (the applications at a flow's source), `mobility` (a mobile's
+//!    movement between cells).
+//! 5. `agents`: base-station agents on the forwarding path.
+//! 6. `scenario`: the file format, its loading, overrides and checks; composes the
+//!    components' settings without building anything.
+//! 7. `sim`: the world that wires them together and runs.
 
 pub mod agents;
 pub mod apps;
 pub mod engine;
 pub mod error_model;
+pub mod errors;
 pub mod ids;
 pub mod metrics;
 pub mod mobility;

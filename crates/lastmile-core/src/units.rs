@@ -35,6 +35,10 @@ use crate::engine::SimDuration;
 pub const DURATION_MAX: SimDuration = SimDuration::from_secs(100_000_000);
 /// The slowest rate: 1 bps (a rate that rounds to zero is refused, not taken as "off").
 pub const RATE_MIN: Rate = Rate(1);
+/// The largest factor that multiplies a time estimate into a timeout (Snoop's and WTCP's
+/// `timeout_factor`): with times at most `DURATION_MAX`, a timeout stays far below the end
+/// of simulated time.
+pub const TIMEOUT_FACTOR_MAX: u32 = 100;
 /// The fastest rate: 1 Tbps.
 pub const RATE_MAX: Rate = Rate(1_000_000_000_000);
 /// The largest size: 10^15 bytes (1 PB).

@@ -146,6 +146,7 @@ fn scenario_error(py: Python<'_>, e: &scenario::ScenarioError) -> PyErr {
 
 fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
     let kind = match e {
+        SimError::Scenario(e) => return scenario_error(py, e),
         SimError::Invalid(_) | SimError::Option(_) => "invalid",
         SimError::Invariant(_) => "invariant",
         SimError::PastEvent(_) => "past_event",
@@ -207,13 +208,10 @@ fn loaded(py: Python<'_>, source: &Source, overrides: &[String]) -> PyResult<Loa
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let json =
             serde_json::to_string(&scenario::resolved(&s, s.seed)).map_err(|e| e.to_string())?;
-        let topo = scenario::resolve_topology(&s).map_err(|e| e.to_string())?;
-        let flows = scenario::expand_flows(&s, &topo)
-            .map_err(|e| e.to_string())?
-            .flows
-            .len();
-        let links = topo.links.into_iter().map(|l| l.name).collect();
-        Ok::<Loaded, String>((json, topo.nodes, links, flows))
+        let plan = scenario::plan(&s).map_err(|e| e.to_string())?;
+        let flows = plan.flows.flows.len();
+        let links = plan.topology.links.iter().map(|l| l.name.clone()).collect();
+        Ok::<Loaded, String>((json, plan.topology.nodes.clone(), links, flows))
     }));
     match outcome {
         Ok(Ok(l)) => Ok(l),
@@ -313,13 +311,10 @@ fn check<'py>(
         ..RunOptions::default()
     };
     let checked = catch_unwind(AssertUnwindSafe(|| {
-        let estimate = sim::check(&scenario, &options)?;
-        let topo =
-            scenario::resolve_topology(&scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
-        let flows = scenario::expand_flows(&scenario, &topo)
-            .map_err(|e| SimError::Invalid(e.to_string()))?
-            .flows
-            .len();
+        let plan = scenario::plan(&scenario)?;
+        let estimate = sim::check_plan(&plan, &options)?;
+        let topo = &plan.topology;
+        let flows = plan.flows.flows.len();
         Ok::<_, SimError>((estimate, topo.nodes.len(), topo.links.len(), flows))
     }));
     let (e, nodes, links, flows) = match checked {

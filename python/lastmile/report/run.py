@@ -59,7 +59,7 @@ def command_html(commands: list[str]) -> str:
 
 def _what_ran(page: Page, summary: dict[str, Any], run_dir: Path) -> None:
     """The section saying what ran: how to run it again, and the resolved scenario."""
-    from lastmile.cli_view import SCENARIO_FILE
+    from lastmile.run_dir import SCENARIO_FILE
 
     scenario = summary.get("scenario")
     commands = [str(summary["command"])] if summary.get("command") else []
@@ -172,8 +172,8 @@ def _summary_sections(page: Page, summary: dict[str, Any]) -> None:
 
 def run_page(run_dir: Path, page_dir: Path) -> Page:
     """The page of a run directory; file links are relative to `page_dir`."""
-    from lastmile.cli_view import flow_names, read_summary, run_title
     from lastmile.plot import draw, hop_names, receiver_windows, traces_from_dir
+    from lastmile.run_dir import flow_names, read_summary, run_title
 
     summary: dict[str, Any] = read_summary(run_dir)
     page = Page(f"lastmile run: {run_title(summary)}")

@@ -24,6 +24,10 @@
 //! * `dda` — delayed duplicate ACKs (Vaidya et al.; Pentikousis §2.1.2.2): the receiving
 //!   side holds the third and later duplicate ACKs for `d`.
 //!
+//! Shared by several: `common` (traces, handoff policy) and `split`, the TCP half a
+//! split-connection gateway (I-TCP's shape; the WAP gateway, the WTCP-Sinha proxy) keeps
+//! towards the fixed host.
+//!
 //! **Mobility** (`sim::mobility`, docs/mobility.md): agents hear `MobilityNotice`s; the
 //! agent of a base station the mobile left drops its state for the mobile's connections or
 //! hands it over (`AgentOutbox::handover`), and the new base station's agent receives it
@@ -50,6 +54,7 @@ pub mod itcp;
 pub mod lle;
 pub mod mtcp;
 pub mod snoop;
+pub mod split;
 pub mod wap;
 pub mod wtcp;
 pub mod wtcp_sinha;
@@ -61,9 +66,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{RngStream, SimDuration, SimTime};
+use crate::errors::ScenarioError;
 use crate::metrics::AgentSummary;
 use crate::packet::{Ipv4Addr, Packet, TcpSegment};
-use crate::scenario::ScenarioError;
 use crate::wireless::signals::MacSignal;
 
 pub use common::{AgentTrace, AgentTraceColumns, OnHandoff};

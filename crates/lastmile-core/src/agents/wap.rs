@@ -5,7 +5,7 @@
 //!
 //! * The origin server's SYN towards the mobile is intercepted (as I-TCP does,
 //!   `agents::itcp`): a TCP half listening in the mobile's name accepts it and stays open
-//!   for the flow, a persistent connection (`transport::split`).
+//!   for the flow, a persistent connection (`agents::split`).
 //! * Each Invoke from the mobile is indicated by the gateway's WTP responder; the gateway
 //!   writes the request's bytes to the origin server at once (the survey: "translate it
 //!   into an HTTP request") and waits for the response. Responses come back in order on the
@@ -41,7 +41,9 @@ use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
 use crate::packet::{Control, Packet, Transport, WtpPdu};
 use crate::tcp::Delivery;
-use crate::transport::split::{build_packet, WiredHalf};
+use crate::transport::build_packet;
+
+use super::split::WiredHalf;
 use crate::transport::wtp::{ResponderEvent, WtpResponder, WtpResponderStats};
 use crate::transport::TransportOutbox;
 

@@ -5,7 +5,7 @@
 //! (`transport::wtcp_sinha`). Not the base-station WTCP of Ratnam & Matta (`agents::wtcp`).
 //!
 //! * The fixed host's SYN towards the mobile is intercepted: a TCP half listening in the
-//!   mobile's name accepts it (`transport::split`, as I-TCP does), and the proxy opens a
+//!   mobile's name accepts it (`agents::split`, as I-TCP does), and the proxy opens a
 //!   WTCP-Sinha connection to the mobile in the fixed host's name.
 //! * Bytes delivered by either side are written to the other: the fixed host's data to the
 //!   mobile over WTCP-Sinha (keeping their origin times), the mobile's (requests) to the
@@ -32,7 +32,9 @@ use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
 use crate::metrics::AgentSummary;
 use crate::packet::{Control, Packet, Transport, WtcpSegment};
-use crate::transport::split::{build_packet, WiredHalf};
+use crate::transport::build_packet;
+
+use super::split::WiredHalf;
 use crate::transport::wtcp_sinha::{WtcpSinhaConnection, WtcpSinhaStats};
 use crate::transport::TransportOutbox;
 

@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{RngStream, SimDuration, SimTime};
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 use crate::units::{ByteSize, Duration, Rate, DURATION_MAX};
 
 pub use bulk::Bulk;

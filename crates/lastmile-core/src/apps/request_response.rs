@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AppAction, AppEnd, AppInput, AppOutbox};
 use crate::engine::SimTime;
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 use crate::units::{ByteSize, Duration};
 
 /// The most objects one flow may fetch.

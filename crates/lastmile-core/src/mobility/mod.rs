@@ -24,8 +24,21 @@ mod tests;
 
 use std::collections::BTreeSet;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{RngStream, SimDuration, SimTime};
-use crate::scenario::NextCell;
+
+/// Which cell a mobile moves to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NextCell {
+    /// The next of its `cells`, after the last the first (a walk along a row of cells).
+    #[default]
+    Next,
+    /// One of the others, uniformly, from the random stream `mobility/<node>`.
+    Random,
+}
 
 /// How long the mobile stays in a cell.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,6 +1,7 @@
 //! Packets as plain header structs (RFC 791 IPv4 with the RFC 3168 ECN field, RFC 9293 TCP
-//! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP, and the WTP and WTCP-Sinha headers
-//! of `transport`, each carried in a UDP datagram); payload bytes are never stored, only
+//! with RFC 2018 SACK and RFC 3168 ECE/CWR, RFC 768 UDP, and the WTP PDUs (`wtp`) and WTCP-Sinha
+//! packets (`wtcp_sinha`) the transports of `transport` exchange, each carried in a UDP
+//! datagram); payload bytes are never stored, only
 //! their length (the emulator keeps real bytes beside the simulation, `sim::external`;
 //! `wire` reads and writes the wire format). Each packet carries an id for tracing, the time
 //! its data was first sent (for per-packet delay) and simulation metadata (the flow it
@@ -8,13 +9,15 @@
 
 pub mod seq;
 pub mod wire;
+pub mod wtcp_sinha;
+pub mod wtp;
 
 pub use seq::SeqNumber;
+pub use wtcp_sinha::WtcpSegment;
+pub use wtp::WtpPdu;
 
 use crate::engine::SimTime;
 use crate::ids::FlowId;
-pub use crate::transport::wtcp_sinha::wire::WtcpSegment;
-pub use crate::transport::wtp::WtpPdu;
 
 /// An IPv4 address.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

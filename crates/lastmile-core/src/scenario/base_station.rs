@@ -28,10 +28,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agents::{AgentSpec, ItcpSpec, LleSpec, Site, SiteCell, SnoopSpec, WtcpSpec};
 
-use super::error::ScenarioError;
 use super::model::{MacKind, Scenario};
+use super::plan::AgentSite;
 use super::topology::{unknown_node, ResolvedTopology};
 use super::validate::written_name;
+use crate::errors::ScenarioError;
 
 /// An agent as written: by name (`agent = "snoop"`, every setting at its default) or as a
 /// tagged table (`agent = { kind = "snoop", dupack_threshold = 3 }`).
@@ -291,14 +292,18 @@ fn check_shorthand(one: &OneBaseStation) -> Result<(), ScenarioError> {
 
 /// Checks the base stations: the shorthand's rules, distinct existing nodes, each agent's
 /// settings and placement.
+///
+/// Returns each agent's site: its node and, for an agent with a receiver client, the
+/// receivers across its cell that get one (`receiver_clients`).
 pub(crate) fn check_base_stations(
     s: &Scenario,
     topo: &ResolvedTopology,
-) -> Result<(), ScenarioError> {
+) -> Result<Vec<AgentSite>, ScenarioError> {
     if let BaseStations::One(one) = &s.base_station {
         check_shorthand(one)?;
     }
     let stations = s.base_stations();
+    let mut sites = Vec::with_capacity(stations.len());
     for (i, bs) in stations.iter().enumerate() {
         let (at, settings) = paths(s, i);
         let spec = bs.agent.spec();
@@ -326,8 +331,45 @@ pub(crate) fn check_base_stations(
                 "" | "node" | "agent" => e.under(&at),
                 _ => e.under(&settings),
             })?;
+        if !matches!(spec, AgentSpec::None) {
+            sites.push(AgentSite {
+                index: i,
+                node,
+                spec: spec.clone(),
+                clients: Vec::new(),
+            });
+        }
     }
-    Ok(())
+    receiver_clients(s, topo, &mut sites);
+    Ok(sites)
+}
+
+/// For each agent with a receiver client (LLE-TCP's ARQ client), the receivers across its
+/// cell that get one: the destinations of flows that end at another member of the cell,
+/// in flow order, that the agent serves, on nodes with no agent yet (a base station's, or
+/// the client of an earlier base station).
+fn receiver_clients(s: &Scenario, topo: &ResolvedTopology, sites: &mut [AgentSite]) {
+    let mut occupied: Vec<usize> = sites.iter().map(|a| a.node).collect();
+    for agent in sites.iter_mut() {
+        if agent.spec.receiver_client().is_none() {
+            continue;
+        }
+        let name = topo.nodes[agent.node].as_str();
+        let Some(cell) = site(s, topo, name, agent.node).cell else {
+            continue; // refused by the agent's `check_site`
+        };
+        let mut clients = Vec::new();
+        for receiver in cell.receivers {
+            let Some(node) = topo.node_index(receiver) else {
+                continue;
+            };
+            if agent.spec.serves_receiver(receiver) && !occupied.contains(&node) {
+                occupied.push(node);
+                clients.push(node);
+            }
+        }
+        agent.clients = clients;
+    }
 }
 
 /// Where base station `name` (node index `node`) sits, for the agents' placement rules.

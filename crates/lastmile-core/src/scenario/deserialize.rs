@@ -14,8 +14,8 @@
 
 use serde_json::Value;
 
-use super::error::{did_you_mean, join, path_string, ScenarioError, Seg};
 use super::model::{AgentChoice, BaseStations, Scenario};
+use crate::errors::{did_you_mean, join, path_string, ScenarioError, Seg};
 
 /// A raw failure: where serde stopped and what it said.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,8 +13,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
-use super::error::ScenarioError;
 use super::load::Format;
+use crate::errors::ScenarioError;
 
 /// The largest scenario text read: 16 MiB, twice an explicit topology of 10^5 nodes.
 pub const INPUT_MAX_BYTES: usize = 16 << 20;
@@ -49,8 +49,8 @@ pub(crate) fn parse(text: &str, format: Format) -> Result<Value, ScenarioError> 
     let holds = match &doc {
         Value::Object(_) => return Ok(doc),
         Value::Array(_) => "a list".to_string(),
-        Value::String(s) => format!("the string \"{}\"", super::error::clip(s, 40)),
-        other => format!("the value {}", super::error::clip(&other.to_string(), 40)),
+        Value::String(s) => format!("the string \"{}\"", crate::errors::clip(s, 40)),
+        other => format!("the value {}", crate::errors::clip(&other.to_string(), 40)),
     };
     Err(ScenarioError::problem(
         "",
@@ -341,7 +341,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
                 Entry::Occupied(slot) => {
                     return Err(de::Error::custom(format_args!(
                         "the key `{}` is given twice in one table",
-                        super::error::clip(slot.key(), 40)
+                        crate::errors::clip(slot.key(), 40)
                     )));
                 }
             }

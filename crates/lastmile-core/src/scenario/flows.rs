@@ -26,9 +26,9 @@ use std::collections::HashMap;
 use crate::engine::SimDuration;
 use crate::units::DURATION_MAX;
 
-use super::error::{join, ScenarioError};
 use super::model::{FlowSpec, Nodes, Scenario};
 use super::topology::{check_identifier, unknown_node, ResolvedTopology};
+use crate::errors::{join, ScenarioError};
 
 /// The most flows in a run: each source takes its own port from the dynamic range
 /// 49152–65535 (RFC 6335 §6), so 16,384 of them.

@@ -9,10 +9,10 @@ use std::path::Path;
 
 use super::deserialize::deserialize;
 use super::document;
-use super::error::{ScenarioError, Seg};
 use super::model::Scenario;
 use super::overrides::{self, Applied};
 use super::validate::validate;
+use crate::errors::{ScenarioError, Seg};
 
 /// A scenario file's syntax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,9 +18,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::error::ScenarioError;
 use super::model::{Preset, Scenario};
 use super::topology::{unknown_node, ResolvedTopology};
+use crate::errors::ScenarioError;
 use crate::units::Duration;
 
 /// The most wireless hops one mobile moves between.
@@ -87,16 +87,7 @@ pub enum Residence {
     Schedule { at: Vec<Duration> },
 }
 
-/// Which cell a mobile moves to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NextCell {
-    /// The next of its `cells`, after the last the first (a walk along a row of cells).
-    #[default]
-    Next,
-    /// One of the others, uniformly, from the random stream `mobility/<node>`.
-    Random,
-}
+pub use crate::mobility::NextCell;
 
 /// What the mobile's TCP does about handoffs (only the mobile changes).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]

@@ -11,27 +11,28 @@
 mod base_station;
 mod deserialize;
 mod document;
-mod error;
 mod flows;
 mod load;
 pub mod mobility;
 pub mod model;
 mod overrides;
+mod plan;
 pub(crate) mod presets;
 mod resolved;
 mod schema;
 mod topology;
+pub(crate) mod transports;
 pub(crate) mod validate;
 mod validate_link;
 
 #[cfg(test)]
 mod tests;
 
-pub(crate) use base_station::site;
-pub use error::{clip, join_names, ScenarioError, QUOTE_MAX};
+pub use crate::errors::{clip, join_names, ScenarioError, QUOTE_MAX};
 pub use flows::{expand_flows, matches_pattern, ExpandedFlows, FlowGroup, FlowInstance, FLOWS_MAX};
 pub use load::{load_path, load_str, Format};
 pub use model::*;
+pub use plan::{plan, AgentSite, Plan};
 pub use resolved::resolved;
 pub use schema::json_schema;
 pub use topology::{resolve_topology, ResolvedCell, ResolvedLink, ResolvedTopology};

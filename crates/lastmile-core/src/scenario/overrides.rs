@@ -16,7 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::document::{check_nesting, check_size, toml_to_json};
-use super::error::{path_string, ScenarioError, Seg};
+use crate::errors::{path_string, ScenarioError, Seg};
 
 /// An override as applied: the path it resolved to and the text the user wrote.
 #[derive(Clone, Debug)]

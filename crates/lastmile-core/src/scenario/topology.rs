@@ -19,8 +19,8 @@ use std::collections::HashMap;
 
 mod cells;
 
-use super::error::{did_you_mean, join, ScenarioError};
 use super::model::{LinkSpec, Preset, Scenario, Topology};
+use crate::errors::{did_you_mean, join, ScenarioError};
 
 /// The network as the builder sees it: node names (index = node number) and links.
 #[derive(Clone, Debug)]

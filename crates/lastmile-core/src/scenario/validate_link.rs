@@ -4,9 +4,9 @@
 //! bounds keep every frame, window and timer finite and the runs' arithmetic far from
 //! overflow; the papers' and standards' own values sit well inside them.
 
-use super::error::ScenarioError;
 use super::model::{LinkLayerKind, LinkSpec, MacKind};
 use super::validate::written_name;
+use crate::errors::ScenarioError;
 use crate::wireless::link::airmail::AIRMAIL_WINDOW_MAX;
 
 /// The largest RLP frame (information and header), in bytes.

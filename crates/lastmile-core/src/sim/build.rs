@@ -1,7 +1,8 @@
-//! From a `Scenario` to a ready `World`: nodes with addresses 10.0.0.1.., links with their
-//! channels and error models (each with its own named random stream), routes, and for each
-//! flow (`scenario::expand_flows`: an entry with `count` or several nodes is several) a
-//! listening sink, a source and the application's start event.
+//! From a scenario's `Plan` to a ready `World`: nodes with addresses 10.0.0.1.., links with
+//! their channels and error models (each with its own named random stream), the plan's
+//! routes, its agents on their nodes, and for each of its flows a listening sink, a source
+//! and the application's start event, then its mobiles. Nothing is worked out or checked
+//! again here: the plan did it.
 
 use crate::engine::FxHashMap;
 
@@ -9,9 +10,9 @@ use crate::agents::AgentSpec;
 use crate::agents::{AgentSetup, AgentTraceColumns, AnyAgent};
 use crate::engine::{Lane, RngStream, SimDuration, SimTime};
 use crate::ids::{AgentId, EndpointId, FlowId, NodeId};
-use crate::net::{Channel, Queue, RoutingTable};
+use crate::net::{Channel, Queue};
 use crate::packet::Ipv4Addr;
-use crate::scenario::{resolve_topology, FlowInstance, ResolvedTopology, Scenario};
+use crate::scenario::{FlowInstance, Plan};
 use crate::tcp::{TcpConfig, TcpConnection};
 use crate::transport::wtcp_sinha::{WtcpSinhaConfig, WtcpSinhaConnection};
 use crate::transport::wtp::{WtpConfig, WtpInitiator};
@@ -27,13 +28,10 @@ use super::{RunOptions, SimError};
 pub const SINK_PORT: u16 = 5001;
 pub(super) const SOURCE_PORT_BASE: u16 = 49152;
 
-/// The world of `scenario`, ready to run, and the topology it was built from.
-pub fn build(
-    scenario: &Scenario,
-    options: &RunOptions,
-    seed: u64,
-) -> Result<(World, ResolvedTopology), SimError> {
-    let topology = resolve_topology(scenario).map_err(|e| SimError::Invalid(e.to_string()))?;
+/// The world of `plan`, ready to run. It fails only where a component refuses settings
+/// the plan's checks let through (an internal error).
+pub fn build(plan: &Plan<'_>, options: &RunOptions, seed: u64) -> Result<World, SimError> {
+    let (scenario, topology) = (plan.scenario, &plan.topology);
     let mut world = World::new(
         SimTime::ZERO + scenario.stop_time.sim(),
         Traces::new(&options.traces),
@@ -49,8 +47,7 @@ pub fn build(
         profile: scenario.energy.profile.name().to_string(),
         powers: scenario.energy.powers(),
     };
-    let flows = crate::scenario::expand_flows(scenario, &topology)
-        .map_err(|e| SimError::Invalid(e.to_string()))?;
+    let flows = &plan.flows;
     let flow_count = flows.flows.len();
     // Only the first wireless-marked link's data-bound direction is reported (the
     // summary's `wireless`): the others keep no per-flow accounting, which would cost a
@@ -112,28 +109,13 @@ pub fn build(
         world.cells.push(cell);
         cell_members.push(members);
     }
-    let pairs: Vec<(NodeId, NodeId)> = topology
-        .links
-        .iter()
-        .map(|l| (NodeId(l.from as u32), NodeId(l.to as u32)))
-        .collect();
-    world.routes = RoutingTable::shortest_paths(topology.nodes.len(), &pairs, &cell_members);
-    add_agents(&mut world, scenario, &topology, options, seed)?;
+    drop(cell_members);
+    world.routes = plan.routes.clone();
+    add_agents(&mut world, plan, options, seed);
     world.groups = flows.groups.clone();
     world.flows.reserve_exact(flow_count);
     world.endpoints.reserve_exact(2 * flow_count);
-    for (i, f) in flows.flows.iter().enumerate() {
-        let gateway = match f.spec.transport {
-            TransportKind::Tcp => None,
-            _ => crate::transport::check::gateway_between(
-                scenario,
-                &topology,
-                &world.routes,
-                f.src,
-                f.dst,
-            )
-            .map(|g| g.agent),
-        };
+    for (i, (f, gateway)) in flows.flows.iter().zip(&plan.gateways).enumerate() {
         add_flow(
             &mut world,
             FlowId(i as u32),
@@ -148,71 +130,34 @@ pub fn build(
         f.ends_run = !f.background || all_background;
     }
     world.flows_to_finish = world.flows.iter().filter(|f| f.ends_run).count();
-    drop(flows);
     let trace_handoffs = options.traces.iter().any(|t| t == "handoff");
-    super::mobility::add_mobiles(&mut world, scenario, &topology, seed, trace_handoffs)?;
-    Ok((world, topology))
+    super::mobility::add_mobiles(&mut world, &plan.mobiles, seed, trace_handoffs)?;
+    Ok(world)
 }
 
 /// Places every base station's agent on its node and, for an agent with a receiver client
-/// (LLE-TCP), one on the receiving node of every flow that ends across its cell.
-fn add_agents(
-    world: &mut World,
-    scenario: &Scenario,
-    topology: &ResolvedTopology,
-    options: &RunOptions,
-    seed: u64,
-) -> Result<(), SimError> {
+/// (LLE-TCP), one on each receiving node the plan gave it.
+fn add_agents(world: &mut World, plan: &Plan<'_>, options: &RunOptions, seed: u64) {
     world.agents.trace = AgentTraceColumns::new(options.traces.iter().any(|t| t == "agent_rtt"));
-    let stations = scenario.base_stations();
-    for (index, bs) in stations.iter().enumerate() {
-        let name = bs.node_name();
+    let nodes = &plan.topology.nodes;
+    for site in &plan.agents {
         let setup = AgentSetup {
             seed,
-            index,
-            node: name,
-            nodes: &topology.nodes,
+            index: site.index,
+            node: &nodes[site.node],
+            nodes,
         };
-        let Some(agent) = bs.agent.spec().build(&setup) else {
-            continue;
-        };
-        let node = node_id(topology, name)?;
-        place_agent(world, node, agent);
-    }
-    for bs in &stations {
-        if bs.agent.spec().receiver_client().is_none() {
-            continue;
+        if let Some(agent) = site.spec.build(&setup) {
+            place_agent(world, NodeId(site.node as u32), agent);
         }
-        let name = bs.node_name();
-        let node = node_id(topology, name)?;
-        let site = crate::scenario::site(scenario, topology, name, node.index());
-        let Some(cell) = site.cell else {
-            return Err(SimError::Invalid(format!(
-                "base station \"{name}\": agent \"{}\" needs a member of a wireless cell",
-                bs.agent.spec().name()
-            )));
-        };
-        for dst in cell.receivers {
-            if !bs.agent.spec().serves_receiver(dst) {
-                continue;
-            }
-            let dst = node_id(topology, dst)?;
-            if world.agents.at(dst).is_some() {
-                continue;
-            }
-            if let Some(client) = bs.agent.spec().receiver_client() {
-                place_agent(world, dst, client);
+    }
+    for site in &plan.agents {
+        for &receiver in &site.clients {
+            if let Some(client) = site.spec.receiver_client() {
+                place_agent(world, NodeId(receiver as u32), client);
             }
         }
     }
-    Ok(())
-}
-
-fn node_id(topology: &ResolvedTopology, name: &str) -> Result<NodeId, SimError> {
-    topology
-        .node_index(name)
-        .map(|i| NodeId(i as u32))
-        .ok_or_else(|| SimError::Invalid(format!("no node named \"{name}\"")))
 }
 
 /// Puts `agent` on `node`, with its timer.

@@ -25,7 +25,7 @@
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
 use crate::packet::DEFAULT_TTL;
-use crate::scenario::{MacKind, ResolvedTopology, Scenario};
+use crate::scenario::{MacKind, Plan, ResolvedTopology};
 
 /// Events per second assumed to turn events into a wall-time estimate: a conservative
 /// figure (on the project's machine the reference chain runs at ~2·10^7 events/s, TULIP
@@ -96,12 +96,12 @@ fn fragments(spec: &crate::scenario::LinkSpec) -> f64 {
     }
 }
 
-/// The estimate for `scenario`, whose topology resolved to `topo` and routes to `routes`.
-pub fn estimate(scenario: &Scenario, topo: &ResolvedTopology, routes: &RoutingTable) -> Estimate {
-    let stop_s = scenario.stop_time.sim().as_secs_f64();
+/// The estimate for the scenario `plan` worked out.
+pub fn estimate(plan: &Plan<'_>) -> Estimate {
+    let (topo, routes) = (&plan.topology, &plan.routes);
+    let stop_s = plan.scenario.stop_time.sim().as_secs_f64();
     let (mut events, mut end_s) = (0.0f64, 0.0f64);
-    let flows = crate::scenario::expand_flows(scenario, topo).unwrap_or_default();
-    for flow in &flows.flows {
+    for flow in &plan.flows.flows {
         let (f, src, dst) = (flow.spec, flow.src, flow.dst);
         let Some(route) = path(topo, routes, src, dst) else {
             continue;

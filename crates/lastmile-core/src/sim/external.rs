@@ -260,10 +260,10 @@ impl Emulation {
     pub fn new(scenario: &Scenario, options: &RunOptions) -> Result<Self, SimError> {
         super::check_options(options)?;
         let seed = options.seed.unwrap_or(scenario.seed);
-        let (mut world, topology) = super::build::build(scenario, options, seed)?;
+        let plan = crate::scenario::plan(scenario)?;
+        let mut world = super::build::build(&plan, options, seed)?;
         super::check_capture_names(&world, &options.pcap)?;
-        let expanded = crate::scenario::expand_flows(scenario, &topology)
-            .map_err(|e| SimError::Invalid(e.to_string()))?;
+        let expanded = &plan.flows;
         let mut port_of = vec![None; world.nodes.len()];
         let mut ports = Vec::new();
         let mut flows = Vec::new();
@@ -291,7 +291,6 @@ impl Emulation {
             }
             flows.push((NodeId(f.src as u32), NodeId(f.dst as u32), FlowId(i as u32)));
         }
-        drop(expanded);
         // The flows' simulated applications never start.
         for f in &world.flows {
             world.timers.retire(f.app_timer);

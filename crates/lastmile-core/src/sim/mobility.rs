@@ -31,8 +31,8 @@ use crate::metrics::{Column, MobileSummary, TraceTable};
 use crate::mobility::{Dwell, Move, Mover, MoverConfig};
 use crate::net::{CellId, Hop};
 use crate::packet::{Ipv4Addr, Packet};
-use crate::scenario::mobility::{resolve_mobiles, AttachHop, ResolvedMobile};
-use crate::scenario::{HandoffTcp, Residence, ResolvedTopology, Scenario};
+use crate::scenario::mobility::{AttachHop, ResolvedMobile};
+use crate::scenario::{HandoffTcp, Residence};
 use crate::transport::AnyEndpoint;
 
 use super::world::{TimerOwner, World};
@@ -172,17 +172,14 @@ impl Mobility {
 /// puts each in its start cell.
 pub(super) fn add_mobiles(
     world: &mut World,
-    scenario: &Scenario,
-    topology: &ResolvedTopology,
+    resolved: &[ResolvedMobile],
     seed: u64,
     trace: bool,
 ) -> Result<(), SimError> {
-    let resolved =
-        resolve_mobiles(scenario, topology).map_err(|e| SimError::Invalid(e.to_string()))?;
     world.mobility.trace = trace.then(HandoffColumns::default);
     world.mobility.by_node = vec![None; world.nodes.len()];
     world.mobility.by_link = vec![None; world.links.len()];
-    for r in &resolved {
+    for r in resolved {
         let index = world.mobility.mobiles.len() as u32;
         let host = host(world, r, index, seed)?;
         world.mobility.by_node[r.node] = Some(index);

@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 use crate::engine::SimTime;
 use crate::metrics::{RunSummary, TraceTable};
-use crate::scenario::Scenario;
+use crate::scenario::{Plan, Scenario};
 
 pub use build::SINK_PORT;
 pub use estimate::{Estimate, NOMINAL_EVENTS_PER_S};
@@ -126,6 +126,9 @@ pub struct RunOutput {
 /// A run that could not be carried out, or that broke an invariant.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// The scenario's own checks refused it (`scenario::plan`), with the field path.
+    #[error("invalid scenario: {0}")]
+    Scenario(#[from] crate::scenario::ScenarioError),
     #[error("invalid scenario: {0}")]
     Invalid(String),
     /// A run option (a trace name, a `--pcap` link, the output directory) that the run
@@ -196,11 +199,16 @@ fn check_capture_names(world: &world::World, names: &[String]) -> Result<(), Sim
 /// checked, the world is built (nodes, links, cells, agents, flows, routes) and the run's
 /// size estimated. An error here is an error `run` would give at start.
 pub fn check(scenario: &Scenario, options: &RunOptions) -> Result<Estimate, SimError> {
+    check_plan(&crate::scenario::plan(scenario)?, options)
+}
+
+/// `check` of a scenario already worked out.
+pub fn check_plan(plan: &Plan<'_>, options: &RunOptions) -> Result<Estimate, SimError> {
     check_options(options)?;
-    let seed = options.seed.unwrap_or(scenario.seed);
-    let (world, topology) = build::build(scenario, options, seed)?;
+    let seed = options.seed.unwrap_or(plan.scenario.seed);
+    let world = build::build(plan, options, seed)?;
     check_capture_names(&world, &options.pcap)?;
-    Ok(estimate::estimate(scenario, &topology, &world.routes))
+    Ok(estimate::estimate(plan))
 }
 
 /// Runs `scenario`, telling `observer` the estimate at the start and the progress as it
@@ -213,10 +221,11 @@ pub fn run_observed(
     check_options(options)?;
     let wall = std::time::Instant::now();
     let seed = options.seed.unwrap_or(scenario.seed);
-    let (mut world, topology) = build::build(scenario, options, seed)?;
+    let plan = crate::scenario::plan(scenario)?;
+    let mut world = build::build(&plan, options, seed)?;
     check_capture_names(&world, &options.pcap)?;
-    observer.on_start(&estimate::estimate(scenario, &topology, &world.routes));
-    drop(topology);
+    observer.on_start(&estimate::estimate(&plan));
+    drop(plan);
     if let (false, Some(dir)) = (options.pcap.is_empty(), options.out_dir.as_deref()) {
         world.captures = Some(capture::Captures::open(&world, &options.pcap, dir)?);
     }

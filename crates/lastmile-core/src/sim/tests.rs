@@ -36,7 +36,8 @@ app = { kind = "bulk", bytes = "200KB" }
 
 fn world() -> World {
     let s = load_str(WLAN, Format::Toml, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    build(&s, &RunOptions::default(), 1).expect("builds").0
+    let plan = crate::scenario::plan(&s).expect("plans");
+    build(&plan, &RunOptions::default(), 1).expect("builds")
 }
 
 /// Runs event by event until the clock reaches `t` (or the run ends).

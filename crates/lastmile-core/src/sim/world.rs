@@ -885,7 +885,7 @@ impl World {
         };
         let src = self.nodes[node.index()].addr;
         for p in packets {
-            let mut packet = crate::transport::split::build_packet(src, remote, *p, flow);
+            let mut packet = crate::transport::build_packet(src, remote, *p, flow);
             packet.id = PacketId(self.next_packet_id);
             packet.ip.ident = self.next_packet_id as u16;
             self.next_packet_id += 1;

@@ -9,7 +9,8 @@
 //! send, bytes delivered to the application, trace records) lands in a `TcpOutbox`.
 //!
 //! Modules:
-//! - `spec`: the scenario's TCP settings (`TcpSpec`, `variant` / `recovery` / `cc`, ACK policy).
+//! - `spec`: the scenario's TCP settings (`TcpSpec`, `variant` / `recovery` / `cc`, ACK policy);
+//!   `check`: what their types cannot express.
 //! - `api`: the endpoint's configuration and what it exchanges with the engine.
 //! - `connection`: states, handshake, teardown, dispatch, sequence numbers.
 //! - `sender`: send buffer as stream offsets, what to send, ACK processing, timers.
@@ -23,6 +24,7 @@
 
 pub mod api;
 pub mod cc;
+pub mod check;
 pub mod connection;
 pub mod delivery;
 pub mod pacing;

@@ -8,11 +8,11 @@
 //!   survey §2.5.1): rate-based, receiver-controlled transmission, loss-cause prediction,
 //!   cumulative ACKs with SACK information and probes instead of a retransmission timer.
 //!   Not the base-station WTCP of Ratnam & Matta (`agents::wtcp`).
-//! * `split` — the TCP half a split-connection gateway keeps towards the fixed host (the
-//!   WAP gateway and the WTCP-Sinha proxy, `agents::wap`, `agents::wtcp_sinha`).
 //! * `endpoint` — `AnyEndpoint`: a flow endpoint speaking TCP, WTP or WTCP-Sinha, and the
 //!   flow's `transport` setting (`TransportKind`).
-//! * `check` — the scenario rules that tie a flow's transport to a gateway on its path.
+//!
+//! The scenario rules that tie a flow's transport to a gateway on its path are the
+//! scenario's (`scenario::transports`): this layer knows nothing of scenario files.
 //!
 //! A flow whose `transport` is `wap` or `wtcp_sinha` has a TCP endpoint at its source (the
 //! fixed host, which opens the connection as for any flow) and, at its destination (the
@@ -20,16 +20,18 @@
 //! station between them terminates the TCP connection and speaks the mobile's protocol on
 //! the wireless side, as I-TCP splits a connection (`agents::itcp`).
 
-pub mod check;
 pub mod endpoint;
-pub mod split;
 pub mod wtcp_sinha;
 pub mod wtp;
 
 pub use endpoint::{AnyEndpoint, EndpointOutbox, TransportKind};
 
 use crate::engine::SimTime;
-use crate::packet::{Service, Transport};
+use crate::ids::FlowId;
+use crate::packet::{
+    Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport, DEFAULT_TTL, PROTO_TCP,
+    PROTO_UDP,
+};
 use crate::tcp::Delivery;
 
 /// A packet a transport wants sent: its transport header, the origin time of the data it
@@ -70,4 +72,30 @@ impl TransportOutbox {
         self.packets.clear();
         self.delivered.clear();
     }
+}
+
+/// A packet from `src` to `dst` carrying `out` (the world assigns its id).
+pub fn build_packet(src: Ipv4Addr, dst: Ipv4Addr, out: OutPacket, flow: FlowId) -> Packet {
+    let protocol = match out.transport {
+        Transport::Tcp(_) => PROTO_TCP,
+        _ => PROTO_UDP,
+    };
+    let mut p = Packet {
+        id: PacketId(0),
+        origin_time: out.origin_time,
+        ip: Ipv4Header {
+            src,
+            dst,
+            protocol,
+            ttl: DEFAULT_TTL,
+            total_len: 0,
+            ident: 0,
+            ecn: Ecn::NotEct,
+        },
+        transport: out.transport,
+        flow,
+        service: out.service,
+    };
+    p.fix_length();
+    p
 }

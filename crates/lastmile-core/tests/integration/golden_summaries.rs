@@ -28,16 +28,18 @@ use lastmile_core::sim::{run, RunOptions};
 use serde_json::{json, Value};
 
 /// A case: a name, the example file (or inline TOML), overrides, traces to fingerprint.
-struct Case {
-    name: &'static str,
-    source: Source,
-    overrides: &'static [&'static str],
-    traces: &'static [&'static str],
+pub(crate) struct Case {
+    pub(crate) name: &'static str,
+    pub(crate) source: Source,
+    pub(crate) overrides: &'static [&'static str],
+    pub(crate) traces: &'static [&'static str],
 }
 
-enum Source {
+pub(crate) enum Source {
     Example(&'static str),
     Inline(&'static str),
+    /// A scenario file of the reproductions (`python/lastmile/reproduce/experiments/`).
+    Experiment(&'static str),
 }
 
 const fn example(
@@ -79,7 +81,7 @@ app = { kind = "bulk", bytes = "500KB" }
 "#;
 
 /// Two saturating UDP sources in an ad hoc DCF cell (the MAC-test application).
-const ADHOC_UDP: &str = r#"
+pub(crate) const ADHOC_UDP: &str = r#"
 name = "adhoc-udp"
 seed = 5
 stop_time = "3s"
@@ -254,8 +256,12 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn examples_dir() -> PathBuf {
+pub(crate) fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/lastmile/examples")
+}
+
+fn experiments_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/lastmile/reproduce/experiments")
 }
 
 fn golden_path() -> PathBuf {
@@ -267,6 +273,7 @@ fn load(case: &Case) -> Scenario {
     let loaded = match case.source {
         Source::Example(file) => load_path(&examples_dir().join(file), &overrides),
         Source::Inline(text) => load_str(text, Format::Toml, case.name, &overrides),
+        Source::Experiment(file) => load_path(&experiments_dir().join(file), &overrides),
     };
     loaded.unwrap_or_else(|e| panic!("{}: {e}", case.name))
 }
@@ -292,7 +299,7 @@ fn fingerprint(t: &TraceTable) -> Value {
 
 /// The recorded value of one case: its summary without wall time (and without the resolved
 /// scenario), and trace fingerprints.
-fn record(case: &Case) -> Value {
+pub(crate) fn record(case: &Case) -> Value {
     let options = RunOptions {
         traces: case.traces.iter().map(|s| s.to_string()).collect(),
         ..RunOptions::default()
@@ -322,7 +329,7 @@ fn record(case: &Case) -> Value {
 }
 
 /// Every difference between `golden` and `now` at `path`, ignoring keys only `now` has.
-fn differences(path: &str, golden: &Value, now: &Value, out: &mut Vec<String>) {
+pub(crate) fn differences(path: &str, golden: &Value, now: &Value, out: &mut Vec<String>) {
     match (golden, now) {
         (Value::Object(g), Value::Object(n)) => {
             for (k, gv) in g {

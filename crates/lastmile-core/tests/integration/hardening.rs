@@ -310,3 +310,25 @@ fn a_topology_of_100000_explicit_nodes_loads_and_runs_in_linear_time() {
         "loaded in {loaded:?}, all in {total:?}"
     );
 }
+
+/// A scenario built in code without `load`'s checks is worked out by `run` itself
+/// (`scenario::plan`), and refused with the same typed error, field path included, that
+/// loading gives; the plan `run` builds from is the one `validate` checks.
+#[test]
+fn run_refuses_an_unchecked_scenario_with_the_field_path_loading_gives() {
+    let bad = CHAIN.replace(r#"dst = "mh""#, r#"dst = "nowhere""#);
+    let unchecked: Scenario = toml::from_str(&bad).expect("well-typed");
+    let loaded = load_str(&bad, Format::Toml, "t.toml", &[]).unwrap_err();
+    for outcome in [
+        run(&unchecked, &RunOptions::default()).map(drop),
+        check(&unchecked, &RunOptions::default()).map(drop),
+    ] {
+        match outcome {
+            Err(SimError::Scenario(e)) => {
+                assert_eq!(e.path, "flow[0].dst");
+                assert_eq!((&e.path, &e.value), (&loaded.path, &loaded.value));
+            }
+            other => panic!("expected a scenario error, got {other:?}"),
+        }
+    }
+}

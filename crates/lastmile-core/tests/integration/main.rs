@@ -10,12 +10,15 @@
 //! - `fuzz_loader`: the scenario loader under mutated files (proptest).
 //! - `golden_summaries`: every example's summary against `tests/golden/summaries.json`.
 //! - `hardening`: extreme scenarios, `check` against `run`, observers, large topologies.
+//! - `layers`: no module imports from a floor above its own (`src/lib.rs`).
 //! - `lle`: LLE-TCP end to end.
 //! - `mobility`: handoffs, stale routes, M-TCP, fast retransmit and Freeze-TCP, agents across
 //!   random handoffs.
 //! - `reference_findings`: what the comparisons with ns-3 and ns-2 found (BBR with SACK,
 //!   CUBIC's slow start, lost retransmissions under RACK-TLP, Vegas's fine-grained
 //!   retransmission).
+//! - `registry_goldens`: a golden case per entry of every family (congestion controls, MACs,
+//!   link layers, agents, error models, apps, ...), the entries read from their schemas.
 //! - `many_flows`: `count`, background traffic, groups and fairness, per-flow starts.
 //! - `scenario_files`: the file format, its errors, overrides and schema.
 //! - `snoop`: Snoop's repairs ahead of the base station's queue; its ns-2 variant's settings.
@@ -33,10 +36,12 @@ mod energy;
 mod fuzz_loader;
 mod golden_summaries;
 mod hardening;
+mod layers;
 mod lle;
 mod many_flows;
 mod mobility;
 mod reference_findings;
+mod registry_goldens;
 mod scenario_files;
 mod snoop;
 mod survey_mech;

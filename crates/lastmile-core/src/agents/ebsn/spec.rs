@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::EbsnAgent;
 use crate::agents::{AgentSettings, AgentSetup, Site};
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 
 /// Explicit Bad State Notification (Bakshi et al., ICDCS 1997): the base station tells the
 /// source each time an attempt to reach the mobile fails; the source needs `tcp.ebsn =

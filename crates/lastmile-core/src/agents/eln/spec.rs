@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ElnAgent;
 use crate::agents::{AgentSettings, AgentSetup, Site};
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 
 /// Explicit Loss Notification at the receiver (Pentikousis §2.4.4.4): the mobile marks the
 /// ACKs that ask for a segment its radio received corrupted; the sender needs `tcp.eln =

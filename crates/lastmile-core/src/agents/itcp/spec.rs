@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ItcpAgent;
 use crate::agents::{AgentSettings, AgentSetup};
-use crate::scenario::validate::check_tcp;
-use crate::scenario::{ScenarioError, TcpSpec, TcpVariant};
+use crate::errors::ScenarioError;
+use crate::tcp::check::check_tcp;
+use crate::tcp::spec::{TcpSpec, TcpVariant};
 use crate::units::{ByteSize, Duration};
 
 /// I-TCP (Bakre & Badrinath), as WTCP §4 simulated it: the base station terminates the

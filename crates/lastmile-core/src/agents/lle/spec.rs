@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{LleAgent, LleRole};
 use crate::agents::{AgentSettings, AgentSetup, Site};
+use crate::errors::ScenarioError;
 use crate::packet::Ipv4Addr;
-use crate::scenario::ScenarioError;
 use crate::units::ByteSize;
 
 /// What LLE-TCP's ARQ agent does after the MAC gives up on a segment (`TxFailure`), when it

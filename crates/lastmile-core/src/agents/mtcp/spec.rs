@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::MtcpAgent;
 use crate::agents::{AgentSettings, AgentSetup};
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 
 /// The most reopening ACKs.
 const REOPEN_COPIES_MAX: u32 = 10;

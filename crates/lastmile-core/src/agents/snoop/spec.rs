@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::SnoopAgent;
 use crate::agents::{AgentSettings, AgentSetup, OnHandoff};
-use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
 use crate::units::Duration;
+use crate::units::TIMEOUT_FACTOR_MAX;
 
 /// Which Snoop: the BSD code as the TULIP paper ran it, or ns-2's.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::WapAgent;
 use crate::agents::{AgentSettings, AgentSetup};
 use crate::engine::SimDuration;
-use crate::scenario::validate::check_tcp;
-use crate::scenario::{ScenarioError, TcpSpec};
+use crate::errors::ScenarioError;
+use crate::tcp::check::check_tcp;
+use crate::tcp::spec::TcpSpec;
 use crate::transport::wtp::WtpConfig;
 use crate::units::{ByteSize, Duration};
 

@@ -63,7 +63,7 @@ fn invoke(tid: u16, request: u32, reply: u32) -> Packet {
             reply_bytes: reply,
         },
     };
-    crate::transport::split::build_packet(
+    crate::transport::build_packet(
         MH.0,
         FH.0,
         crate::transport::OutPacket::new(Transport::Wtp(pdu), SimTime::ZERO, true),

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::WtcpAgent;
 use crate::agents::{AgentSettings, AgentSetup, OnHandoff};
-use crate::scenario::validate::TIMEOUT_FACTOR_MAX;
-use crate::scenario::ScenarioError;
+use crate::errors::ScenarioError;
+use crate::units::TIMEOUT_FACTOR_MAX;
 use crate::units::{ByteSize, Duration};
 
 /// How WTCP hides its residence time from the source's RTT estimate (WTCP §3.1, §4).

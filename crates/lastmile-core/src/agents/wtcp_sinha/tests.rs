@@ -53,7 +53,7 @@ fn from_mobile(body: WtcpBody) -> Packet {
         dst_port: FH.1,
         body,
     };
-    crate::transport::split::build_packet(
+    crate::transport::build_packet(
         MH.0,
         FH.0,
         crate::transport::OutPacket::new(Transport::WtcpSinha(seg), SimTime::ZERO, false),

@@ -9,9 +9,9 @@
 //! is `bs<i>`, and a mobile starts as a member of its start cell only (the first of its
 //! `cells`, `cell1` without a `[[mobile]]` entry); it leaves and joins cells as it moves.
 
-use super::super::error::ScenarioError;
 use super::super::model::{LinkSpec, Scenario};
 use super::{cell, preset_link, wired_link, ResolvedCell, ResolvedLink, ResolvedTopology};
+use crate::errors::ScenarioError;
 
 /// The most base stations of the preset.
 pub const CELLS_MAX: u32 = 64;

@@ -46,7 +46,8 @@
 pub mod connection;
 pub mod receiver;
 pub mod sender;
-pub mod wire;
+/// The packets are wire formats: `packet::wtcp_sinha`.
+pub use crate::packet::wtcp_sinha as wire;
 
 #[cfg(test)]
 mod tests;

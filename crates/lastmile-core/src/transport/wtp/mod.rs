@@ -23,7 +23,8 @@
 //! are part of the request and object sizes).
 
 pub mod initiator;
-pub mod pdu;
+/// The PDUs are wire formats: `packet::wtp`.
+pub use crate::packet::wtp as pdu;
 pub mod responder;
 
 #[cfg(test)]

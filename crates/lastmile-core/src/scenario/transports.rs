@@ -11,12 +11,13 @@
 
 use crate::agents::AgentSpec;
 use crate::apps::AppSpec;
+use crate::errors::ScenarioError;
 use crate::ids::NodeId;
 use crate::net::{Hop, RoutingTable};
-use crate::scenario::{FlowSpec, ResolvedTopology, Scenario, ScenarioError};
+use crate::transport::wtp::MAX_SEGMENTS;
+use crate::transport::TransportKind;
 
-use super::wtp::MAX_SEGMENTS;
-use super::TransportKind;
+use super::{ExpandedFlows, FlowSpec, ResolvedTopology, Scenario};
 
 /// A gateway on a flow's path.
 #[derive(Clone, Debug)]
@@ -101,25 +102,34 @@ pub fn gateway_between(
     None
 }
 
-/// Every flow's transport against the gateways on its path (module notes).
-pub fn check_transports(s: &Scenario, topo: &ResolvedTopology) -> Result<(), ScenarioError> {
+/// Every flow's transport against the gateways on its path (module notes); for each flow
+/// of `flows`, the gateway agent its transport ends at (`None` for TCP).
+pub fn check_transports(
+    s: &Scenario,
+    topo: &ResolvedTopology,
+    routes: &RoutingTable,
+    flows: &ExpandedFlows<'_>,
+) -> Result<Vec<Option<AgentSpec>>, ScenarioError> {
+    let mut gateways = vec![None; flows.flows.len()];
     let needs_routes = s.flows.iter().any(|f| f.transport != TransportKind::Tcp)
         || s.base_stations()
             .iter()
             .any(|b| matches!(b.agent.spec(), AgentSpec::Wap(_) | AgentSpec::WtcpSinha(_)));
     if !needs_routes {
-        return Ok(());
+        return Ok(gateways);
     }
-    let routes = routes(topo);
     // Each flow of an entry (`count`, node lists and patterns) against its own path.
-    for flow in crate::scenario::expand_flows(s, topo)?.flows {
+    for (flow, ends_at) in flows.flows.iter().zip(&mut gateways) {
         let i = flow.entry;
         let path = format!("flow[{i}].transport");
-        let gateway = gateway_between(s, topo, &routes, flow.src, flow.dst);
+        let gateway = gateway_between(s, topo, routes, flow.src, flow.dst);
         let ends = (topo.nodes[flow.src].as_str(), topo.nodes[flow.dst].as_str());
         check_flow(&path, i, flow.spec, ends, gateway.as_ref())?;
+        if flow.spec.transport != TransportKind::Tcp {
+            *ends_at = gateway.map(|g| g.agent);
+        }
     }
-    Ok(())
+    Ok(gateways)
 }
 
 fn check_flow(

@@ -4,46 +4,16 @@
 //! "split connections") — built as I-TCP's (`agents::itcp`): a `TcpConnection` that
 //! accepts the fixed host's SYN in the mobile's name, advertises what is free of the
 //! gateway's buffer, and whose segments leave as packets from the mobile's address.
-//!
-//! Also here: turning a transport's `OutPacket` into a `Packet` between two addresses, for
-//! the gateways' packets on either side.
+//! Its packets leave through `transport::build_packet`, as the gateways' packets on the
+//! other side do.
 
-use crate::agents::ConnKey;
 use crate::engine::SimTime;
 use crate::ids::FlowId;
-use crate::packet::{
-    Ipv4Addr, Ipv4Header, Packet, PacketId, Service, TcpSegment, Transport, DEFAULT_TTL, PROTO_TCP,
-    PROTO_UDP,
-};
+use crate::packet::{Packet, Service, TcpSegment, Transport};
 use crate::tcp::{Delivery, TcpConfig, TcpConnection, TcpOutbox, TcpSpec};
+use crate::transport::{build_packet, OutPacket};
 
-use super::OutPacket;
-
-/// A packet from `src` to `dst` carrying `out` (the world assigns its id).
-pub fn build_packet(src: Ipv4Addr, dst: Ipv4Addr, out: OutPacket, flow: FlowId) -> Packet {
-    let protocol = match out.transport {
-        Transport::Tcp(_) => PROTO_TCP,
-        _ => PROTO_UDP,
-    };
-    let mut p = Packet {
-        id: PacketId(0),
-        origin_time: out.origin_time,
-        ip: Ipv4Header {
-            src,
-            dst,
-            protocol,
-            ttl: DEFAULT_TTL,
-            total_len: 0,
-            ident: 0,
-            ecn: crate::packet::Ecn::NotEct,
-        },
-        transport: out.transport,
-        flow,
-        service: out.service,
-    };
-    p.fix_length();
-    p
-}
+use super::ConnKey;
 
 /// A TCP segment as an `OutPacket` (data: reliable service).
 fn tcp_out(segment: TcpSegment, origin_time: SimTime) -> OutPacket {

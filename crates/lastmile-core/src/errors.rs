@@ -2,6 +2,11 @@
 //! path, the bad value and what was expected; plus the field-path type and the
 //! "did you mean" helper the loader and the checks share.
 //!
+//! The ground floor of the crate: the components (agents, applications, TCP, the MACs and
+//! link layers, error models) check their own settings and report with `ScenarioError`
+//! without knowing the scenario layer above them, which places the errors under the file
+//! and the field path.
+//!
 //! The line is always one line of bounded length, whatever the file holds: control
 //! characters are escaped, a bad value is quoted up to `QUOTE_MAX` characters and then
 //! "…", and lists of allowed names stop after `LIST_MAX` entries.
