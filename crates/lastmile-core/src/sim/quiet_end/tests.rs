@@ -32,7 +32,8 @@ fn run_logged(s: &Scenario, seed: u64, quiet: bool) -> Outcome {
         traces: vec!["seq".into(), "cwnd".into(), "rtt".into()],
         ..RunOptions::default()
     };
-    let (mut w, _) = build(s, &options, seed).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+    let plan = crate::scenario::plan(s).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+    let mut w = build(&plan, &options, seed).unwrap_or_else(|e| panic!("{}: {e}", s.name));
     if quiet {
         w.allow_quiet_ends();
     }
