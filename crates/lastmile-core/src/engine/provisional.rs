@@ -16,7 +16,7 @@
 //! take_moves`). Any place reserved once `until` is passed comes after it anyway.
 //!
 //! The table is direct-mapped by `at` and small: checking a reservation costs a multiply,
-//! a load and a compare. Two watches whose times share a slot cannot both be held; the
+//! a load and a compare, and nothing but a flag's test in a run that never watched. Two watches whose times share a slot cannot both be held; the
 //! second is refused (`try_watch`) and its owner schedules the event it meant to skip,
 //! which is always exact. A watch whose `until` has been passed is dead: it is cleared when
 //! a reservation meets it or taken over when a new watch needs its slot.
@@ -55,6 +55,8 @@ pub(super) struct Watches {
     watches: Box<[Watch; SLOTS]>,
     /// Some watch is flagged.
     flagged: bool,
+    /// A watch has been taken in this run (until then a reservation checks nothing).
+    used: bool,
     /// Watched events moved, and watches refused for want of a slot.
     pub(super) moved: u64,
     pub(super) refused: u64,
@@ -71,6 +73,7 @@ impl Watches {
             times: Box::new([EMPTY; SLOTS]),
             watches: Box::new([Watch::default(); SLOTS]),
             flagged: false,
+            used: false,
             moved: 0,
             refused: 0,
         }
@@ -80,6 +83,9 @@ impl Watches {
     /// is processed: flags a live watch at that time, clears a dead one.
     #[inline(always)]
     pub(super) fn on_reserve(&mut self, at: SimTime, current: u128) {
+        if !self.used {
+            return;
+        }
         let slot = slot_of(at);
         if self.times[slot] == at.as_nanos() {
             self.met(slot, current);
@@ -122,6 +128,7 @@ impl Watches {
             owner,
             flagged: false,
         };
+        self.used = true;
         true
     }
 

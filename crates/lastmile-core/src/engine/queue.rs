@@ -248,7 +248,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`; refuses a time before `now`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: E) -> Result<(), PastEvent> {
         let seq = self.reserve_seq(time);
         self.schedule_reserved(time, seq, event)
