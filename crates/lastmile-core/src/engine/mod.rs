@@ -2,12 +2,14 @@
 //! timers and named random streams. It knows nothing about networks.
 
 pub mod fxhash;
+pub mod provisional;
 pub mod queue;
 pub mod rng;
 pub mod time;
 pub mod timer;
 
 pub use fxhash::FxHashMap;
+pub use provisional::Moved;
 pub use queue::{EventQueue, Lane, PastEvent};
 pub use rng::RngStream;
 pub use time::{SimDuration, SimTime};

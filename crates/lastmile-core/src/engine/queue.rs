@@ -29,7 +29,14 @@
 //! place in the order at the time it would have scheduled it (`reserve_seq`), and queues
 //! the next when the first pops (`schedule_reserved`). The run is the same event for
 //! event, with one pending entry per FIFO instead of one per packet.
+//!
+//! **Provisional places.** An event may also be queued before the moment that would have
+//! fixed its place, at a place reserved early, and watched until that moment is passed
+//! (`provisional` module notes): a reservation for an event at the same time in between
+//! flags it, and the owner moves it behind (`try_watch`, `take_moves`, `move_entry`). `passed` says
+//! whether a place that holds no event has been reached.
 
+use super::provisional::{Moved, Watches};
 use super::time::SimTime;
 
 /// An event and its place in the order: `time << 64 | seq` (module notes).
@@ -121,6 +128,33 @@ impl<E> QuadHeap<E> {
         self.entries.len()
     }
 
+    /// Moves the entry at `old` to the later key `new`; false if no entry has key `old`.
+    /// A scan: only a rare correction uses it.
+    #[cold]
+    fn move_later(&mut self, old: u128, new: u128) -> bool {
+        debug_assert!(new > old);
+        let Some(mut at) = self.entries.iter().position(|e| e.key == old) else {
+            return false;
+        };
+        self.entries[at].key = new;
+        let n = self.entries.len();
+        loop {
+            let first = 4 * at + 1;
+            if first >= n {
+                break;
+            }
+            let least = (first..(first + 4).min(n))
+                .min_by_key(|&c| self.entries[c].key)
+                .expect("a child");
+            if self.entries[least].key >= new {
+                break;
+            }
+            self.entries.swap(at, least);
+            at = least;
+        }
+        true
+    }
+
     fn iter(&self) -> impl Iterator<Item = &Entry<E>> + '_ {
         self.entries.iter()
     }
@@ -150,7 +184,10 @@ pub struct EventQueue<E> {
     timers: QuadHeap<E>,
     next_seq: u64,
     now: SimTime,
+    /// The place (`time << 64 | seq`) of the last event popped.
+    current: u128,
     popped: u64,
+    watches: Watches,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -166,8 +203,29 @@ impl<E> EventQueue<E> {
             timers: QuadHeap::with_capacity(16),
             next_seq: 0,
             now: SimTime::ZERO,
+            current: 0,
             popped: 0,
+            watches: Watches::new(),
         }
+    }
+
+    /// The place in the order of the event at `time` with sequence number `seq`.
+    #[inline(always)]
+    pub fn place(time: SimTime, seq: u64) -> u128 {
+        key_of(time, seq)
+    }
+
+    /// The place of the last event popped (the one being processed).
+    #[inline(always)]
+    pub fn current(&self) -> u128 {
+        self.current
+    }
+
+    /// True once the run has gone beyond `place`: an event there would have been popped
+    /// before the one being processed.
+    #[inline(always)]
+    pub fn passed(&self, place: u128) -> bool {
+        place < self.current
     }
 
     /// The time of the last event popped.
@@ -190,9 +248,9 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`; refuses a time before `now`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: E) -> Result<(), PastEvent> {
-        let seq = self.reserve_seq();
+        let seq = self.reserve_seq(time);
         self.schedule_reserved(time, seq, event)
     }
 
@@ -203,7 +261,7 @@ impl<E> EventQueue<E> {
             Lane::Main => self.schedule(time, event),
             Lane::Timers => {
                 self.check(time)?;
-                let seq = self.reserve_seq();
+                let seq = self.reserve_seq(time);
                 self.timers.push(Entry {
                     key: key_of(time, seq),
                     event,
@@ -213,13 +271,57 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Takes the next place in the order of equal-time events without scheduling anything
-    /// yet (see the module notes).
+    /// Takes the next place in the order of equal-time events for an event at `time`,
+    /// without scheduling anything yet (see the module notes).
     #[inline]
-    pub fn reserve_seq(&mut self) -> u64 {
+    pub fn reserve_seq(&mut self, time: SimTime) -> u64 {
+        self.watches.on_reserve(time, self.current);
         let seq = self.next_seq;
         self.next_seq += 1;
         seq
+    }
+
+    /// Watches the event of `owner` queued provisionally at (`at`, `seq`) until the run
+    /// passes place `until`; false if the watch cannot be held (the event must then not be
+    /// queued early: `provisional` module notes).
+    #[inline]
+    pub fn try_watch(&mut self, at: SimTime, seq: u64, until: u128, owner: u32) -> bool {
+        self.watches.try_watch(at, seq, until, owner, self.current)
+    }
+
+    /// Watched events moved so far, and watches refused (`provisional` module notes).
+    pub fn provisional_counts(&self) -> (u64, u64) {
+        (self.watches.moved, self.watches.refused)
+    }
+
+    /// Ends the watch at `at` that waited for `until`.
+    #[inline]
+    pub fn unwatch(&mut self, at: SimTime, until: u128) {
+        self.watches.unwatch(at, until);
+    }
+
+    /// Some watched event must move (checked after each event processed).
+    #[inline(always)]
+    pub fn has_moves(&self) -> bool {
+        self.watches.any_flagged()
+    }
+
+    /// The flagged watched events' new sequence numbers, taken now: each comes after every
+    /// place reserved so far. The owner moves its event (`move_entry` if it is queued).
+    pub fn take_moves(&mut self) -> Vec<Moved> {
+        let next = &mut self.next_seq;
+        self.watches.move_flagged(|| {
+            let seq = *next;
+            *next += 1;
+            seq
+        })
+    }
+
+    /// Moves the queued event at (`at`, `old_seq`) to (`at`, `new_seq`), a later place;
+    /// false if no event is queued there.
+    pub fn move_entry(&mut self, at: SimTime, old_seq: u64, new_seq: u64) -> bool {
+        self.main
+            .move_later(key_of(at, old_seq), key_of(at, new_seq))
     }
 
     /// Schedules `event` at `time` in the place `seq` reserved by `reserve_seq`. Events
@@ -299,6 +401,7 @@ impl<E> EventQueue<E> {
             self.main.pop_head()
         };
         self.now = time;
+        self.current = key;
         self.popped += 1;
         Some((time, entry.event))
     }
@@ -332,7 +435,7 @@ mod tests {
         let mut q = EventQueue::new();
         q.schedule_in(Lane::Timers, ms(5), "timer at 5, first")
             .unwrap();
-        let reserved = q.reserve_seq();
+        let reserved = q.reserve_seq(ms(5));
         q.schedule(ms(5), "main at 5, third").unwrap();
         q.schedule_in(Lane::Timers, ms(3), "timer at 3").unwrap();
         q.schedule(ms(4), "main at 4").unwrap();
@@ -388,7 +491,7 @@ mod tests {
                         if let Some((seq, at, id)) = held.take() {
                             q.schedule_reserved(at, seq, id).unwrap();
                         }
-                        held = Some((q.reserve_seq(), at, id));
+                        held = Some((q.reserve_seq(at), at, id));
                     }
                 }
                 pending.push((at.as_nanos(), id as u64, id));

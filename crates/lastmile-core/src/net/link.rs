@@ -98,6 +98,7 @@ impl<P: Copy> Channel<P> {
     }
 
     /// Offers a packet of `ip_bytes` for transmission (`ect`: it is ECN-capable).
+    #[inline(always)]
     pub fn offer(&mut self, now: SimTime, packet: P, ip_bytes: u32, ect: bool) -> Offer<P> {
         if self.queue.has_aqm() {
             return self.offer_through_aqm(now, packet, ip_bytes, ect);
@@ -193,19 +194,43 @@ impl<P: Copy> Channel<P> {
     /// The last bit of the frame on the wire has left at `now`: returns it and whether the
     /// channel lost it (`payload_bytes` tells the error model whether it carries data).
     pub fn finish(&mut self, now: SimTime, payload_bytes: u32) -> (P, bool) {
-        let (packet, ip_bytes, tx_start) = self.on_wire.take().expect("no frame on the wire");
+        let lost = self.judge(now, payload_bytes);
+        let packet = self.on_wire.expect("no frame on the wire").0;
+        self.clear_wire(lost);
+        (packet, lost)
+    }
+
+    /// The error model's verdict on the frame on the wire, whose last bit leaves at
+    /// `tx_end`: true if the channel loses it. Draws it, counts nothing, leaves the frame
+    /// on the wire: a frame whose end needs no event is judged when it starts (each error
+    /// model has its own random stream and sees the channel's frames in the same order
+    /// and with the same times either way), and counted when its end is passed
+    /// (`clear_wire`).
+    pub fn judge(&mut self, tx_end: SimTime, payload_bytes: u32) -> bool {
+        let (_, ip_bytes, tx_start) = self.on_wire.expect("no frame on the wire");
+        if !self.can_lose() {
+            return false;
+        }
         let info = FrameInfo {
             tx_start,
-            tx_end: now,
+            tx_end,
             bits: self.wire_bits(ip_bytes),
             payload_bytes,
         };
-        let lost =
-            !self.errors.is_none() && self.errors.frame_lost_coded(&info, self.code.as_ref());
-        if lost {
-            self.stats.frames_lost += 1;
-        }
-        (packet, lost)
+        self.errors.frame_lost_coded(&info, self.code.as_ref())
+    }
+
+    /// Whether the channel has an error model (without one, `judge` is always false).
+    #[inline(always)]
+    pub fn can_lose(&self) -> bool {
+        !self.errors.is_none()
+    }
+
+    /// The frame on the wire, judged `lost`, has ended: the transmitter is free.
+    #[inline]
+    pub fn clear_wire(&mut self, lost: bool) {
+        self.on_wire = None;
+        self.stats.frames_lost += u64::from(lost);
     }
 
     /// Starts the next queued frame, if any, returning when its last bit leaves.

@@ -89,6 +89,7 @@ pub fn build(plan: &Plan<'_>, options: &RunOptions, seed: u64) -> Result<World, 
             propagating: Default::default(),
             radios: l.wireless.then(super::energy::LinkRadios::new),
             up: true,
+            quiet: Default::default(),
         });
         reported_done |= reported;
     }

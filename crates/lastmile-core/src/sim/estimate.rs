@@ -8,7 +8,9 @@
 //!   `duration` for a saturating UDP source), cut at `stop_time`;
 //! - it sends `bytes / mss` segments (`T·rate / packet_size` datagrams for UDP) in that
 //!   time, each crossing every hop, with an ACK coming back (TCP);
-//! - a frame costs 2 events per point-to-point hop (transmission done, arrival) and
+//! - a frame costs 1 event per point-to-point hop (its arrival; its transmission's end is
+//!   an event only when a frame waits behind it, `sim::quiet_end`), one more for a data
+//!   frame when the bottleneck is a point-to-point hop (where frames queue), and
 //!   `4 + 2·members` per cell hop (carrier sense at every member, the MAC's timers), 1.6
 //!   times that under the DCF or FAMA-NCS (their control frames: RTS/CTS, MAC ACKs), as
 //!   counted on the TULIP chain; RLP multiplies it by the frames it cuts a full-size
@@ -49,34 +51,41 @@ struct Path {
     events_per_frame: f64,
     /// The slowest rate on the way.
     slowest_bps: f64,
+    /// The slowest hop is a point-to-point link (frames queue there, each end an event).
+    queues_on_link: bool,
     /// False when the route is longer than IP's TTL: packets die on the way.
     arrives: bool,
 }
 
 /// The path from `src` to `dst`; None when no route joins them.
 fn path(topo: &ResolvedTopology, routes: &RoutingTable, src: usize, dst: usize) -> Option<Path> {
-    let (mut events, mut slowest) = (0.0, f64::INFINITY);
+    let (mut events, mut slowest, mut queues_on_link) = (0.0, f64::INFINITY, false);
     let mut at = NodeId(src as u32);
     for hops in 0..=usize::from(DEFAULT_TTL) {
         if at.index() == dst || hops == usize::from(DEFAULT_TTL) {
             return Some(Path {
                 events_per_frame: events,
                 slowest_bps: slowest,
+                queues_on_link,
                 arrives: at.index() == dst,
             });
         }
         match routes.next_hop(at, NodeId(dst as u32))? {
             Hop::Link { link, dir } => {
                 let l = &topo.links[link.index()];
-                events += 2.0;
-                slowest = slowest.min(l.spec.rate.bps() as f64);
+                events += 1.0;
+                let rate = l.spec.rate.bps() as f64;
+                queues_on_link = rate < slowest || (rate == slowest && queues_on_link);
+                slowest = slowest.min(rate);
                 at = NodeId(if dir.index() == 0 { l.to } else { l.from } as u32);
             }
             Hop::Cell { cell, to } => {
                 let c = &topo.cells[cell.index()];
                 let control = c.spec.mac.events_per_frame() * c.spec.link.frames_per_datagram();
                 events += control * (4.0 + 2.0 * c.members.len() as f64);
-                slowest = slowest.min(c.spec.rate.bps() as f64);
+                let rate = c.spec.rate.bps() as f64;
+                queues_on_link &= rate > slowest;
+                slowest = slowest.min(rate);
                 at = to;
             }
         }
@@ -114,7 +123,8 @@ pub fn estimate(plan: &Plan<'_>) -> Estimate {
             1.0
         };
         let directions = if acked { 2.0 } else { 1.0 };
-        events += frames * share * per_frame * directions;
+        let queued = if route.queues_on_link { 1.0 } else { 0.0 };
+        events += frames * share * (per_frame * directions + queued);
         events += lasts_s / max_rto_s;
         end_s = end_s.max(start_s + lasts_s);
     }

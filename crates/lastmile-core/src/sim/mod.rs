@@ -27,6 +27,7 @@ pub mod external;
 mod flow;
 mod mobility;
 mod observe;
+mod quiet_end;
 mod report;
 mod world;
 

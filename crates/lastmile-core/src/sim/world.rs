@@ -204,6 +204,8 @@ pub struct Link {
     /// False while the mobile it attaches is out of its reach (`sim::mobility`): what is
     /// offered to it is lost to the handoff.
     pub up: bool,
+    /// Frames that end without an event (`sim::quiet_end`).
+    pub quiet: super::quiet_end::QuietEnds,
 }
 
 /// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
@@ -318,6 +320,19 @@ impl World {
         if self.flows.is_empty() {
             return Ok(StopReason::Completed);
         }
+        self.allow_quiet_ends();
+        let reason = self.run_events(observer)?;
+        // Frames' ends without an event that the run went past are counted.
+        let boundary = match reason {
+            StopReason::StopTime => EventQueue::<Event>::place(self.stop_time, u64::MAX),
+            _ => self.queue.current(),
+        };
+        self.settle_passed(boundary);
+        Ok(reason)
+    }
+
+    /// `run`'s loop of `run_until` calls, the observer between them.
+    fn run_events(&mut self, observer: &mut dyn RunObserver) -> Result<StopReason, SimError> {
         let max_events = self.budget.max_events.unwrap_or(u64::MAX);
         loop {
             let limit = (self.queue.events_processed() + PROGRESS_EVERY).min(max_events);
@@ -365,7 +380,12 @@ impl World {
             Event::Timer { timer, generation } => self.on_timer(now, timer, generation),
             Event::CellRxStart { cell, station } => self.on_cell_rx_start(now, cell, station),
             Event::CellRxEnd { cell, station, tx } => self.on_cell_rx_end(now, cell, station, tx),
+        }?;
+        // An arrival queued early whose place an event at its time took (`sim::quiet_end`).
+        if self.queue.has_moves() {
+            self.move_watched_arrivals();
         }
+        Ok(())
     }
 
     pub(super) fn schedule(&mut self, at: SimTime, event: Event) -> Result<(), SimError> {
@@ -489,6 +509,7 @@ impl World {
             }
             return Ok(());
         }
+        self.settle_if_passed(link, dir);
         let packet = self.packets.get(slot);
         let (size, ect) = (packet.size_bytes(), packet.ip.ecn.is_ecn_capable());
         let channel = &mut self.links[link.index()].dirs[dir.index()];
@@ -503,7 +524,7 @@ impl World {
                 if ce {
                     self.packets.get_mut(slot).ip.ecn = Ecn::Ce;
                 }
-                Ok(())
+                self.queue_quiet_end(link, dir)
             }
             Offer::Dropped(p) => {
                 self.packets.remove(p);
@@ -530,6 +551,7 @@ impl World {
             // No route, or a link that is down: counted as `route_from` counts them.
             Some(Hop::Link { .. }) | None => return self.route_from(now, node, slot),
         };
+        self.settle_if_passed(link, dir);
         let size = self.packets.get(slot).size_bytes();
         let channel = &mut self.links[link.index()].dirs[dir.index()];
         let (offer, evicted) = channel.offer_ahead(now, slot, size);
@@ -538,12 +560,13 @@ impl World {
         }
         match offer {
             Offer::Started { tx_end, .. } => self.frame_started(now, link, dir, slot, tx_end),
-            Offer::Queued { .. } | Offer::Dropped(_) => Ok(()),
+            Offer::Queued { .. } => self.queue_quiet_end(link, dir),
+            Offer::Dropped(_) => Ok(()),
         }
     }
 
     /// The frame in `slot` went on `link`'s direction `dir`, its last bit leaving at
-    /// `tx_end`.
+    /// `tx_end`; its end is an event unless it needs none (`sim::quiet_end`).
     #[inline(always)]
     fn frame_started(
         &mut self,
@@ -555,7 +578,11 @@ impl World {
     ) -> Result<(), SimError> {
         self.links[link.index()].on_radio_tx(dir, now, tx_end);
         self.capture_frame(link, dir, now, slot)?;
-        self.schedule(tx_end, Event::TxDone { link, dir })?;
+        if self.may_end_quietly(link, dir) {
+            self.start_quiet(link, dir, slot, tx_end)?;
+        } else {
+            self.schedule(tx_end, Event::TxDone { link, dir })?;
+        }
         if self.agents.follows_departures() {
             self.on_departure(now, link, dir, slot, MacSignal::Trans)?;
         }
@@ -577,6 +604,10 @@ impl World {
     }
 
     fn on_tx_done(&mut self, now: SimTime, link: LinkId, dir: Direction) -> Result<(), SimError> {
+        if self.take_quiet_end(link, dir) {
+            // Judged and on its way since it started: a packet queued behind it.
+            return self.start_next(now, link, dir);
+        }
         let l = &mut self.links[link.index()];
         let channel = &mut l.dirs[dir.index()];
         let slot = channel
@@ -611,7 +642,8 @@ impl World {
         if lost {
             self.packets.remove(slot);
         } else {
-            let (at, seq) = (now + delay, self.queue.reserve_seq());
+            let at = now + delay;
+            let seq = self.queue.reserve_seq(at);
             let fifo = &mut l.propagating[dir.index()];
             fifo.push_back((at, seq, slot));
             if fifo.len() == 1 {
@@ -619,17 +651,24 @@ impl World {
                     .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
             }
         }
-        let l = &mut self.links[link.index()];
-        if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
-            let next = l.dirs[dir.index()].on_wire().expect("just started");
-            self.frame_started(now, link, dir, next, tx_end)?;
-        }
+        self.start_next(now, link, dir)?;
         match departed {
             Some((agent, packet)) => {
                 self.on_agent_departed(now, agent, MacSignal::TxSuccess, &packet)
             }
             None => Ok(()),
         }
+    }
+
+    /// The transmitter of `link`'s direction `dir` is free: the next queued frame starts.
+    #[inline]
+    fn start_next(&mut self, now: SimTime, link: LinkId, dir: Direction) -> Result<(), SimError> {
+        let l = &mut self.links[link.index()];
+        if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
+            let next = l.dirs[dir.index()].on_wire().expect("just started");
+            self.frame_started(now, link, dir, next, tx_end)?;
+        }
+        Ok(())
     }
 
     /// The first packet propagating on `link`'s direction `dir` arrives; the next one's
