@@ -14,27 +14,47 @@ use serde::de::value::{MapAccessDeserializer, MapDeserializer};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer};
 
+/// How a family member was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// By name (`"cubic"`): every setting at its default.
+    Name,
+    /// As a tagged table (`{ kind = "cubic", ... }`).
+    Table,
+}
+
 /// Reads a tagged enum `T` (tag `kind`) from a name or a table.
 pub fn deserialize<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
+    deserialize_with_form(deserializer).map(|(value, _)| value)
+}
+
+/// `deserialize`, telling which form the file used.
+pub fn deserialize_with_form<'de, D, T>(deserializer: D) -> Result<(T, Form), D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
     struct NameOrTable<T>(PhantomData<T>);
     impl<'de, T: Deserialize<'de>> Visitor<'de> for NameOrTable<T> {
-        type Value = T;
+        type Value = (T, Form);
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a name or a table with `kind`")
         }
-        fn visit_str<E: de::Error>(self, name: &str) -> Result<T, E> {
+        fn visit_str<E: de::Error>(self, name: &str) -> Result<(T, Form), E> {
             let tag = MapDeserializer::<_, de::value::Error>::new(std::iter::once((
                 "kind".to_string(),
                 name.to_string(),
             )));
-            T::deserialize(tag).map_err(E::custom)
+            T::deserialize(tag)
+                .map(|v| (v, Form::Name))
+                .map_err(E::custom)
         }
-        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::deserialize(MapAccessDeserializer::new(map))
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<(T, Form), A::Error> {
+            T::deserialize(MapAccessDeserializer::new(map)).map(|v| (v, Form::Table))
         }
     }
     deserializer.deserialize_any(NameOrTable(PhantomData))

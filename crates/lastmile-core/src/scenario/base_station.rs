@@ -20,9 +20,9 @@
 use std::fmt;
 
 use schemars::gen::SchemaGenerator;
-use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject, SubschemaValidation};
+use schemars::schema::Schema;
 use schemars::JsonSchema;
-use serde::de::value::{MapAccessDeserializer, MapDeserializer, SeqAccessDeserializer};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -32,6 +32,7 @@ use super::model::Scenario;
 use super::plan::AgentSite;
 use super::topology::{unknown_node, ResolvedTopology};
 use crate::errors::ScenarioError;
+use crate::short_form::{self, Form};
 
 /// An agent as written: by name (`agent = "snoop"`, every setting at its default) or as a
 /// tagged table (`agent = { kind = "snoop", dupack_threshold = 3 }`).
@@ -57,24 +58,10 @@ impl AgentChoice {
 
 impl<'de> Deserialize<'de> for AgentChoice {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ChoiceVisitor;
-        impl<'de> Visitor<'de> for ChoiceVisitor {
-            type Value = AgentChoice;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an agent name or a table with `kind`")
-            }
-            fn visit_str<E: de::Error>(self, name: &str) -> Result<AgentChoice, E> {
-                let tag =
-                    MapDeserializer::<_, de::value::Error>::new(std::iter::once(("kind", name)));
-                AgentSpec::deserialize(tag)
-                    .map(AgentChoice::Name)
-                    .map_err(E::custom)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<AgentChoice, A::Error> {
-                AgentSpec::deserialize(MapAccessDeserializer::new(map)).map(AgentChoice::Table)
-            }
-        }
-        deserializer.deserialize_any(ChoiceVisitor)
+        short_form::deserialize_with_form(deserializer).map(|(spec, form)| match form {
+            Form::Name => AgentChoice::Name(spec),
+            Form::Table => AgentChoice::Table(spec),
+        })
     }
 }
 
@@ -92,23 +79,11 @@ impl JsonSchema for AgentChoice {
         "AgentChoice".into()
     }
     fn json_schema(gen: &mut SchemaGenerator) -> Schema {
-        let by_name = SchemaObject {
-            instance_type: Some(InstanceType::String.into()),
-            enum_values: Some(AgentSpec::NAMES.iter().map(|n| (*n).into()).collect()),
-            metadata: Some(Box::new(Metadata {
-                description: Some("An agent by name, every setting at its default.".into()),
-                ..Default::default()
-            })),
-            ..Default::default()
-        };
-        SchemaObject {
-            subschemas: Some(Box::new(SubschemaValidation {
-                any_of: Some(vec![by_name.into(), gen.subschema_for::<AgentSpec>()]),
-                ..Default::default()
-            })),
-            ..Default::default()
-        }
-        .into()
+        short_form::schema::<AgentSpec>(
+            gen,
+            AgentSpec::NAMES,
+            "An agent by name, every setting at its default.",
+        )
     }
 }
 
