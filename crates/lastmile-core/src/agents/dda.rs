@@ -33,7 +33,7 @@ mod tests;
 use super::common::{ConnState, Conns};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, LocalDir, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, Packet, SeqNumber};
 
 pub use spec::DdaSpec;
@@ -233,7 +233,9 @@ impl Agent for DdaAgent {
             kind: "dda".into(),
             suppressed_dupacks: c.dropped,
             timer_expiries: c.expiries,
-            dupacks_delayed: Some(c.delayed),
+            own: AgentOwnMetrics::Dda {
+                dupacks_delayed: c.delayed,
+            },
             ..AgentSummary::default()
         }
     }

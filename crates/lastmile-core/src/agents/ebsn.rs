@@ -25,7 +25,7 @@ mod tests;
 
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side};
 use crate::engine::SimTime;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, ExplicitNotice, Packet, Service, TcpHeader, TcpOptions, TcpSegment};
 use crate::packet::{Transport, DEFAULT_TTL};
 use crate::wireless::signals::MacSignal;
@@ -126,7 +126,9 @@ impl Agent for EbsnAgent {
     fn summary(&self, _end: SimTime) -> AgentSummary {
         AgentSummary {
             kind: "ebsn".into(),
-            notices_sent: Some(self.sent),
+            own: AgentOwnMetrics::Notices {
+                notices_sent: self.sent,
+            },
             ..AgentSummary::default()
         }
     }

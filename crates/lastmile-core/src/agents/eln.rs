@@ -30,7 +30,7 @@ mod tests;
 use super::common::{ConnState, Conns};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, LocalDir, Side};
 use crate::engine::SimTime;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{ExplicitNotice, Packet, SeqNumber};
 
 pub use spec::ElnSpec;
@@ -160,7 +160,9 @@ impl Agent for ElnAgent {
     fn summary(&self, _end: SimTime) -> AgentSummary {
         AgentSummary {
             kind: "eln".into(),
-            notices_sent: Some(self.counters.marked),
+            own: AgentOwnMetrics::Notices {
+                notices_sent: self.counters.marked,
+            },
             ..AgentSummary::default()
         }
     }

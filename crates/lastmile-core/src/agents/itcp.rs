@@ -40,7 +40,7 @@ use super::common::{AgentTrace, ConnState, Conns, Occupancy};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{
     Control, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, TcpSegment, Transport, DEFAULT_TTL,
     PROTO_TCP,
@@ -273,16 +273,12 @@ impl Agent for ItcpAgent {
             local_retransmissions: rexmt,
             suppressed_dupacks: 0,
             timer_expiries: timeouts,
-            persist_retransmissions: None,
             rtt_samples: self.rtt_samples,
             occupancy_max_bytes: self.occupancy.max(),
             occupancy_mean_bytes: self.occupancy.mean(end),
-            residence_mean_s: None,
-            residence_max_s: None,
-            zero_window_advertisements: Some(self.zero_windows),
-            lle: None,
-            notices_sent: None,
-            dupacks_delayed: None,
+            own: AgentOwnMetrics::ZeroWindows {
+                zero_window_advertisements: self.zero_windows,
+            },
         }
     }
 }

@@ -58,7 +58,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{Agent, AgentInput, AgentOutbox, LocalDir, Side, Verdict};
 use crate::engine::SimTime;
 use crate::ids::FlowId;
-use crate::metrics::{AgentSummary, LleSummary};
+use crate::metrics::{AgentOwnMetrics, AgentSummary, LleSummary};
 use crate::packet::{
     Control, Ipv4Addr, Ipv4Header, Packet, PacketId, SeqNumber, Service, TcpHeader, TcpOptions,
     TcpSegment, Transport, DEFAULT_TTL, PROTO_TCP,
@@ -310,7 +310,7 @@ impl Agent for LleAgent {
     fn summary(&self, _end: SimTime) -> AgentSummary {
         AgentSummary {
             kind: "lle".into(),
-            lle: Some(self.counters.clone()),
+            own: AgentOwnMetrics::Lle(self.counters.clone()),
             ..AgentSummary::default()
         }
     }

@@ -36,7 +36,7 @@ mod tests;
 use super::common::{ConnState, Conns};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, MobilityNotice, Side, Verdict};
 use crate::engine::SimTime;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber};
 
 pub use spec::MtcpSpec;
@@ -264,7 +264,9 @@ impl Agent for MtcpAgent {
     fn summary(&self, _end: SimTime) -> AgentSummary {
         AgentSummary {
             kind: "mtcp".into(),
-            zero_window_advertisements: Some(self.counters.chokes),
+            own: AgentOwnMetrics::ZeroWindows {
+                zero_window_advertisements: self.counters.chokes,
+            },
             ..AgentSummary::default()
         }
     }

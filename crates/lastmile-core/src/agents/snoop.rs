@@ -61,7 +61,7 @@ use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy, OnHa
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber, TcpSegment};
 use crate::wireless::signals::MacSignal;
 
@@ -371,16 +371,12 @@ impl Agent for SnoopAgent {
             local_retransmissions: c.common.local_retransmissions,
             suppressed_dupacks: c.common.suppressed_dupacks,
             timer_expiries: c.common.timer_expiries,
-            persist_retransmissions: Some(c.persist_retransmissions),
+            own: AgentOwnMetrics::Snoop {
+                persist_retransmissions: c.persist_retransmissions,
+            },
             rtt_samples: c.common.rtt_samples,
             occupancy_max_bytes: self.occupancy.max(),
             occupancy_mean_bytes: self.occupancy.mean(end),
-            residence_mean_s: None,
-            residence_max_s: None,
-            zero_window_advertisements: None,
-            lle: None,
-            notices_sent: None,
-            dupacks_delayed: None,
         }
     }
 

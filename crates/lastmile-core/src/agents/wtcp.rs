@@ -77,7 +77,7 @@ use super::common::{AgentCounters, AgentTrace, ConnState, Conns, Occupancy, OnHa
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Handover, MobilityNotice, Side, Verdict};
 use crate::engine::{SimDuration, SimTime};
 use crate::ids::FlowId;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, Ipv4Addr, Packet, SeqNumber, TcpSegment};
 
 pub use spec::{WtcpSpec, WtcpTimestamps};
@@ -328,20 +328,17 @@ impl Agent for WtcpAgent {
             local_retransmissions: c.common.local_retransmissions,
             suppressed_dupacks: c.common.suppressed_dupacks,
             timer_expiries: c.common.timer_expiries,
-            persist_retransmissions: None,
             rtt_samples: c.common.rtt_samples,
             occupancy_max_bytes: self.occupancy.max(),
             occupancy_mean_bytes: self.occupancy.mean(end),
-            residence_mean_s: Some(if c.residence_count == 0 {
-                0.0
-            } else {
-                c.residence_sum_s / c.residence_count as f64
-            }),
-            residence_max_s: Some(c.residence_max.as_secs_f64()),
-            zero_window_advertisements: None,
-            lle: None,
-            notices_sent: None,
-            dupacks_delayed: None,
+            own: AgentOwnMetrics::Wtcp {
+                residence_mean_s: if c.residence_count == 0 {
+                    0.0
+                } else {
+                    c.residence_sum_s / c.residence_count as f64
+                },
+                residence_max_s: c.residence_max.as_secs_f64(),
+            },
         }
     }
 }

@@ -30,7 +30,7 @@ use super::common::{ConnState, Conns, Occupancy};
 use super::{Agent, AgentInput, AgentOutbox, ConnKey, Side, Verdict};
 use crate::engine::{RngStream, SimTime};
 use crate::ids::FlowId;
-use crate::metrics::AgentSummary;
+use crate::metrics::{AgentOwnMetrics, AgentSummary};
 use crate::packet::{Control, Packet, Transport, WtcpSegment};
 use crate::transport::build_packet;
 
@@ -306,16 +306,10 @@ impl Agent for WtcpSinhaAgent {
             local_retransmissions: rexmt,
             suppressed_dupacks: 0,
             timer_expiries: blackouts,
-            persist_retransmissions: None,
             rtt_samples: 0,
             occupancy_max_bytes: self.occupancy.max(),
             occupancy_mean_bytes: self.occupancy.mean(end),
-            residence_mean_s: None,
-            residence_max_s: None,
-            zero_window_advertisements: None,
-            lle: None,
-            notices_sent: None,
-            dupacks_delayed: None,
+            own: AgentOwnMetrics::None,
         }
     }
 }

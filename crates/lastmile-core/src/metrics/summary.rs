@@ -434,10 +434,15 @@ impl Serialize for Groups {
     }
 }
 
-/// The base-station agent's metrics (absent when `base_station.agent = "none"`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// The base-station agent's metrics (absent when `base_station.agent = "none"`): the
+/// counters every agent keeps, and what only its kind measures (`own`).
+///
+/// In JSON every agent's summary has the same keys (the results store keeps them as
+/// columns, `agent_<key>`): a key another kind of agent measures is null there, and
+/// `notices_sent` / `dupacks_delayed` appear only for the agents that count them.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentSummary {
-    /// "snoop", "wtcp", "itcp", "lle", "dda", "eln" or "ebsn".
+    /// The agent's `kind`, e.g. "snoop".
     pub kind: String,
     /// Segments the agent sent again on its own (on duplicate ACKs, timers, persist).
     /// For I-TCP: the retransmissions of its TCP towards the mobile.
@@ -447,8 +452,6 @@ pub struct AgentSummary {
     /// Expiries of the agent's retransmission timer that retransmitted (for I-TCP: the
     /// RTOs of its TCP towards the mobile).
     pub timer_expiries: u64,
-    /// Snoop only: retransmissions driven by the persist timer.
-    pub persist_retransmissions: Option<u64>,
     /// RTT samples the agent took of the wireless hop.
     pub rtt_samples: u64,
     /// Largest payload bytes held at once (Snoop: cache; WTCP: buffer; I-TCP: relay
@@ -456,22 +459,135 @@ pub struct AgentSummary {
     pub occupancy_max_bytes: u64,
     /// Time-weighted mean of that occupancy, from the first packet to the end of the run.
     pub occupancy_mean_bytes: f64,
-    /// WTCP only: mean time a segment spent at the base station, from its arrival to its
-    /// last transmission to the mobile.
-    pub residence_mean_s: Option<f64>,
-    /// WTCP only: the longest such time.
-    pub residence_max_s: Option<f64>,
-    /// I-TCP only: ACKs to the fixed host that advertised a zero window.
-    pub zero_window_advertisements: Option<u64>,
-    /// LLE-TCP only: the ARQ agent's and the ARQ clients' counters, summed.
-    pub lle: Option<LleSummary>,
-    /// ELN only: ACKs marked; EBSN only: bad-state messages sent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notices_sent: Option<u64>,
-    /// DDA only: duplicate ACKs held back (`suppressed_dupacks` of them were dropped when
-    /// the hole filled, the others released when `d` expired).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dupacks_delayed: Option<u64>,
+    /// What only this kind of agent measures.
+    pub own: AgentOwnMetrics,
+}
+
+/// The metrics only one kind of agent keeps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum AgentOwnMetrics {
+    /// Nothing beyond the common counters.
+    #[default]
+    None,
+    /// Snoop: retransmissions driven by the persist timer.
+    Snoop { persist_retransmissions: u64 },
+    /// WTCP: the mean time a segment spent at the base station, from its arrival to its
+    /// last transmission to the mobile, and the longest.
+    Wtcp {
+        residence_mean_s: f64,
+        residence_max_s: f64,
+    },
+    /// I-TCP and M-TCP: ACKs to the fixed host that advertised a zero window.
+    ZeroWindows { zero_window_advertisements: u64 },
+    /// LLE-TCP: the ARQ agent's and the ARQ clients' counters, summed.
+    Lle(LleSummary),
+    /// ELN: ACKs marked; EBSN: bad-state messages sent.
+    Notices { notices_sent: u64 },
+    /// DDA: duplicate ACKs held back (`suppressed_dupacks` of them were dropped when the
+    /// hole filled, the others released when `d` expired).
+    Dda { dupacks_delayed: u64 },
+}
+
+impl AgentSummary {
+    /// Snoop's persist-timer retransmissions (`None` for the other agents).
+    pub fn persist_retransmissions(&self) -> Option<u64> {
+        match self.own {
+            AgentOwnMetrics::Snoop {
+                persist_retransmissions,
+            } => Some(persist_retransmissions),
+            _ => None,
+        }
+    }
+    /// WTCP's mean residence time at the base station, in seconds.
+    pub fn residence_mean_s(&self) -> Option<f64> {
+        match self.own {
+            AgentOwnMetrics::Wtcp {
+                residence_mean_s, ..
+            } => Some(residence_mean_s),
+            _ => None,
+        }
+    }
+    /// WTCP's longest residence time at the base station, in seconds.
+    pub fn residence_max_s(&self) -> Option<f64> {
+        match self.own {
+            AgentOwnMetrics::Wtcp {
+                residence_max_s, ..
+            } => Some(residence_max_s),
+            _ => None,
+        }
+    }
+    /// I-TCP's and M-TCP's zero-window ACKs to the fixed host.
+    pub fn zero_window_advertisements(&self) -> Option<u64> {
+        match self.own {
+            AgentOwnMetrics::ZeroWindows {
+                zero_window_advertisements,
+            } => Some(zero_window_advertisements),
+            _ => None,
+        }
+    }
+    /// LLE-TCP's counters.
+    pub fn lle(&self) -> Option<&LleSummary> {
+        match &self.own {
+            AgentOwnMetrics::Lle(l) => Some(l),
+            _ => None,
+        }
+    }
+    /// ELN's marked ACKs, EBSN's bad-state messages.
+    pub fn notices_sent(&self) -> Option<u64> {
+        match self.own {
+            AgentOwnMetrics::Notices { notices_sent } => Some(notices_sent),
+            _ => None,
+        }
+    }
+    /// DDA's duplicate ACKs held back.
+    pub fn dupacks_delayed(&self) -> Option<u64> {
+        match self.own {
+            AgentOwnMetrics::Dda { dupacks_delayed } => Some(dupacks_delayed),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for AgentSummary {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The summary's JSON: the same keys for every kind (module notes above).
+        #[derive(Serialize)]
+        struct Columns<'a> {
+            kind: &'a str,
+            local_retransmissions: u64,
+            suppressed_dupacks: u64,
+            timer_expiries: u64,
+            persist_retransmissions: Option<u64>,
+            rtt_samples: u64,
+            occupancy_max_bytes: u64,
+            occupancy_mean_bytes: f64,
+            residence_mean_s: Option<f64>,
+            residence_max_s: Option<f64>,
+            zero_window_advertisements: Option<u64>,
+            lle: Option<&'a LleSummary>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            notices_sent: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            dupacks_delayed: Option<u64>,
+        }
+        Columns {
+            kind: &self.kind,
+            local_retransmissions: self.local_retransmissions,
+            suppressed_dupacks: self.suppressed_dupacks,
+            timer_expiries: self.timer_expiries,
+            persist_retransmissions: self.persist_retransmissions(),
+            rtt_samples: self.rtt_samples,
+            occupancy_max_bytes: self.occupancy_max_bytes,
+            occupancy_mean_bytes: self.occupancy_mean_bytes,
+            residence_mean_s: self.residence_mean_s(),
+            residence_max_s: self.residence_max_s(),
+            zero_window_advertisements: self.zero_window_advertisements(),
+            lle: self.lle(),
+            notices_sent: self.notices_sent(),
+            dupacks_delayed: self.dupacks_delayed(),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// LLE-TCP's counters (Kliazovich et al. §3), summed over the ARQ agent and the clients.
@@ -605,5 +721,64 @@ mod tests {
             "{json}"
         );
         assert!(json.find("zeta") < json.find("alpha"), "{json}");
+    }
+}
+
+#[cfg(test)]
+mod agent_summary_tests {
+    use super::*;
+
+    fn keys(own: AgentOwnMetrics) -> (Vec<String>, serde_json::Value) {
+        let v = serde_json::to_value(AgentSummary {
+            kind: "x".into(),
+            own,
+            ..AgentSummary::default()
+        })
+        .expect("serialises");
+        let keys = v.as_object().expect("table").keys().cloned().collect();
+        (keys, v)
+    }
+
+    /// Every kind writes the same columns (a store keeps them as `agent_<key>`): what
+    /// another kind measures is null; ELN's, EBSN's and DDA's counters only where counted.
+    #[test]
+    fn every_kind_of_agent_summary_writes_the_same_columns() {
+        let (common, none) = keys(AgentOwnMetrics::None);
+        assert_eq!(common.len(), 12, "{common:?}");
+        for (own, key, value) in [
+            (
+                AgentOwnMetrics::Snoop {
+                    persist_retransmissions: 4,
+                },
+                "persist_retransmissions",
+                serde_json::json!(4),
+            ),
+            (
+                AgentOwnMetrics::Wtcp {
+                    residence_mean_s: 0.5,
+                    residence_max_s: 2.0,
+                },
+                "residence_max_s",
+                serde_json::json!(2.0),
+            ),
+            (
+                AgentOwnMetrics::ZeroWindows {
+                    zero_window_advertisements: 7,
+                },
+                "zero_window_advertisements",
+                serde_json::json!(7),
+            ),
+        ] {
+            let (k, v) = keys(own);
+            assert_eq!(k, common);
+            assert_eq!(v[key], value);
+            assert!(none[key].is_null());
+        }
+        let (k, v) = keys(AgentOwnMetrics::Dda { dupacks_delayed: 3 });
+        assert_eq!(k.len(), common.len() + 1);
+        assert_eq!(v["dupacks_delayed"], 3);
+        let (_, v) = keys(AgentOwnMetrics::Notices { notices_sent: 9 });
+        assert_eq!(v["notices_sent"], 9);
+        assert!(v["lle"].is_null());
     }
 }

@@ -29,7 +29,7 @@ use crate::agents::{
 };
 use crate::engine::{SimDuration, SimTime, TimerId};
 use crate::ids::{AgentId, Direction, LinkId, NodeId};
-use crate::metrics::{AgentSummary, TraceTable};
+use crate::metrics::{AgentOwnMetrics, AgentSummary, TraceTable};
 use crate::packet::{Packet, PacketId, DEFAULT_TTL};
 use crate::wireless::signals::MacSignal;
 
@@ -89,7 +89,9 @@ impl AgentHooks {
     pub fn summary(&self, end: SimTime) -> Option<AgentSummary> {
         let mut first = self.hosts.first()?.agent.summary(end);
         for h in &self.hosts[1..] {
-            if let (Some(total), Some(more)) = (first.lle.as_mut(), h.agent.summary(end).lle) {
+            if let (AgentOwnMetrics::Lle(total), AgentOwnMetrics::Lle(more)) =
+                (&mut first.own, h.agent.summary(end).own)
+            {
                 total.add(&more);
             }
         }

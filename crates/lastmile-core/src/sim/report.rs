@@ -4,8 +4,8 @@
 use crate::engine::SimTime;
 use crate::metrics::summary::object_times;
 use crate::metrics::{
-    CellSummary, EngineSummary, FlowSetSummary, FlowSummary, GroupSummary, Groups, LinkSummary,
-    RunSummary, WirelessSummary,
+    AgentOwnMetrics, CellSummary, EngineSummary, FlowSetSummary, FlowSummary, GroupSummary, Groups,
+    LinkSummary, RunSummary, WirelessSummary,
 };
 
 use super::cell::Cell;
@@ -132,7 +132,7 @@ pub fn summarize(
         links,
         cells: world.cells.iter().map(|c| cell_summary(c, end)).collect(),
         agent: world.agents.summary(end).map(|mut a| {
-            if let Some(lle) = a.lle.as_mut() {
+            if let AgentOwnMetrics::Lle(lle) = &mut a.own {
                 lle.tcp_ack_frames_on_air =
                     world.cells.iter().map(|c| c.stats.tcp_ack_frames).sum();
             }

@@ -75,7 +75,7 @@ fn tulip_table1_snoop_has_no_timeouts_no_redundancy_and_ideal_goodput() {
         a.local_retransmissions,
         a.suppressed_dupacks,
         a.timer_expiries,
-        a.persist_retransmissions,
+        a.persist_retransmissions(),
         f.tcp_fast_retransmits,
         f.tcp_retransmits,
     );
@@ -150,7 +150,7 @@ fn snoop_over_fama_at_ber_0_sends_nothing_twice_and_matches_no_agent() {
         base.throughput_bps / 1e3,
         w.redundant_tx,
         a.local_retransmissions,
-        a.persist_retransmissions,
+        a.persist_retransmissions(),
         a.suppressed_dupacks
     );
     assert!(f.completed && base.completed);
@@ -202,7 +202,7 @@ fn tulip_table1_snoop_over_fama_with_reverse_errors() {
             1.0 - per,
             a.local_retransmissions,
             a.timer_expiries,
-            a.persist_retransmissions
+            a.persist_retransmissions()
         );
         assert!(f.completed);
         assert_eq!(f.tcp_timeouts, 0, "seed {seed}: {f:?}");
@@ -214,7 +214,7 @@ fn tulip_table1_snoop_over_fama_with_reverse_errors() {
         );
         // The persist timer is a backstop, no longer the recovery path.
         assert!(
-            a.persist_retransmissions.unwrap() * 5 < a.timer_expiries,
+            a.persist_retransmissions().unwrap() * 5 < a.timer_expiries,
             "seed {seed}: {a:?}"
         );
         assert!(f.throughput_bps > 450e3, "seed {seed}: {f:?}");
@@ -463,7 +463,7 @@ fn wtcp_without_rewriting_the_source_sees_the_residence_behind_a_wired_hole() {
     };
     for seed in 1..=3 {
         let out = run_ok(&wtcp_fig6(seed, "none", "segment"), &options);
-        let residence = out.summary.agent.as_ref().expect("wtcp").residence_max_s;
+        let residence = out.summary.agent.as_ref().expect("wtcp").residence_max_s();
         let residence = residence.expect("wtcp counts residence");
         let sample = max_source_sample(&out);
         assert!(
@@ -590,7 +590,7 @@ fn itcp_full_buffer_holds_the_fixed_host_with_a_zero_window_and_it_resumes() {
     println!("I-TCP: {a:?}");
     assert!(f.completed, "{f:?}");
     assert_eq!(f.bytes_delivered, 300_000);
-    assert!(a.zero_window_advertisements.unwrap() > 0);
+    assert!(a.zero_window_advertisements().unwrap() > 0);
     assert!(a.occupancy_max_bytes <= 20_000, "{a:?}");
     assert!(
         a.occupancy_max_bytes >= 20_000 - 960,
@@ -774,7 +774,7 @@ fn every_agent_delivers_every_byte_once_and_in_bounded_time_under_random_loss() 
                 worst = worst.max(f.completion_s);
                 sum += f.completion_s;
                 rtos += f.tcp_timeouts;
-                let lle = out.summary.agent.as_ref().and_then(|a| a.lle.as_ref());
+                let lle = out.summary.agent.as_ref().and_then(|a| a.lle());
                 give_ups += lle.map_or(0, |l| l.acks_dropped_on_failure);
             }
             if name == "lle" && !matches!(losses, Losses::Wired) {

@@ -19,7 +19,7 @@ fn lle(out: &RunOutput) -> &LleSummary {
     out.summary
         .agent
         .as_ref()
-        .and_then(|a| a.lle.as_ref())
+        .and_then(|a| a.lle())
         .expect("LLE-TCP counters")
 }
 

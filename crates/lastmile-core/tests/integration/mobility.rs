@@ -182,7 +182,9 @@ fn mtcp_sender_enters_persist_and_leaves_it_without_a_timeout_or_a_cwnd_collapse
     assert!(f.completed && !f.stalled);
     assert_eq!(f.tcp_timeouts, 0, "the sender persisted instead");
     assert_eq!(
-        s.agent.as_ref().and_then(|a| a.zero_window_advertisements),
+        s.agent
+            .as_ref()
+            .and_then(|a| a.zero_window_advertisements()),
         Some(1)
     );
     let h = traces

@@ -73,7 +73,7 @@ fn dda_duplicates_held_past_the_link_repair_never_reach_the_source() {
     for seed in 1..=4 {
         let long = dda_run(seed, 0.1, "500ms");
         let a = long.agent.as_ref().expect("dda agent");
-        held += a.dupacks_delayed.expect("dda counts");
+        held += a.dupacks_delayed().expect("dda counts");
         dropped += a.suppressed_dupacks;
         assert_eq!(a.timer_expiries, 0, "seed {seed}: d = 500 ms never expires");
         fr_long += long.flows[0].tcp_fast_retransmits;
@@ -118,7 +118,7 @@ fn eln_marked_corruption_losses_cost_no_window_cuts() {
         marked += eln
             .agent
             .as_ref()
-            .and_then(|a| a.notices_sent)
+            .and_then(|a| a.notices_sent())
             .expect("eln counts");
         eln_s += f.completion_s;
         reno_s += reno.flows[0].completion_s;
@@ -149,7 +149,7 @@ fn ebsn_keeps_the_source_from_timing_out_while_the_base_station_retries() {
         notices += on
             .agent
             .as_ref()
-            .and_then(|a| a.notices_sent)
+            .and_then(|a| a.notices_sent())
             .expect("ebsn");
     }
     assert!(notices > 100, "{notices} bad-state messages");
@@ -219,7 +219,7 @@ fn ebsn_sends_one_message_per_failed_link_attempt() {
     let notices = out
         .agent
         .as_ref()
-        .and_then(|a| a.notices_sent)
+        .and_then(|a| a.notices_sent())
         .expect("ebsn");
     let cell = &out.cells[0];
     assert!(notices > 20, "{notices}");

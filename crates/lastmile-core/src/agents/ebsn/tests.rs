@@ -36,7 +36,7 @@ fn ebsn_sent_to_the_source_for_each_failed_attempt_at_its_data() {
         assert_eq!(m.size_bytes(), 40);
     }
     assert_eq!(a.notices_sent(), 3);
-    assert_eq!(a.summary(ms(1)).notices_sent, Some(3));
+    assert_eq!(a.summary(ms(1)).notices_sent(), Some(3));
 }
 
 #[test]
