@@ -49,10 +49,10 @@ use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::LinkSpec;
 use crate::wireless::link::spec::LinkLayerConfig;
-use crate::wireless::link::{AnyLinkLayer, LinkFrame};
+use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkOutput};
 use crate::wireless::mac::fama::spec::is_mac_accelerated;
 use crate::wireless::mac::spec::phy_config;
-use crate::wireless::mac::{AnyMac, MacFrame, StationSetup};
+use crate::wireless::mac::{AnyMac, MacFrame, MacOutput, StationSetup};
 use crate::wireless::medium::{Medium, TxId};
 
 use super::observe::DataAccounting;
@@ -146,6 +146,10 @@ pub struct Cell {
     /// (station, link) whose first LACK is the in-floor reply.
     replying: Option<(StationId, usize)>,
     busy_until: SimTime,
+    /// Emptied output vectors of the MACs and of the link layers, lent to each call and
+    /// given back once its outputs are applied (calls nest, so one per depth).
+    mac_outputs: Vec<Vec<MacOutput<LinkFrame>>>,
+    link_outputs: Vec<Vec<LinkOutput>>,
     pub stats: CellStats,
     /// Data sent by the head (base station / AP / n1) to the others: the data-bound direction.
     pub accounting: DataAccounting,
@@ -182,6 +186,8 @@ impl Cell {
             mac_accelerated: is_mac_accelerated(&spec.hop()),
             replying: None,
             busy_until: SimTime::ZERO,
+            mac_outputs: Vec::new(),
+            link_outputs: Vec::new(),
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
         };

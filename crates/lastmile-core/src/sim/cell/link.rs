@@ -136,11 +136,14 @@ impl World {
         li: usize,
         input: LinkInput,
     ) -> Result<(), SimError> {
-        let mut out = Vec::new();
+        let mut out = self.cells[cell.index()]
+            .link_outputs
+            .pop()
+            .unwrap_or_default();
         station(self, cell, m).links[li]
             .layer
             .handle(now, input, &mut out);
-        for o in out {
+        for o in out.drain(..) {
             match o {
                 LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
                 LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
@@ -152,6 +155,7 @@ impl World {
                 }
             }
         }
+        self.cells[cell.index()].link_outputs.push(out);
         let link = &station(self, cell, m).links[li];
         let (timer, deadline) = (link.timer, link.layer.poll_timeout());
         self.arm(now, timer, deadline)?;
@@ -229,9 +233,10 @@ impl World {
             true => (li, false, None),
             false => (li, true, frame.data_packet().copied()),
         };
-        let st = station(self, cell, m);
+        let c = &mut self.cells[cell.index()];
+        let mut out = c.mac_outputs.pop().unwrap_or_default();
+        let st = &mut c.stations[m.index()];
         let dst = st.links[li].peer;
-        let mut out = Vec::new();
         match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
             ReplyDisposition::InFloor => {}
             ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
@@ -248,8 +253,9 @@ impl World {
         m: StationId,
         input: MacInput<LinkFrame>,
     ) -> Result<(), SimError> {
-        let mut out = Vec::new();
-        station(self, cell, m).mac.handle(now, input, &mut out);
+        let c = &mut self.cells[cell.index()];
+        let mut out = c.mac_outputs.pop().unwrap_or_default();
+        c.stations[m.index()].mac.handle(now, input, &mut out);
         self.apply_mac_outputs(now, cell, m, out)
     }
 
@@ -258,9 +264,9 @@ impl World {
         now: SimTime,
         cell: CellId,
         m: StationId,
-        out: Vec<MacOutput<LinkFrame>>,
+        mut out: Vec<MacOutput<LinkFrame>>,
     ) -> Result<(), SimError> {
-        for o in out {
+        for o in out.drain(..) {
             match o {
                 MacOutput::StartTx { frame, airtime } => {
                     self.start_tx(now, cell, m, frame, airtime)?
@@ -283,6 +289,7 @@ impl World {
                 }
             }
         }
+        self.cells[cell.index()].mac_outputs.push(out);
         let st = station(self, cell, m);
         let (timer, deadline) = (st.mac_timer, st.mac.poll_timeout());
         self.arm(now, timer, deadline)
