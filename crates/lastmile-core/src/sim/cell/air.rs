@@ -53,13 +53,15 @@ impl World {
             captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
         }
         let c = &mut self.cells[cell.index()];
+        // A frame that reaches no one is never looked up.
+        let reached = !arrivals.is_empty();
         c.in_flight.insert(
             tx,
-            InFlight {
+            reached.then_some(InFlight {
                 frame,
                 sender: m,
                 left: arrivals.len(),
-            },
+            }),
         );
         for a in arrivals {
             let station = c.station_of(a.receiver).expect("a member");
@@ -98,12 +100,12 @@ impl World {
         let c = &mut self.cells[cell.index()];
         let (node, present) = (c.stations[m.index()].node, c.stations[m.index()].present);
         let outcome = c.medium.finish_rx(tx, node);
-        let (frame, sender, last) = match c.in_flight.get_mut(&tx) {
+        let (frame, sender, last) = match c.in_flight.get_mut(tx) {
             Some(f) => {
                 f.left -= 1;
                 let sender = f.sender;
                 if f.left == 0 {
-                    let f = c.in_flight.remove(&tx).expect("present");
+                    let f = c.in_flight.remove(tx).expect("present");
                     (f.frame, sender, true)
                 } else {
                     (f.frame.clone(), sender, false)
