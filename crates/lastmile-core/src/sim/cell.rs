@@ -89,6 +89,8 @@ pub struct Station {
     /// Link layers, one per peer node, in order of first use; `peers` finds them.
     pub links: Vec<PeerLink>,
     peers: FxHashMap<NodeId, usize>,
+    /// The link last looked up in `peers` (peer, index): most lookups ask for it again.
+    last_link: Option<(NodeId, usize)>,
     ifq: Queue<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// datagram a data frame carries — for the signals to an agent on this station).
@@ -293,6 +295,7 @@ impl Cell {
             mac_timer,
             links: Vec::new(),
             peers: FxHashMap::default(),
+            last_link: None,
             ifq: Queue::new(
                 spec.queue,
                 spec.aqm.as_ref(),
@@ -358,6 +361,7 @@ impl Cell {
             timers.retire(link.timer);
         }
         st.peers.clear();
+        st.last_link = None;
     }
 
     /// The present member that is `node`.

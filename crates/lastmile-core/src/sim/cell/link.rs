@@ -109,8 +109,20 @@ impl World {
     }
 
     /// The index of `m`'s link layer towards `peer`, made on first use.
+    #[inline]
     fn link_index(&mut self, cell: CellId, m: StationId, peer: NodeId) -> Result<usize, SimError> {
-        if let Some(&i) = station(self, cell, m).peers.get(&peer) {
+        match station(self, cell, m).last_link {
+            Some((p, i)) if p == peer => Ok(i),
+            _ => self.find_link(cell, m, peer),
+        }
+    }
+
+    /// `link_index` for a peer other than the last one asked for.
+    #[inline(never)]
+    fn find_link(&mut self, cell: CellId, m: StationId, peer: NodeId) -> Result<usize, SimError> {
+        let st = station(self, cell, m);
+        if let Some(&i) = st.peers.get(&peer) {
+            st.last_link = Some((peer, i));
             return Ok(i);
         }
         let c = &self.cells[cell.index()];
@@ -124,6 +136,7 @@ impl World {
         let st = station(self, cell, m);
         st.links.push(PeerLink { peer, layer, timer });
         st.peers.insert(peer, link);
+        st.last_link = Some((peer, link));
         Ok(link)
     }
 
