@@ -53,7 +53,7 @@ use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkOutput};
 use crate::wireless::mac::fama::spec::is_mac_accelerated;
 use crate::wireless::mac::spec::phy_config;
 use crate::wireless::mac::{AnyMac, MacFrame, MacOutput, StationSetup};
-use crate::wireless::medium::{Medium, TxId};
+use crate::wireless::medium::{Arrival, Medium, TxId};
 
 use super::observe::DataAccounting;
 use super::world::{TimerOwner, World};
@@ -193,6 +193,8 @@ pub struct Cell {
     /// given back once its outputs are applied (calls nest, so one per depth).
     mac_outputs: Vec<Vec<MacOutput<LinkFrame>>>,
     link_outputs: Vec<Vec<LinkOutput>>,
+    /// The medium's arrivals of the transmission being started (kept for its capacity).
+    arrivals: Vec<Arrival>,
     pub stats: CellStats,
     /// Data sent by the head (base station / AP / n1) to the others: the data-bound direction.
     pub accounting: DataAccounting,
@@ -231,6 +233,7 @@ impl Cell {
             busy_until: SimTime::ZERO,
             mac_outputs: Vec::new(),
             link_outputs: Vec::new(),
+            arrivals: Vec::new(),
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
         };

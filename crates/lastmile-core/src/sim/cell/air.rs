@@ -48,7 +48,10 @@ impl World {
             payload_bytes: data.map_or(0, |p| p.payload_len()),
         };
         let node = c.stations[m.index()].node;
-        let (tx, arrivals) = c.medium.start_tx(now, node, airtime, meta);
+        let mut arrivals = std::mem::take(&mut c.arrivals);
+        let tx = c
+            .medium
+            .start_tx_into(now, node, airtime, meta, &mut arrivals);
         if let Some(captures) = self.captures.as_mut() {
             captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
         }
@@ -63,13 +66,14 @@ impl World {
                 left: arrivals.len(),
             }),
         );
-        for a in arrivals {
+        for a in arrivals.drain(..) {
             let station = c.station_of(a.receiver).expect("a member");
             self.queue
                 .schedule(a.start, Event::CellRxStart { cell, station })?;
             self.queue
                 .schedule(a.end, Event::CellRxEnd { cell, station, tx })?;
         }
+        self.cells[cell.index()].arrivals = arrivals;
         Ok(())
     }
 
