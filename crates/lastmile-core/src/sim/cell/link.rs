@@ -78,10 +78,18 @@ impl World {
 
     /// Pulls packets from station `m`'s interface queue into its link layers while the link
     /// layer of the head packet's next hop accepts them.
+    #[inline]
     fn pump(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
-        if station(self, cell, m).pumping {
+        let st = station(self, cell, m);
+        if st.pumping || st.ifq.is_empty() {
             return Ok(());
         }
+        self.pump_queue(now, cell, m)
+    }
+
+    /// `pump` with packets waiting and no pump already under way at this station.
+    #[inline(never)]
+    fn pump_queue(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
         station(self, cell, m).pumping = true;
         let result = self.pump_loop(now, cell, m);
         station(self, cell, m).pumping = false;
