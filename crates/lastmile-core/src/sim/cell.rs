@@ -40,7 +40,7 @@
 mod air;
 mod link;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::engine::{FxHashMap, RngStream, SimDuration, SimTime, TimerId};
 use crate::error_model::BlockCode;
@@ -49,11 +49,11 @@ use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::LinkSpec;
 use crate::wireless::link::spec::LinkLayerConfig;
-use crate::wireless::link::{AnyLinkLayer, LinkFrame};
+use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkOutput};
 use crate::wireless::mac::fama::spec::is_mac_accelerated;
 use crate::wireless::mac::spec::phy_config;
-use crate::wireless::mac::{AnyMac, MacFrame, StationSetup};
-use crate::wireless::medium::{Medium, TxId};
+use crate::wireless::mac::{AnyMac, MacFrame, MacOutput, StationSetup};
+use crate::wireless::medium::{Arrival, Medium, TxId};
 
 use super::observe::DataAccounting;
 use super::world::{TimerOwner, World};
@@ -89,6 +89,8 @@ pub struct Station {
     /// Link layers, one per peer node, in order of first use; `peers` finds them.
     pub links: Vec<PeerLink>,
     peers: FxHashMap<NodeId, usize>,
+    /// The link last looked up in `peers` (peer, index): most lookups ask for it again.
+    last_link: Option<(NodeId, usize)>,
     ifq: Queue<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// datagram a data frame carries — for the signals to an agent on this station).
@@ -103,6 +105,47 @@ struct InFlight {
     frame: MacFrame<LinkFrame>,
     sender: StationId,
     left: usize,
+}
+
+/// The frames on the air, by transmission: the medium numbers its transmissions 0, 1, 2,
+/// …, so entry `i` is transmission `first + i` (`None` once it has arrived everywhere, or
+/// for one that reaches no one); ended entries leave from the front.
+#[derive(Debug, Default)]
+struct InFlightTable {
+    first: u32,
+    frames: VecDeque<Option<InFlight>>,
+}
+
+impl InFlightTable {
+    /// Records `tx`, a later transmission than every one recorded before.
+    fn insert(&mut self, tx: TxId, frame: Option<InFlight>) {
+        let at = tx.0.wrapping_sub(self.first) as usize;
+        debug_assert!(at >= self.frames.len(), "transmissions come in order");
+        if self.frames.is_empty() {
+            self.first = tx.0;
+        } else {
+            self.frames.resize_with(at, || None);
+        }
+        if frame.is_some() || !self.frames.is_empty() {
+            self.frames.push_back(frame);
+        }
+    }
+
+    fn get_mut(&mut self, tx: TxId) -> Option<&mut InFlight> {
+        let at = tx.0.wrapping_sub(self.first) as usize;
+        self.frames.get_mut(at)?.as_mut()
+    }
+
+    /// Takes `tx` out; the front's ended entries leave with it.
+    fn remove(&mut self, tx: TxId) -> Option<InFlight> {
+        let at = tx.0.wrapping_sub(self.first) as usize;
+        let frame = self.frames.get_mut(at)?.take();
+        while let Some(None) = self.frames.front() {
+            self.frames.pop_front();
+            self.first = self.first.wrapping_add(1);
+        }
+        frame
+    }
 }
 
 /// Counters of the whole cell.
@@ -139,13 +182,19 @@ pub struct Cell {
     link_config: LinkLayerConfig,
     /// The hop's link FEC (frames on the air are its coded bits).
     pub code: Option<BlockCode>,
-    in_flight: BTreeMap<TxId, InFlight>,
+    in_flight: InFlightTable,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
     /// While a link layer handles a data frame its MAC just delivered (MAC acceleration):
     /// (station, link) whose first LACK is the in-floor reply.
     replying: Option<(StationId, usize)>,
     busy_until: SimTime,
+    /// Emptied output vectors of the MACs and of the link layers, lent to each call and
+    /// given back once its outputs are applied (calls nest, so one per depth).
+    mac_outputs: Vec<Vec<MacOutput<LinkFrame>>>,
+    link_outputs: Vec<Vec<LinkOutput>>,
+    /// The medium's arrivals of the transmission being started (kept for its capacity).
+    arrivals: Vec<Arrival>,
     pub stats: CellStats,
     /// Data sent by the head (base station / AP / n1) to the others: the data-bound direction.
     pub accounting: DataAccounting,
@@ -178,10 +227,13 @@ impl Cell {
             members: FxHashMap::default(),
             link_config: LinkLayerConfig::None,
             code: spec.fec_code(),
-            in_flight: BTreeMap::new(),
+            in_flight: InFlightTable::default(),
             mac_accelerated: is_mac_accelerated(&spec.hop()),
             replying: None,
             busy_until: SimTime::ZERO,
+            mac_outputs: Vec::new(),
+            link_outputs: Vec::new(),
+            arrivals: Vec::new(),
             stats: CellStats::default(),
             accounting: DataAccounting::new(flow_count),
         };
@@ -246,6 +298,7 @@ impl Cell {
             mac_timer,
             links: Vec::new(),
             peers: FxHashMap::default(),
+            last_link: None,
             ifq: Queue::new(
                 spec.queue,
                 spec.aqm.as_ref(),
@@ -311,6 +364,7 @@ impl Cell {
             timers.retire(link.timer);
         }
         st.peers.clear();
+        st.last_link = None;
     }
 
     /// The present member that is `node`.
@@ -357,4 +411,59 @@ impl World {
 /// The station `m` of `world`'s cell `cell`.
 fn station(world: &mut World, cell: CellId, m: StationId) -> &mut Station {
     &mut world.cells[cell.index()].stations[m.index()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wireless::mac::FrameKind;
+
+    fn on_air(sender: u32, left: usize) -> InFlight {
+        InFlight {
+            frame: MacFrame {
+                kind: FrameKind::Ack,
+                ra: NodeId(0),
+                ta: NodeId(1),
+                duration: SimDuration::ZERO,
+                seq: 0,
+                retry: false,
+                msdu_bytes: 0,
+                payload: None,
+            },
+            sender: StationId(sender),
+            left,
+        }
+    }
+
+    #[test]
+    fn in_flight_frames_are_found_by_transmission_until_removed_in_any_order() {
+        let mut t = InFlightTable::default();
+        t.insert(TxId(5), Some(on_air(0, 1)));
+        t.insert(TxId(6), None); // reached no one
+        t.insert(TxId(8), Some(on_air(2, 1)));
+        assert!(t.get_mut(TxId(4)).is_none());
+        assert!(t.get_mut(TxId(6)).is_none());
+        assert!(t.get_mut(TxId(7)).is_none());
+        assert_eq!(t.get_mut(TxId(8)).map(|f| f.sender), Some(StationId(2)));
+        assert_eq!(t.remove(TxId(8)).map(|f| f.sender), Some(StationId(2)));
+        assert!(t.get_mut(TxId(8)).is_none());
+        assert_eq!(t.frames.len(), 4, "the front is still on the air");
+        t.get_mut(TxId(5)).expect("on the air").left -= 1;
+        assert_eq!(t.remove(TxId(5)).map(|f| f.left), Some(0));
+        assert!(t.frames.is_empty(), "ended entries leave from the front");
+        t.insert(TxId(9), None);
+        assert!(t.frames.is_empty());
+    }
+
+    #[test]
+    fn in_flight_numbers_wrap_around() {
+        let mut t = InFlightTable::default();
+        t.insert(TxId(u32::MAX), Some(on_air(0, 1)));
+        t.insert(TxId(0), Some(on_air(1, 1)));
+        assert_eq!(t.get_mut(TxId(0)).map(|f| f.sender), Some(StationId(1)));
+        assert!(t.remove(TxId(u32::MAX)).is_some());
+        assert_eq!(t.first, 0);
+        assert!(t.remove(TxId(0)).is_some());
+        assert!(t.frames.is_empty());
+    }
 }

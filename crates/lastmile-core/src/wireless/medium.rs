@@ -199,14 +199,29 @@ impl Medium {
         duration: SimDuration,
         meta: FrameMeta,
     ) -> (TxId, Vec<Arrival>) {
+        let mut arrivals = Vec::new();
+        let tx = self.start_tx_into(now, node, duration, meta, &mut arrivals);
+        (tx, arrivals)
+    }
+
+    /// `start_tx` with the arrivals appended to `arrivals` (a buffer the caller reuses).
+    pub fn start_tx_into(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        duration: SimDuration,
+        meta: FrameMeta,
+        arrivals: &mut Vec<Arrival>,
+    ) -> TxId {
         let tx = TxId(self.next_tx);
         self.next_tx = self.next_tx.wrapping_add(1);
         let Some(&sender) = self.index.get(&node) else {
-            return (tx, Vec::new());
+            return tx;
         };
         let end = now + duration;
         if self.full_duplex {
-            return (tx, self.start_duplex_tx(tx, sender, now, end, meta));
+            self.start_duplex_tx(tx, sender, now, end, meta, arrivals);
+            return tx;
         }
         {
             let me = &mut self.members[sender];
@@ -219,7 +234,6 @@ impl Medium {
             }
         }
         let (start, stop) = (now + self.propagation, end + self.propagation);
-        let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
         for (i, m) in self.members.iter_mut().enumerate() {
             if i == sender {
                 continue;
@@ -249,7 +263,7 @@ impl Medium {
                 end: stop,
             });
         }
-        (tx, arrivals)
+        tx
     }
 
     /// Every radio that has been a member (present or departed) with its time per state up
@@ -273,9 +287,9 @@ impl Medium {
         now: SimTime,
         end: SimTime,
         meta: FrameMeta,
-    ) -> Vec<Arrival> {
+        arrivals: &mut Vec<Arrival>,
+    ) {
         let (start, stop) = (now + self.propagation, end + self.propagation);
-        let mut arrivals = Vec::with_capacity(self.members.len().saturating_sub(1));
         self.members[sender].radio.transmit(now, now, end);
         for (i, m) in self.members.iter_mut().enumerate() {
             if i == sender {
@@ -299,7 +313,6 @@ impl Medium {
                 end: stop,
             });
         }
-        arrivals
     }
 
     /// Physical carrier sense: is energy from another member arriving at `node` at `now`?

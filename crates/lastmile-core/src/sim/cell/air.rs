@@ -48,26 +48,32 @@ impl World {
             payload_bytes: data.map_or(0, |p| p.payload_len()),
         };
         let node = c.stations[m.index()].node;
-        let (tx, arrivals) = c.medium.start_tx(now, node, airtime, meta);
+        let mut arrivals = std::mem::take(&mut c.arrivals);
+        let tx = c
+            .medium
+            .start_tx_into(now, node, airtime, meta, &mut arrivals);
         if let Some(captures) = self.captures.as_mut() {
             captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
         }
         let c = &mut self.cells[cell.index()];
+        // A frame that reaches no one is never looked up.
+        let reached = !arrivals.is_empty();
         c.in_flight.insert(
             tx,
-            InFlight {
+            reached.then_some(InFlight {
                 frame,
                 sender: m,
                 left: arrivals.len(),
-            },
+            }),
         );
-        for a in arrivals {
+        for a in arrivals.drain(..) {
             let station = c.station_of(a.receiver).expect("a member");
             self.queue
                 .schedule(a.start, Event::CellRxStart { cell, station })?;
             self.queue
                 .schedule(a.end, Event::CellRxEnd { cell, station, tx })?;
         }
+        self.cells[cell.index()].arrivals = arrivals;
         Ok(())
     }
 
@@ -98,12 +104,12 @@ impl World {
         let c = &mut self.cells[cell.index()];
         let (node, present) = (c.stations[m.index()].node, c.stations[m.index()].present);
         let outcome = c.medium.finish_rx(tx, node);
-        let (frame, sender, last) = match c.in_flight.get_mut(&tx) {
+        let (frame, sender, last) = match c.in_flight.get_mut(tx) {
             Some(f) => {
                 f.left -= 1;
                 let sender = f.sender;
                 if f.left == 0 {
-                    let f = c.in_flight.remove(&tx).expect("present");
+                    let f = c.in_flight.remove(tx).expect("present");
                     (f.frame, sender, true)
                 } else {
                     (f.frame.clone(), sender, false)

@@ -78,10 +78,18 @@ impl World {
 
     /// Pulls packets from station `m`'s interface queue into its link layers while the link
     /// layer of the head packet's next hop accepts them.
+    #[inline]
     fn pump(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
-        if station(self, cell, m).pumping {
+        let st = station(self, cell, m);
+        if st.pumping || st.ifq.is_empty() {
             return Ok(());
         }
+        self.pump_queue(now, cell, m)
+    }
+
+    /// `pump` with packets waiting and no pump already under way at this station.
+    #[inline(never)]
+    fn pump_queue(&mut self, now: SimTime, cell: CellId, m: StationId) -> Result<(), SimError> {
         station(self, cell, m).pumping = true;
         let result = self.pump_loop(now, cell, m);
         station(self, cell, m).pumping = false;
@@ -109,8 +117,20 @@ impl World {
     }
 
     /// The index of `m`'s link layer towards `peer`, made on first use.
+    #[inline]
     fn link_index(&mut self, cell: CellId, m: StationId, peer: NodeId) -> Result<usize, SimError> {
-        if let Some(&i) = station(self, cell, m).peers.get(&peer) {
+        match station(self, cell, m).last_link {
+            Some((p, i)) if p == peer => Ok(i),
+            _ => self.find_link(cell, m, peer),
+        }
+    }
+
+    /// `link_index` for a peer other than the last one asked for.
+    #[inline(never)]
+    fn find_link(&mut self, cell: CellId, m: StationId, peer: NodeId) -> Result<usize, SimError> {
+        let st = station(self, cell, m);
+        if let Some(&i) = st.peers.get(&peer) {
+            st.last_link = Some((peer, i));
             return Ok(i);
         }
         let c = &self.cells[cell.index()];
@@ -124,6 +144,7 @@ impl World {
         let st = station(self, cell, m);
         st.links.push(PeerLink { peer, layer, timer });
         st.peers.insert(peer, link);
+        st.last_link = Some((peer, link));
         Ok(link)
     }
 
@@ -136,11 +157,14 @@ impl World {
         li: usize,
         input: LinkInput,
     ) -> Result<(), SimError> {
-        let mut out = Vec::new();
+        let mut out = self.cells[cell.index()]
+            .link_outputs
+            .pop()
+            .unwrap_or_default();
         station(self, cell, m).links[li]
             .layer
             .handle(now, input, &mut out);
-        for o in out {
+        for o in out.drain(..) {
             match o {
                 LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
                 LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
@@ -152,6 +176,7 @@ impl World {
                 }
             }
         }
+        self.cells[cell.index()].link_outputs.push(out);
         let link = &station(self, cell, m).links[li];
         let (timer, deadline) = (link.timer, link.layer.poll_timeout());
         self.arm(now, timer, deadline)?;
@@ -229,9 +254,10 @@ impl World {
             true => (li, false, None),
             false => (li, true, frame.data_packet().copied()),
         };
-        let st = station(self, cell, m);
+        let c = &mut self.cells[cell.index()];
+        let mut out = c.mac_outputs.pop().unwrap_or_default();
+        let st = &mut c.stations[m.index()];
         let dst = st.links[li].peer;
-        let mut out = Vec::new();
         match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
             ReplyDisposition::InFloor => {}
             ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
@@ -248,8 +274,9 @@ impl World {
         m: StationId,
         input: MacInput<LinkFrame>,
     ) -> Result<(), SimError> {
-        let mut out = Vec::new();
-        station(self, cell, m).mac.handle(now, input, &mut out);
+        let c = &mut self.cells[cell.index()];
+        let mut out = c.mac_outputs.pop().unwrap_or_default();
+        c.stations[m.index()].mac.handle(now, input, &mut out);
         self.apply_mac_outputs(now, cell, m, out)
     }
 
@@ -258,9 +285,9 @@ impl World {
         now: SimTime,
         cell: CellId,
         m: StationId,
-        out: Vec<MacOutput<LinkFrame>>,
+        mut out: Vec<MacOutput<LinkFrame>>,
     ) -> Result<(), SimError> {
-        for o in out {
+        for o in out.drain(..) {
             match o {
                 MacOutput::StartTx { frame, airtime } => {
                     self.start_tx(now, cell, m, frame, airtime)?
@@ -283,6 +310,7 @@ impl World {
                 }
             }
         }
+        self.cells[cell.index()].mac_outputs.push(out);
         let st = station(self, cell, m);
         let (timer, deadline) = (st.mac_timer, st.mac.poll_timeout());
         self.arm(now, timer, deadline)
