@@ -74,8 +74,8 @@ pub fn plan(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             return Err(ScenarioError::bad_value(
                 format!("{path}.link"),
                 format!("\"{}\"", link.spec.link.name()),
-                "\"none\" on a point-to-point hop: link layers run over a cell MAC \
-                 (mac = \"ideal\", \"dcf\" or \"fama\")",
+                "\"none\" on a point-to-point hop: link layers run over a cell MAC (any \
+                 mac but \"p2p\")",
             ));
         }
     }

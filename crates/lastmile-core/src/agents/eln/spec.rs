@@ -30,8 +30,8 @@ impl AgentSettings for ElnSpec {
             return Err(ScenarioError::bad_value(
                 "node",
                 format!("\"{}\"", site.node),
-                "a member of a wireless cell (mac = \"ideal\", \"dcf\" or \"fama\"): ELN \
-                 reads the corrupted frames its radio receives",
+                "a member of a wireless cell (any mac but \"p2p\"): ELN reads \
+                 the corrupted frames its radio receives",
             ));
         }
         Ok(())
