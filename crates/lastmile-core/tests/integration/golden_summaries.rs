@@ -377,16 +377,24 @@ fn recovery_and_cc_written_out_run_as_the_variant_shorthand() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
-#[test]
-fn summaries_match_the_recorded_golden_values() {
-    let now: BTreeMap<&str, Value> = cases().iter().map(|c| (c.name, record(c))).collect();
+/// Records `cases` into the golden file at `path` (with `LASTMILE_RECORD_GOLDEN` set) or
+/// compares their values with it: every difference, every case no longer run and every case
+/// not recorded fails.
+pub(crate) fn check_against_golden(path: &Path, cases: &[Case]) {
+    let now: BTreeMap<&str, Value> = cases.iter().map(|c| (c.name, record(c))).collect();
     let text_of_now = serde_json::to_string_pretty(&now).expect("serialises") + "\n";
     if std::env::var_os("LASTMILE_RECORD_GOLDEN").is_some() {
-        std::fs::create_dir_all(golden_path().parent().expect("has a parent")).expect("mkdir");
-        std::fs::write(golden_path(), text_of_now).expect("golden file written");
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(path, text_of_now).expect("golden file written");
         return;
     }
-    let golden = load_golden();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (record it with LASTMILE_RECORD_GOLDEN=1)",
+            path.display()
+        )
+    });
+    let golden: BTreeMap<String, Value> = serde_json::from_str(&text).expect("golden JSON");
     let now: BTreeMap<String, Value> = serde_json::from_str(&text_of_now).expect("round trip");
     let mut diffs = Vec::new();
     for (name, g) in &golden {
@@ -402,8 +410,14 @@ fn summaries_match_the_recorded_golden_values() {
     }
     assert!(
         diffs.is_empty(),
-        "{} differences from tests/golden/summaries.json:\n{}",
+        "{} differences from {}:\n{}",
         diffs.len(),
+        path.display(),
         diffs.join("\n")
     );
+}
+
+#[test]
+fn summaries_match_the_recorded_golden_values() {
+    check_against_golden(&golden_path(), &cases());
 }

@@ -26,7 +26,7 @@ use lastmile_core::transport::TransportKind;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::golden_summaries::{differences, record, Case, Source, ADHOC_UDP};
+use super::golden_summaries::{check_against_golden, Case, Source, ADHOC_UDP};
 
 const CHAIN: &str = "chain-per5-newreno.toml";
 const TULIP_BASIC: &str = "tulip-basic.toml";
@@ -250,33 +250,5 @@ fn every_registry_entry_has_a_golden_case() {
 
 #[test]
 fn every_registry_entry_runs_as_recorded() {
-    let cases = all_cases();
-    let now: BTreeMap<&str, Value> = cases.iter().map(|c| (c.name, record(c))).collect();
-    let text_of_now = serde_json::to_string_pretty(&now).expect("serialises") + "\n";
-    if std::env::var_os("LASTMILE_RECORD_GOLDEN").is_some() {
-        std::fs::write(golden_path(), text_of_now).expect("golden file written");
-        return;
-    }
-    let text = std::fs::read_to_string(golden_path())
-        .expect("tests/golden/registry.json (record it with LASTMILE_RECORD_GOLDEN=1)");
-    let golden: BTreeMap<String, Value> = serde_json::from_str(&text).expect("golden JSON");
-    let now: BTreeMap<String, Value> = serde_json::from_str(&text_of_now).expect("round trip");
-    let mut diffs = Vec::new();
-    for (name, g) in &golden {
-        match now.get(name) {
-            Some(n) => differences(name, g, n, &mut diffs),
-            None => diffs.push(format!("{name}: case no longer run")),
-        }
-    }
-    for name in now.keys() {
-        if !golden.contains_key(name) {
-            diffs.push(format!("{name}: not recorded (re-record the golden file)"));
-        }
-    }
-    assert!(
-        diffs.is_empty(),
-        "{} differences from tests/golden/registry.json:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    check_against_golden(&golden_path(), &all_cases());
 }
