@@ -42,6 +42,7 @@ bench: $(PY) ## callgrind gate (fails above bench/callgrind_baseline.json), crit
 bench-ns2: $(PY) ## lastmile against ns-2.35 (`ns`), whole process, on four scenarios (docs/performance.md)
 	. $(VENV)/bin/activate && maturin develop --release --extras dev
 	cargo build -q --release -p lastmile-core --example bench_run
+	cargo build -q --release -p lastmile-cli
 	$(PY) bench/vs_ns2.py
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference

@@ -1,7 +1,8 @@
 """lastmile against ns-2.35, whole process, on the same scenarios: `make bench-ns2`.
 
-Each scenario runs in both simulators as a process of its own (`lastmile run --json ...`
-and `ns bench/ns2/<name>.tcl`), several times, interleaved; the figure is the median of
+Each scenario runs in both simulators as a process of its own (`lastmile run --json ...`,
+the native `lastmile-run ...` when it is built, and `ns bench/ns2/<name>.tcl`), several
+times, interleaved; the figure is the median of
 the process's CPU time (user + system, from `wait4`), which on a shared machine leaves
 out the time other processes held the core. Beside it: the median wall time; the core's
 own time for the same run (`examples/bench_run.rs`: building the world, the events and
@@ -16,10 +17,12 @@ within the loss process's spread; each script's header says what cannot match.
 
     python bench/vs_ns2.py [-n 5] [--only chain wifi] [--check 5.0]
 
-`--check R` exits 1 if lastmile's whole process is not at least R times faster than
-ns-2's on every scenario ns-2 has. Needs ns-2 (`ns`, Debian's `ns2`), a release build of
-the Python extension (`maturin develop --release`) and of the example (`cargo build
---release -p lastmile-core --example bench_run`). Python runs with its bytecode cache on
+`--check R` exits 1 if lastmile's whole process (`lastmile run --json`) is not at least
+R times faster than ns-2's on every scenario ns-2 has; `--check-native R` the same for
+`lastmile-run`. Needs ns-2 (`ns`, Debian's `ns2`), a release build of the Python
+extension (`maturin develop --release`), of the example (`cargo build --release -p
+lastmile-core --example bench_run`) and, for the native column, of `lastmile-run`
+(`cargo build --release -p lastmile-cli`). Python runs with its bytecode cache on
 (`PYTHONDONTWRITEBYTECODE` unset), as an installed package does.
 """
 
@@ -38,6 +41,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_RUN = ROOT / "target" / "release" / "examples" / "bench_run"
+#: The native run command (`crates/lastmile-cli`): the same run and JSON, no interpreter.
+NATIVE = ROOT / "target" / "release" / "lastmile-run"
 #: The children's environment: Python's bytecode cache on, as for an installed package.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
@@ -172,15 +177,19 @@ def engine_cpu_s(case: Case, n: int) -> float | None:
     return float(fields["median_cpu_s"])
 
 
-def measure(case: Case, n: int, ns: str | None) -> tuple[Runs, Runs | None]:
+def measure(case: Case, n: int, ns: str | None) -> tuple[Runs, Runs | None, Runs | None]:
+    """`lastmile run --json`, `lastmile-run` (when built) and ns-2, interleaved."""
     lm, ref = Runs(), (Runs() if ns and case.ns2 else None)
+    native = Runs() if NATIVE.exists() else None
     command = [*lastmile_command(), "run", "--json", *case.lastmile_args()]
     timed(command)  # Writes the bytecode cache, if it was not there.
     for _ in range(n):
         lm.add(*timed(command))
+        if native is not None:
+            native.add(*timed([str(NATIVE), *case.lastmile_args()]))
         if ref is not None and ns is not None and case.ns2 is not None:
             ref.add(*timed([ns, case.ns2]))
-    return lm, ref
+    return lm, ref, native
 
 
 def lastmile_work(summary: dict[str, object]) -> Work:
@@ -223,7 +232,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=5, help="runs of each (median is reported)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
-    parser.add_argument("--check", type=float, metavar="R", help="fail below ratio R")
+    parser.add_argument(
+        "--check", type=float, metavar="R", help="fail below ratio R (lastmile run --json)"
+    )
+    parser.add_argument(
+        "--check-native", type=float, metavar="R", help="fail below ratio R (lastmile-run)"
+    )
     args = parser.parse_args()
 
     ns = shutil.which("ns")
@@ -234,7 +248,7 @@ def main() -> int:
     work: list[list[str]] = []
     failed = []
     for case in cases:
-        lm, ref = measure(case, args.n, ns)
+        lm, ref, native = measure(case, args.n, ns)
         engine = engine_cpu_s(case, args.n)
         summary = json.loads(lm.last_stdout)
         events = summary["engine"]["events"]
@@ -258,9 +272,24 @@ def main() -> int:
             theirs = ns2_work(ref.last_stdout)
             work.append([case.name, "ns-2", *(theirs.cells() if theirs else ["?"] * 5)])
             if args.check is not None and ratio < args.check:
-                failed.append(f"{case.name}: {ratio:.2f}x < {args.check}x")
+                failed.append(f"{case.name}: lastmile run {ratio:.2f}x < {args.check}x")
         else:
             row += ["-", "-", "-"]
+        if native is not None:
+            native_cpu = statistics.median(native.cpu_s)
+            same = json.loads(native.last_stdout)["engine"]["events"] == events
+            row.append(f"{native_cpu:.3f}" + ("" if same else " (other events!)"))
+            if ref is not None:
+                native_ratio = statistics.median(ref.cpu_s) / native_cpu
+                row.append(f"{native_ratio:.2f}x")
+                if args.check_native is not None and native_ratio < args.check_native:
+                    failed.append(
+                        f"{case.name}: lastmile-run {native_ratio:.2f}x < {args.check_native}x"
+                    )
+            else:
+                row.append("-")
+        else:
+            row += ["-", "-"]
         speed.append(row)
         print(f"{case.name}: done", file=sys.stderr, flush=True)
     table(
@@ -276,6 +305,8 @@ def main() -> int:
             "ns-2 CPU (s)",
             "ns-2 wall (s)",
             "ns-2 / lastmile",
+            "lastmile-run CPU (s)",
+            "ns-2 / lastmile-run",
         ],
         speed,
     )
