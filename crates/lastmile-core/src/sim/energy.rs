@@ -48,9 +48,13 @@ impl LinkRadios {
     /// end `delay` later.
     #[inline(never)]
     fn on_tx(&mut self, dir: Direction, now: SimTime, tx_end: SimTime, delay: SimDuration) {
-        let (from, to) = (dir.index(), 1 - dir.index());
-        self.0[from].transmit(now, now, tx_end);
-        self.0[to].receive(now, now + delay, tx_end + delay);
+        let [a, b] = &mut self.0;
+        let (from, to) = match dir {
+            Direction::Forward => (a, b),
+            Direction::Reverse => (b, a),
+        };
+        from.transmit(now, now, tx_end);
+        to.receive(now, now + delay, tx_end + delay);
     }
 }
 

@@ -343,8 +343,8 @@ impl RadioMeter {
     }
 }
 
-/// An interval `[start, end)` of a radio's activity.
-type Span = (SimTime, SimTime);
+/// An interval `[start, end)` of a radio's activity, in nanoseconds since time zero.
+type Span = (u64, u64);
 
 /// The radio at one end of a full-duplex point-to-point link, attached for the whole run:
 /// the same accounting as [`RadioMeter`] for what such a radio sees, cheaper per frame.
@@ -359,32 +359,35 @@ type Span = (SimTime, SimTime);
 /// ones, which end in order, so the ended ones leave from the front. A union (as
 /// `RadioMeter` keeps) costs an insertion in the middle whenever an arrival already known
 /// lies ahead of a new transmission; here each addition looks at the few intervals it
-/// overlaps.
+/// overlaps. Times are kept as integer nanoseconds (sums of durations within the run,
+/// which cannot overflow a `u64`), exactly as `SimDuration` would add them.
 #[derive(Clone, Debug, Default)]
 pub struct DuplexRadioMeter {
-    /// Σ |t| and Σ |r| over every interval added, and Σ |t ∩ r| over the overlapping pairs.
-    transmit_total: SimDuration,
-    receive_total: SimDuration,
-    overlap_total: SimDuration,
+    /// Σ |t| and Σ |r| over every interval added, and Σ |t ∩ r| over the overlapping
+    /// pairs, in nanoseconds.
+    transmit_total_ns: u64,
+    receive_total_ns: u64,
+    overlap_total_ns: u64,
     /// The last transmission (empty before the first).
     last_transmit: Span,
     /// The arrivals that may still overlap a later transmission, in order:
     /// `receives[first..]` (the ended ones leave by moving `first`; the vector is emptied
-    /// when they all have, and compacted when most of it is behind `first`).
+    /// when they all have, and compacted instead of grown when most of it is behind
+    /// `first`).
     receives: Vec<Span>,
     first: usize,
 }
 
-/// |a ∩ b|.
+/// |a ∩ b| in nanoseconds.
 #[inline(always)]
-fn overlap(a: Span, b: Span) -> SimDuration {
-    a.1.min(b.1).saturating_since(a.0.max(b.0))
+fn overlap(a: Span, b: Span) -> u64 {
+    a.1.min(b.1).saturating_sub(a.0.max(b.0))
 }
 
-/// |s past `end`|.
+/// |s past `end`| in nanoseconds.
 #[inline]
-fn past(s: Span, end: SimTime) -> SimDuration {
-    s.1.saturating_since(s.0.max(end))
+fn past(s: Span, end: u64) -> u64 {
+    s.1.saturating_sub(s.0.max(end))
 }
 
 impl DuplexRadioMeter {
@@ -392,49 +395,52 @@ impl DuplexRadioMeter {
     /// its previous transmission).
     #[inline]
     pub fn transmit(&mut self, now: SimTime, start: SimTime, end: SimTime) {
-        if end <= start {
+        let span = (start.as_nanos(), end.as_nanos());
+        if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now);
-        self.transmit_total += end.saturating_since(start);
+        self.drop_ended(now.as_nanos());
+        self.transmit_total_ns += span.1 - span.0;
         for &r in &self.receives[self.first..] {
-            if r.0 >= end {
+            if r.0 >= span.1 {
                 break;
             }
-            self.overlap_total += overlap(r, (start, end));
+            self.overlap_total_ns += overlap(r, span);
         }
-        self.last_transmit = (start, end);
+        self.last_transmit = span;
     }
 
     /// A frame arrives from `start` to `end` (known at `now` ≤ `start`; after the end of
     /// the previous arrival).
     #[inline]
     pub fn receive(&mut self, now: SimTime, start: SimTime, end: SimTime) {
-        if end <= start {
+        let span = (start.as_nanos(), end.as_nanos());
+        if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now);
-        self.receive_total += end.saturating_since(start);
-        self.overlap_total += overlap(self.last_transmit, (start, end));
-        self.receives.push((start, end));
+        self.drop_ended(now.as_nanos());
+        self.receive_total_ns += span.1 - span.0;
+        self.overlap_total_ns += overlap(self.last_transmit, span);
+        if self.receives.len() == self.receives.capacity()
+            && self.first >= 64
+            && 2 * self.first >= self.receives.len()
+        {
+            self.receives.drain(..self.first);
+            self.first = 0;
+        }
+        self.receives.push(span);
     }
 
     /// Drops the arrivals that ended by `now` (no later transmission can overlap them).
     #[inline]
-    fn drop_ended(&mut self, now: SimTime) {
-        while self
-            .receives
-            .get(self.first)
-            .is_some_and(|&(_, b)| b <= now)
-        {
-            self.first += 1;
-        }
-        if self.first == self.receives.len() {
-            self.receives.clear();
-            self.first = 0;
-        } else if self.first >= 64 && 2 * self.first >= self.receives.len() {
-            self.receives.drain(..self.first);
-            self.first = 0;
+    fn drop_ended(&mut self, now: u64) {
+        let live = &self.receives[self.first..];
+        match live.iter().position(|&(_, b)| b > now) {
+            Some(ended) => self.first += ended,
+            None => {
+                self.receives.clear();
+                self.first = 0;
+            }
         }
     }
 
@@ -442,17 +448,19 @@ impl DuplexRadioMeter {
     /// what lies past `end` is in the last transmission and the retained arrivals, and is
     /// taken off.
     pub fn times(&self, end: SimTime) -> StateTimes {
-        let t = self.last_transmit;
-        let transmit = self.transmit_total.saturating_sub(past(t, end));
-        let cut = (t.0.max(end), t.1.max(end));
+        let d = SimDuration::from_nanos;
+        let (t, end_ns) = (self.last_transmit, end.as_nanos());
+        let transmit = d(self.transmit_total_ns).saturating_sub(d(past(t, end_ns)));
+        let cut = (t.0.max(end_ns), t.1.max(end_ns));
         let (mut receive_past, mut overlap_past) = (SimDuration::ZERO, SimDuration::ZERO);
         for &r in &self.receives[self.first..] {
-            receive_past += past(r, end);
-            overlap_past += overlap(r, cut);
+            receive_past += d(past(r, end_ns));
+            overlap_past += d(overlap(r, cut));
         }
-        let busy_past = past(t, end) + receive_past - overlap_past;
-        let busy = (self.transmit_total + self.receive_total - self.overlap_total)
-            .saturating_sub(busy_past);
+        let busy_past = d(past(t, end_ns)) + receive_past - overlap_past;
+        let busy = (d(self.transmit_total_ns) + d(self.receive_total_ns)
+            - d(self.overlap_total_ns))
+        .saturating_sub(busy_past);
         let attached = end.saturating_since(SimTime::ZERO);
         StateTimes {
             transmit,
