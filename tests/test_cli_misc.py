@@ -120,3 +120,69 @@ def test_lastmile_run_starts_without_the_modules_it_does_not_use() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
     assert proc.stderr.strip() == ""
+
+
+#: Command lines of `lastmile run` and whether `cli._simple_run` reads them itself.
+_RUN_LINES = [
+    ("run f.toml", True),
+    ("run f.toml --json", True),
+    ("run --json f.toml --set a=b --set c=d", True),
+    ("run --set a=b f.toml --seed 7 --max-events 1e6 --max-wall 3s --out o", True),
+    ("run --example chain-per5-newreno --json --example tulip-basic", True),
+    ("run '' --set 'x={a = 1}'", True),
+    ("run --json", True),
+    # Left to argparse: help, errors, options of several values, `=` and abbreviated forms.
+    ("run --help", False),
+    ("run -h f.toml", False),
+    ("run f.toml g.toml", False),
+    ("run f.toml --set", False),
+    ("run f.toml --seed -1", False),
+    ("run f.toml --js", False),
+    ("run f.toml --seed=3", False),
+    ("run f.toml --trace cwnd --json", False),
+    ("run f.toml --pcap wireless --", False),
+    ("run -- f.toml", False),
+    ("validate f.toml", False),
+    ("--version", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize(("line", "simple"), _RUN_LINES)
+def test_simple_run_lines_are_read_as_argparse_reads_them(line: str, simple: bool) -> None:
+    """`lastmile run` reads its simple command lines without argparse: each gives the
+    namespace the argparse parser gives; anything else is left to argparse."""
+    import shlex
+
+    from lastmile import cli
+
+    argv = shlex.split(line)
+    read = cli._simple_run(argv)
+    assert (read is not None) == simple
+    if read is not None:
+        assert vars(read) == vars(cli._parser(argv).parse_args(argv))
+
+
+def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
+    """A simple `lastmile run` command line is read without argparse (with `gettext` and
+    `locale`), `lastmile.sweep` is not loaded, and `import lastmile` alone loads neither
+    the scenario nor the run modules."""
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['lastmile', 'run', '--json', '--example', 'chain-per5-newreno',\n"
+        "            '--set', 'stop_time=1ms']\n"
+        "try:\n"
+        "    runpy.run_module('lastmile', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "unused = {'argparse', 'gettext', 'locale', 'lastmile.sweep', 'lastmile.cli_argparse'}\n"
+        "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
+    assert proc.stderr.strip() == ""
+    code = (
+        "import sys, lastmile\nprint(','.join(sorted(m for m in sys.modules if 'lastmile.' in m)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "lastmile._errors"
