@@ -17,12 +17,11 @@ imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a
 
 from __future__ import annotations
 
-import argparse
 import math
 import shlex
 import signal
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from lastmile._scenario import Scenario, load
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 __all__ = ["main"]
@@ -51,68 +51,6 @@ EXIT_TERMINATED = 143
 _BadInput = cli_hints.BadInput
 
 
-def _terminal_width() -> int:
-    """The terminal's width in columns, as `shutil.get_terminal_size` finds it (``COLUMNS``,
-    then the terminal of stdout, else 80), without importing `shutil` (with `bz2`, `lzma`
-    and `zlib`: about 2 ms of every start-up, which argparse spends on every
-    ``add_argument`` to build a help formatter)."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-        if columns > 0:
-            return columns
-    except ValueError:
-        pass
-    stdout = sys.__stdout__
-    if stdout is None:
-        return 80
-    try:
-        return os.get_terminal_size(stdout.fileno()).columns or 80
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-class _Parser(argparse.ArgumentParser):
-    """An `argparse.ArgumentParser` whose help formatter is given the terminal's width
-    (`_terminal_width`) instead of asking `shutil` for it; its help reads the same. The
-    commands' parsers are of the same class (argparse makes subparsers of the parent's)."""
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse narrows the width it asks for by 2 columns; so does this. (typeshed's
-        # formatter_class takes only `prog`; every HelpFormatter takes `width` too.)
-        make: Any = self.formatter_class
-        formatter: argparse.HelpFormatter = make(prog=self.prog, width=_terminal_width() - 2)
-        return formatter
-
-
-class _Unused:
-    """Stands for the parser of a command that this invocation does not run: it takes
-    every call the registration makes (arguments, groups, defaults) and keeps nothing."""
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: self
-
-
-class _Commands:
-    """The subparsers object as the registrations see it. When the command line names its
-    command, only that command gets a parser (the others' arguments would never be
-    parsed, and argparse takes several milliseconds of each start-up to build them all);
-    with no command named, every one is built, for the help or the error argparse
-    prints."""
-
-    def __init__(self, real: Any, wanted: str | None) -> None:
-        self.real, self.wanted = real, wanted
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        if self.wanted is None or name == self.wanted:
-            return self.real.add_parser(name, **kwargs)
-        return _Unused()
-
-    def wants_any(self, names: Iterable[str]) -> bool:
-        return self.wanted is None or self.wanted in names
-
-
 def _wanted_command(argv: Sequence[str] | None) -> str | None:
     """The command `argv` names, if its first word is one; None otherwise (no command,
     an option first, a misspelt command)."""
@@ -126,12 +64,14 @@ def _wanted_command(argv: Sequence[str] | None) -> str | None:
 def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``lastmile`` parser, with full arguments for the command `argv` runs (for every
     command when `argv` names none)."""
-    parser = _Parser(
+    from lastmile.cli_argparse import Commands, Parser
+
+    parser = Parser(
         prog="lastmile",
         description="A fast, deterministic simulator of TCP over wired-cum-wireless paths.",
     )
     parser.add_argument("--version", action="version", version=f"lastmile {_core.version()}")
-    commands: Any = _Commands(
+    commands: Any = Commands(
         parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
         _wanted_command(argv),
     )
@@ -705,10 +645,72 @@ def _error(message: str) -> None:
     print(f"lastmile: error: {line}", file=sys.stderr)
 
 
+class _Arguments:
+    """The namespace argparse gives, for a command line `_simple_run` reads itself."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.__dict__
+
+
+#: The options of ``run`` that take one value, by their destination; `_simple_run` reads
+#: them as argparse does ("overrides" is ``--set``, which appends).
+_RUN_VALUES = {
+    "--example": "example",
+    "--seed": "seed",
+    "--set": "overrides",
+    "--out": "out",
+    "--max-events": "max_events",
+    "--max-wall": "max_wall",
+}
+
+
+def _simple_run(argv: Sequence[str]) -> Any:
+    """The arguments of a simple ``run`` command line, as the argparse parser reads them,
+    without importing argparse (milliseconds of each start-up): at most one scenario file,
+    ``--json``, and `_RUN_VALUES` options each followed by a value that does not start
+    with ``-``. None for anything else (help, traces, captures, an abbreviated or unknown
+    option, ``--opt=value``, a second scenario...): argparse reads those, with its errors."""
+    if not argv or argv[0] != "run":
+        return None
+    values: dict[str, Any] = {
+        "command": "run",
+        "scenario": None,
+        "example": None,
+        "seed": None,
+        "overrides": [],
+        "json": False,
+        "trace": [],
+        "pcap": [],
+        "out": None,
+        "max_events": None,
+        "max_wall": None,
+    }
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--json":
+            values["json"] = True
+        elif word in _RUN_VALUES:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return None
+            if word == "--set":
+                values["overrides"].append(value)
+            else:
+                values[_RUN_VALUES[word]] = value
+        elif word.startswith("-") or values["scenario"] is not None:
+            return None
+        else:
+            values["scenario"] = word
+    return _Arguments(**values)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: ``sys.argv[1:]``); return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(argv).parse_args(argv)
+    args = _simple_run(argv) or _parser(argv).parse_args(argv)
     args.argv = argv
     try:
         return _COMMANDS[args.command](args)

@@ -14,7 +14,6 @@ be trusted); 130 interrupted (the summary so far is printed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 __all__ = ["COMMANDS", "cmd_emulate", "register"]
@@ -42,6 +42,8 @@ EXIT_STATUSES = f"""exit status:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``emulate`` to a ``lastmile`` subparsers object."""
+    import argparse
+
     p = subparsers.add_parser(
         "emulate",
         help="run a scenario in real time with real Linux hosts at its flow endpoints",

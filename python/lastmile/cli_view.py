@@ -16,13 +16,12 @@ otherwise draws solid blobs).
 Also here: `add_set` and `add_seed` (the ``--set`` and ``--seed`` options the
 scenario-reading commands share). What a run directory holds and how it is written is the
 library's (`lastmile.run_dir`), which the report reads without the CLI. Registering imports
-only argparse.
+only argparse, and importing the module does not (``lastmile run`` parses its simple
+command lines without it).
 """
 
 from __future__ import annotations
 
-import argparse
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,7 +35,11 @@ from lastmile.run_dir import (
     write_run_dir,
 )
 
-# `typing` only for the type checker: importing it costs a few ms of every start-up.
+# argparse only for the type checker: ``lastmile run`` may start without it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
 __all__ = [
     "COMMANDS",
     "add_seed",
@@ -162,6 +165,8 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
             raise
         raise BadInput(better) from None
     out_dir = args.out or Path("out") / scenario.name
+    import shlex
+
     result.summary["command"] = shlex.join(["lastmile", *getattr(args, "argv", [])])
     for written in write_run_dir(result, out_dir, traces):
         print(f"wrote {written}", file=sys.stderr)
