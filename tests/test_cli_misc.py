@@ -165,17 +165,15 @@ def test_simple_run_lines_are_read_as_argparse_reads_them(line: str, simple: boo
 
 def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
     """A simple `lastmile run` command line is read without argparse (with `gettext` and
-    `locale`), `lastmile.sweep` is not loaded, and `import lastmile` alone loads neither
-    the scenario nor the run modules."""
+    `locale`), SIGTERM is caught without `signal` and `contextlib` (called as the console
+    script calls it: `python -m` brings `contextlib` with `runpy`), `lastmile.sweep` is not
+    loaded, and `import lastmile` alone loads neither the scenario nor the run modules."""
     code = (
-        "import runpy, sys\n"
-        "sys.argv = ['lastmile', 'run', '--json', '--example', 'chain-per5-newreno',\n"
-        "            '--set', 'stop_time=1ms']\n"
-        "try:\n"
-        "    runpy.run_module('lastmile', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "unused = {'argparse', 'gettext', 'locale', 'lastmile.sweep', 'lastmile.cli_argparse'}\n"
+        "import sys\n"
+        "from lastmile.cli import main\n"
+        "main(['run', '--json', '--example', 'chain-per5-newreno', '--set', 'stop_time=1ms'])\n"
+        "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib',\n"
+        "          'lastmile.sweep', 'lastmile.cli_argparse'}\n"
         "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

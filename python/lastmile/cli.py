@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import math
 import shlex
-import signal
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view, run_dir
@@ -35,7 +33,10 @@ from lastmile._scenario import Scenario, load
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    import signal as _signal
     from typing import Any
+else:
+    import _signal
 
 __all__ = ["main"]
 
@@ -441,25 +442,32 @@ class _Terminated(KeyboardInterrupt):
     KeyboardInterrupt)."""
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[list[bool]]:
-    """While a run goes on, SIGTERM stops it cleanly, as Ctrl-C does; the flag says it
-    came. Off the main thread nothing changes."""
-    came = [False]
+class _SigtermAsInterrupt:
+    """While a run goes on (``with``), SIGTERM stops it cleanly, as Ctrl-C does;
+    `terminated` says it came. Off the main thread nothing changes. (A class rather than
+    a `contextlib.contextmanager`, and `_signal` rather than its `signal` wrapper, whose
+    import builds enums of every signal: each costs a few million instructions of every
+    start-up.)"""
 
-    def handler(_signum: int, _frame: object) -> None:
-        came[0] = True
+    def __init__(self) -> None:
+        self.terminated, self.installed = False, False
+        self.previous: Any = None
+
+    def _handler(self, _signum: int, _frame: object) -> None:
+        self.terminated = True
         raise _Terminated
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield came
-        return
-    try:
-        yield came
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    def __enter__(self) -> _SigtermAsInterrupt:
+        try:
+            self.previous = _signal.signal(_signal.SIGTERM, self._handler)
+            self.installed = True
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.installed:
+            _signal.signal(_signal.SIGTERM, self.previous)
 
 
 def _command(args: argparse.Namespace, seed: int) -> str:
@@ -517,7 +525,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         out_dir = out_dir_argument(str(Path("out") / scenario.name))
     progress = RunProgress(sys.stderr, budget=event_budget())
     status, budget_note = EXIT_OK, ""
-    with _sigterm_as_interrupt() as terminated:
+    with _SigtermAsInterrupt() as sigterm:
         try:
             result = _explained(
                 args.overrides,
@@ -536,7 +544,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
         except RunInterrupted as stopped:
             result = stopped.result
-            status = EXIT_TERMINATED if terminated[0] else EXIT_INTERRUPTED
+            status = EXIT_TERMINATED if sigterm.terminated else EXIT_INTERRUPTED
         except BudgetExceeded as over:
             result = over.result
             status = EXIT_BUDGET
