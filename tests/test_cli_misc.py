@@ -164,15 +164,18 @@ def test_simple_run_lines_are_read_as_argparse_reads_them(line: str, simple: boo
 
 
 def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
-    """A simple `lastmile run` command line is read without argparse (with `gettext` and
-    `locale`), SIGTERM is caught without `signal` and `contextlib` (called as the console
-    script calls it: `python -m` brings `contextlib` with `runpy`), `lastmile.sweep` is not
-    loaded, and `import lastmile` alone loads neither the scenario nor the run modules."""
+    """A simple `lastmile run FILE` command line is read without argparse (with `gettext`
+    and `locale`), names its file without pathlib (with `urllib.parse` and `ipaddress`),
+    catches SIGTERM without `signal` and `contextlib` (called as the console script calls
+    it: `python -m` brings `contextlib` with `runpy`), and loads no `lastmile.sweep`;
+    `import lastmile` alone loads neither the scenario nor the run modules."""
     code = (
         "import sys\n"
         "from lastmile.cli import main\n"
-        "main(['run', '--json', '--example', 'chain-per5-newreno', '--set', 'stop_time=1ms'])\n"
-        "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib',\n"
+        f"main(['run', '--json', {str(example('chain-per5-newreno'))!r},\n"
+        "      '--set', 'stop_time=1ms'])\n"
+        "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib', 'pathlib',\n"
+        "          'urllib.parse', 'ipaddress',\n"
         "          'lastmile.sweep', 'lastmile.cli_argparse'}\n"
         "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
     )
@@ -184,3 +187,35 @@ def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "lastmile._errors"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        ".",
+        "./",
+        "a.toml",
+        "./a//b/./c/",
+        "/",
+        "//",
+        "///",
+        "//a",
+        "///a/../b",
+        "a/../b",
+        "../x.toml",
+        " ",
+        "a\x00b",
+        "/etc/passwd/x",
+        "tests",
+        "tests/conftest.py/x",
+        "~",
+    ],
+)
+def test_scenario_paths_read_as_pathlib_reads_them(text: str) -> None:
+    """`lastmile run` names its scenario file as ``str(Path(SCENARIO))`` and checks it
+    exists as ``Path.exists`` does, without importing pathlib."""
+    from lastmile.cli_hints import path_exists, path_text
+
+    assert path_text(text) == str(Path(text))
+    assert path_exists(text) == Path(text).exists()

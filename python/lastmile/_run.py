@@ -27,7 +27,6 @@ import operator
 import os
 import shlex
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from lastmile import _core
 from lastmile._errors import (
@@ -43,6 +42,7 @@ from lastmile._scenario import Overrides, Scenario, check_path, normalise_overri
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     import pandas as pd
@@ -424,6 +424,8 @@ def check_out_dir(out_dir: object, argument: str = "out_dir") -> Path:
     """`out_dir` as a `Path` if a run can write there, else `ArgumentError` before anything
     runs: an existing directory that can be written, or a path whose nearest existing
     ancestor is one (the run creates the rest)."""
+    from pathlib import Path
+
     path = Path(check_path(out_dir, argument, "a directory"))
 
     def refuse(why: str) -> ArgumentError:

@@ -13,7 +13,6 @@ import json
 import numbers
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from lastmile import _core
 from lastmile._errors import ArgumentError, ArgumentTypeError, clip
@@ -21,6 +20,7 @@ from lastmile._errors import ArgumentError, ArgumentTypeError, clip
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Literal
 
     Format = Literal["toml", "yaml", "json"]
@@ -298,6 +298,8 @@ def load(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Sc
     Raises `lastmile.ScenarioError` naming the file, field path, value and expectation,
     and `lastmile.ArgumentError` for an argument of the wrong kind.
     """
+    from pathlib import Path
+
     check_path(path)
     sets = normalise_overrides(overrides)
     loaded = _core.load(path, sets)

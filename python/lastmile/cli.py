@@ -21,7 +21,6 @@ import math
 import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view, run_dir
 from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
@@ -34,6 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     import signal as _signal
+    from pathlib import Path
     from typing import Any
 else:
     import _signal
@@ -145,7 +145,9 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 _add_set = cli_view.add_set
 
 
-def _scenario_file(args: argparse.Namespace) -> Path:
+def _scenario_file(args: argparse.Namespace) -> Path | str:
+    """The scenario file to run: an example's, or the SCENARIO given, as
+    ``str(Path(SCENARIO))`` (without importing pathlib, which the core does not need)."""
     if args.example is not None and args.scenario is not None:
         raise _BadInput("give a SCENARIO file or --example NAME, not both")
     if args.example is not None:
@@ -156,6 +158,8 @@ def _scenario_file(args: argparse.Namespace) -> Path:
         except KeyError as e:
             raise _BadInput(str(e.args[0])) from None
     for link in args.pcap if "pcap" in args else ():
+        from pathlib import Path
+
         if Path(link).suffix in (".toml", ".yaml", ".yml", ".json"):
             raise _BadInput(
                 f"--pcap {link}: --pcap takes link names; give the scenario file before the "
@@ -166,10 +170,10 @@ def _scenario_file(args: argparse.Namespace) -> Path:
     instead = cli_hints.example_instead_of_file(args.scenario)
     if instead is not None:
         raise _BadInput(instead)
-    return Path(args.scenario)
+    return cli_hints.path_text(args.scenario)
 
 
-def _explained(overrides: Sequence[str], path: Path, call: Any) -> Any:
+def _explained(overrides: Sequence[str], path: Path | str, call: Any) -> Any:
     """`call()`, with a `ScenarioError` an override caused said in terms of what to type."""
     try:
         return call()
@@ -516,13 +520,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     seed = cli_view.seed_argument(args.seed)
     out_dir = out_dir_argument(args.out)
     max_events, max_wall = _max_events(args.max_events), _max_wall(args.max_wall)
-    scenario: Scenario | Path = path
+    scenario: Scenario | Path | str = path
     wants_files = bool(args.trace or args.pcap)
     if wants_files and out_dir is None:
         # The name is an identifier (the core refuses separators and leading dots), so
         # this stays inside ./out.
-        scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
-        out_dir = out_dir_argument(str(Path("out") / scenario.name))
+        from pathlib import Path
+
+        loaded: Scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
+        scenario = loaded
+        out_dir = out_dir_argument(str(Path("out") / loaded.name))
     progress = RunProgress(sys.stderr, budget=event_budget())
     status, budget_note = EXIT_OK, ""
     with _SigtermAsInterrupt() as sigterm:
@@ -581,6 +588,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     path = Path(args.file)
     instead = cli_hints.example_instead_of_file(args.file)
     if instead is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
@@ -52,6 +51,7 @@ The reports (comparison.md/.csv/.json, index.json) are written for 0, 1 and 3.""
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``reproduce`` to a ``lastmile`` subparsers object."""
     import argparse
+    from pathlib import Path
 
     p = subparsers.add_parser(
         "reproduce",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
@@ -40,6 +39,8 @@ EXIT_INTERRUPTED = 130
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sweep`` and ``results`` to a ``lastmile`` subparsers object."""
+    from pathlib import Path
+
     p = subparsers.add_parser(
         "sweep",
         help="run a parameter campaign (grid, zip, variants, seeds) into a results store",
@@ -252,6 +253,8 @@ def _results(args: argparse.Namespace) -> int:
 
 
 def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
+    from pathlib import Path
+
     from lastmile.plot import results_figure, save
     from lastmile.sweep import results
 

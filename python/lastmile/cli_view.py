@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from lastmile import _core
 from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
@@ -39,6 +38,7 @@ from lastmile.run_dir import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
 __all__ = [
     "COMMANDS",
@@ -84,6 +84,8 @@ def add_set(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``plot`` and ``report`` to a ``lastmile`` subparsers object."""
+    from pathlib import Path
+
     from lastmile.plot import PLOTS
 
     p = subparsers.add_parser(
@@ -140,6 +142,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
     """Run the scenario with the traces `kinds` need; write and return its run directory."""
+    from pathlib import Path
+
     from lastmile._examples import example_path
     from lastmile._run import run
     from lastmile._scenario import load
@@ -175,6 +179,8 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """``lastmile plot``: draw the pictures of a run directory or of a fresh run."""
+    from pathlib import Path
+
     from lastmile.plot import PLOTS, draw, hop_names, receiver_windows, traces_from_dir
 
     kinds = list(dict.fromkeys(args.only or PLOTS))
