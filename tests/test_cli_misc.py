@@ -175,7 +175,7 @@ def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
         f"main(['run', '--json', {str(example('chain-per5-newreno'))!r},\n"
         "      '--set', 'stop_time=1ms'])\n"
         "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib', 'pathlib',\n"
-        "          'urllib.parse', 'ipaddress',\n"
+        "          'urllib.parse', 'ipaddress', 'numbers',\n"
         "          'lastmile.sweep', 'lastmile.cli_argparse'}\n"
         "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
     )

@@ -10,7 +10,6 @@ refused here with `lastmile.ArgumentError` naming the argument and the value.
 from __future__ import annotations
 
 import json
-import numbers
 import os
 from collections.abc import Mapping, Sequence
 
@@ -74,6 +73,8 @@ def _literal(value: object, key: str, depth: int = 0) -> str:
     """`value` as a TOML literal, the syntax the core reads override values in.
 
     Numbers are any `numbers.Real` (int, float, Fraction, NumPy scalars)."""
+    import numbers  # here: its import costs about 1 % of a `lastmile run`
+
     if depth > OVERRIDE_DEPTH_MAX:
         raise ArgumentError(
             f"override {clip(key, 60)}: nested more than {OVERRIDE_DEPTH_MAX} levels deep "
