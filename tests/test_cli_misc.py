@@ -120,3 +120,102 @@ def test_lastmile_run_starts_without_the_modules_it_does_not_use() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
     assert proc.stderr.strip() == ""
+
+
+#: Command lines of `lastmile run` and whether `cli._simple_run` reads them itself.
+_RUN_LINES = [
+    ("run f.toml", True),
+    ("run f.toml --json", True),
+    ("run --json f.toml --set a=b --set c=d", True),
+    ("run --set a=b f.toml --seed 7 --max-events 1e6 --max-wall 3s --out o", True),
+    ("run --example chain-per5-newreno --json --example tulip-basic", True),
+    ("run '' --set 'x={a = 1}'", True),
+    ("run --json", True),
+    # Left to argparse: help, errors, options of several values, `=` and abbreviated forms.
+    ("run --help", False),
+    ("run -h f.toml", False),
+    ("run f.toml g.toml", False),
+    ("run f.toml --set", False),
+    ("run f.toml --seed -1", False),
+    ("run f.toml --js", False),
+    ("run f.toml --seed=3", False),
+    ("run f.toml --trace cwnd --json", False),
+    ("run f.toml --pcap wireless --", False),
+    ("run -- f.toml", False),
+    ("validate f.toml", False),
+    ("--version", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize(("line", "simple"), _RUN_LINES)
+def test_simple_run_lines_are_read_as_argparse_reads_them(line: str, simple: bool) -> None:
+    """`lastmile run` reads its simple command lines without argparse: each gives the
+    namespace the argparse parser gives; anything else is left to argparse."""
+    import shlex
+
+    from lastmile import cli
+
+    argv = shlex.split(line)
+    read = cli._simple_run(argv)
+    assert (read is not None) == simple
+    if read is not None:
+        assert vars(read) == vars(cli._parser(argv).parse_args(argv))
+
+
+def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
+    """A simple `lastmile run FILE` command line is read without argparse (with `gettext`
+    and `locale`), names its file without pathlib (with `urllib.parse` and `ipaddress`),
+    catches SIGTERM without `signal` and `contextlib` (called as the console script calls
+    it: `python -m` brings `contextlib` with `runpy`), and loads no `lastmile.sweep`;
+    `import lastmile` alone loads neither the scenario nor the run modules."""
+    code = (
+        "import sys\n"
+        "from lastmile.cli import main\n"
+        f"main(['run', '--json', {str(example('chain-per5-newreno'))!r},\n"
+        "      '--set', 'stop_time=1ms'])\n"
+        "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib', 'pathlib',\n"
+        "          'urllib.parse', 'ipaddress', 'numbers',\n"
+        "          'lastmile.sweep', 'lastmile.cli_argparse'}\n"
+        "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
+    assert proc.stderr.strip() == ""
+    code = (
+        "import sys, lastmile\nprint(','.join(sorted(m for m in sys.modules if 'lastmile.' in m)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "lastmile._errors"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        ".",
+        "./",
+        "a.toml",
+        "./a//b/./c/",
+        "/",
+        "//",
+        "///",
+        "//a",
+        "///a/../b",
+        "a/../b",
+        "../x.toml",
+        " ",
+        "a\x00b",
+        "/etc/passwd/x",
+        "tests",
+        "tests/conftest.py/x",
+        "~",
+    ],
+)
+def test_scenario_paths_read_as_pathlib_reads_them(text: str) -> None:
+    """`lastmile run` names its scenario file as ``str(Path(SCENARIO))`` and checks it
+    exists as ``Path.exists`` does, without importing pathlib."""
+    from lastmile.cli_hints import path_exists, path_text
+
+    assert path_text(text) == str(Path(text))
+    assert path_exists(text) == Path(text).exists()

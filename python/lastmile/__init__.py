@@ -21,6 +21,7 @@ derives from `LastmileError` (`ScenarioError`, `SimulationError`, `ArgumentError
 from __future__ import annotations
 
 import importlib
+import sys
 
 from lastmile._errors import (
     ArgumentError,
@@ -33,11 +34,11 @@ from lastmile._errors import (
     StoreError,
     UnknownNameError,
 )
-from lastmile.sweep import results, sweep
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType as _ModuleType
     from typing import Any
 
     from lastmile._examples import Example, example_path, examples
@@ -51,13 +52,15 @@ if TYPE_CHECKING:
         validate,
     )
     from lastmile._scenario import Overrides, Scenario, load
+    from lastmile.sweep import results, sweep
     from lastmile.sweep.spec import SweepError
 
     __version__: str
 
 #: Where each name loaded on first use lives: ``import lastmile`` (and so every ``lastmile``
 #: command) pays only for what it touches; the scenario, run, example and sweep-file
-#: modules load when a name from them is first asked for.
+#: modules load when a name from them is first asked for. (`sweep` and `results` are the
+#: functions of the `lastmile.sweep` package; `_Package` keeps its name for the function.)
 _HOMES = {
     "Example": "lastmile._examples",
     "example_path": "lastmile._examples",
@@ -73,6 +76,8 @@ _HOMES = {
     "Scenario": "lastmile._scenario",
     "load": "lastmile._scenario",
     "SweepError": "lastmile.sweep.spec",
+    "results": "lastmile.sweep",
+    "sweep": "lastmile.sweep",
 }
 
 
@@ -85,6 +90,24 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'lastmile' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:
+    _ModuleType = type(sys)
+
+
+class _Package(_ModuleType):
+    """The `lastmile` module's class: as when `lastmile.sweep` was imported with the
+    package, ``lastmile.sweep`` stays the function `sweep` when the import system binds
+    the subpackage of that name (on its first import, from anywhere)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "sweep" and isinstance(value, _ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
+
+# pathlib only for the type checker: ``lastmile run`` may start without it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["write_fresh"]
 

@@ -10,10 +10,8 @@ refused here with `lastmile.ArgumentError` naming the argument and the value.
 from __future__ import annotations
 
 import json
-import numbers
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from lastmile import _core
 from lastmile._errors import ArgumentError, ArgumentTypeError, clip
@@ -21,6 +19,7 @@ from lastmile._errors import ArgumentError, ArgumentTypeError, clip
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Literal
 
     Format = Literal["toml", "yaml", "json"]
@@ -74,6 +73,8 @@ def _literal(value: object, key: str, depth: int = 0) -> str:
     """`value` as a TOML literal, the syntax the core reads override values in.
 
     Numbers are any `numbers.Real` (int, float, Fraction, NumPy scalars)."""
+    import numbers  # here: its import costs about 1 % of a `lastmile run`
+
     if depth > OVERRIDE_DEPTH_MAX:
         raise ArgumentError(
             f"override {clip(key, 60)}: nested more than {OVERRIDE_DEPTH_MAX} levels deep "
@@ -298,6 +299,8 @@ def load(path: str | os.PathLike[str], overrides: Overrides | None = None) -> Sc
     Raises `lastmile.ScenarioError` naming the file, field path, value and expectation,
     and `lastmile.ArgumentError` for an argument of the wrong kind.
     """
+    from pathlib import Path
+
     check_path(path)
     sets = normalise_overrides(overrides)
     loaded = _core.load(path, sets)

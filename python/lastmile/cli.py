@@ -17,14 +17,10 @@ imported when ``--trace`` asks for Parquet files, and pandas never. That keeps a
 
 from __future__ import annotations
 
-import argparse
 import math
 import shlex
-import signal
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Sequence
 
 from lastmile import _core, cli_emulate, cli_hints, cli_reproduce, cli_sweep, cli_view, run_dir
 from lastmile._errors import BudgetExceeded, LastmileError, RunInterrupted, SimulationError
@@ -35,7 +31,12 @@ from lastmile._scenario import Scenario, load
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    import signal as _signal
+    from pathlib import Path
     from typing import Any
+else:
+    import _signal
 
 __all__ = ["main"]
 
@@ -51,68 +52,6 @@ EXIT_TERMINATED = 143
 _BadInput = cli_hints.BadInput
 
 
-def _terminal_width() -> int:
-    """The terminal's width in columns, as `shutil.get_terminal_size` finds it (``COLUMNS``,
-    then the terminal of stdout, else 80), without importing `shutil` (with `bz2`, `lzma`
-    and `zlib`: about 2 ms of every start-up, which argparse spends on every
-    ``add_argument`` to build a help formatter)."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-        if columns > 0:
-            return columns
-    except ValueError:
-        pass
-    stdout = sys.__stdout__
-    if stdout is None:
-        return 80
-    try:
-        return os.get_terminal_size(stdout.fileno()).columns or 80
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-class _Parser(argparse.ArgumentParser):
-    """An `argparse.ArgumentParser` whose help formatter is given the terminal's width
-    (`_terminal_width`) instead of asking `shutil` for it; its help reads the same. The
-    commands' parsers are of the same class (argparse makes subparsers of the parent's)."""
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse narrows the width it asks for by 2 columns; so does this. (typeshed's
-        # formatter_class takes only `prog`; every HelpFormatter takes `width` too.)
-        make: Any = self.formatter_class
-        formatter: argparse.HelpFormatter = make(prog=self.prog, width=_terminal_width() - 2)
-        return formatter
-
-
-class _Unused:
-    """Stands for the parser of a command that this invocation does not run: it takes
-    every call the registration makes (arguments, groups, defaults) and keeps nothing."""
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: self
-
-
-class _Commands:
-    """The subparsers object as the registrations see it. When the command line names its
-    command, only that command gets a parser (the others' arguments would never be
-    parsed, and argparse takes several milliseconds of each start-up to build them all);
-    with no command named, every one is built, for the help or the error argparse
-    prints."""
-
-    def __init__(self, real: Any, wanted: str | None) -> None:
-        self.real, self.wanted = real, wanted
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        if self.wanted is None or name == self.wanted:
-            return self.real.add_parser(name, **kwargs)
-        return _Unused()
-
-    def wants_any(self, names: Iterable[str]) -> bool:
-        return self.wanted is None or self.wanted in names
-
-
 def _wanted_command(argv: Sequence[str] | None) -> str | None:
     """The command `argv` names, if its first word is one; None otherwise (no command,
     an option first, a misspelt command)."""
@@ -126,12 +65,14 @@ def _wanted_command(argv: Sequence[str] | None) -> str | None:
 def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``lastmile`` parser, with full arguments for the command `argv` runs (for every
     command when `argv` names none)."""
-    parser = _Parser(
+    from lastmile.cli_argparse import Commands, Parser
+
+    parser = Parser(
         prog="lastmile",
         description="A fast, deterministic simulator of TCP over wired-cum-wireless paths.",
     )
     parser.add_argument("--version", action="version", version=f"lastmile {_core.version()}")
-    commands: Any = _Commands(
+    commands: Any = Commands(
         parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
         _wanted_command(argv),
     )
@@ -204,7 +145,9 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 _add_set = cli_view.add_set
 
 
-def _scenario_file(args: argparse.Namespace) -> Path:
+def _scenario_file(args: argparse.Namespace) -> Path | str:
+    """The scenario file to run: an example's, or the SCENARIO given, as
+    ``str(Path(SCENARIO))`` (without importing pathlib, which the core does not need)."""
     if args.example is not None and args.scenario is not None:
         raise _BadInput("give a SCENARIO file or --example NAME, not both")
     if args.example is not None:
@@ -215,6 +158,8 @@ def _scenario_file(args: argparse.Namespace) -> Path:
         except KeyError as e:
             raise _BadInput(str(e.args[0])) from None
     for link in args.pcap if "pcap" in args else ():
+        from pathlib import Path
+
         if Path(link).suffix in (".toml", ".yaml", ".yml", ".json"):
             raise _BadInput(
                 f"--pcap {link}: --pcap takes link names; give the scenario file before the "
@@ -225,10 +170,10 @@ def _scenario_file(args: argparse.Namespace) -> Path:
     instead = cli_hints.example_instead_of_file(args.scenario)
     if instead is not None:
         raise _BadInput(instead)
-    return Path(args.scenario)
+    return cli_hints.path_text(args.scenario)
 
 
-def _explained(overrides: Sequence[str], path: Path, call: Any) -> Any:
+def _explained(overrides: Sequence[str], path: Path | str, call: Any) -> Any:
     """`call()`, with a `ScenarioError` an override caused said in terms of what to type."""
     try:
         return call()
@@ -501,25 +446,32 @@ class _Terminated(KeyboardInterrupt):
     KeyboardInterrupt)."""
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[list[bool]]:
-    """While a run goes on, SIGTERM stops it cleanly, as Ctrl-C does; the flag says it
-    came. Off the main thread nothing changes."""
-    came = [False]
+class _SigtermAsInterrupt:
+    """While a run goes on (``with``), SIGTERM stops it cleanly, as Ctrl-C does;
+    `terminated` says it came. Off the main thread nothing changes. (A class rather than
+    a `contextlib.contextmanager`, and `_signal` rather than its `signal` wrapper, whose
+    import builds enums of every signal: each costs a few million instructions of every
+    start-up.)"""
 
-    def handler(_signum: int, _frame: object) -> None:
-        came[0] = True
+    def __init__(self) -> None:
+        self.terminated, self.installed = False, False
+        self.previous: Any = None
+
+    def _handler(self, _signum: int, _frame: object) -> None:
+        self.terminated = True
         raise _Terminated
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield came
-        return
-    try:
-        yield came
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    def __enter__(self) -> _SigtermAsInterrupt:
+        try:
+            self.previous = _signal.signal(_signal.SIGTERM, self._handler)
+            self.installed = True
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.installed:
+            _signal.signal(_signal.SIGTERM, self.previous)
 
 
 def _command(args: argparse.Namespace, seed: int) -> str:
@@ -568,16 +520,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     seed = cli_view.seed_argument(args.seed)
     out_dir = out_dir_argument(args.out)
     max_events, max_wall = _max_events(args.max_events), _max_wall(args.max_wall)
-    scenario: Scenario | Path = path
+    scenario: Scenario | Path | str = path
     wants_files = bool(args.trace or args.pcap)
     if wants_files and out_dir is None:
         # The name is an identifier (the core refuses separators and leading dots), so
         # this stays inside ./out.
-        scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
-        out_dir = out_dir_argument(str(Path("out") / scenario.name))
+        from pathlib import Path
+
+        loaded: Scenario = _explained(args.overrides, path, lambda: load(path, args.overrides))
+        scenario = loaded
+        out_dir = out_dir_argument(str(Path("out") / loaded.name))
     progress = RunProgress(sys.stderr, budget=event_budget())
     status, budget_note = EXIT_OK, ""
-    with _sigterm_as_interrupt() as terminated:
+    with _SigtermAsInterrupt() as sigterm:
         try:
             result = _explained(
                 args.overrides,
@@ -596,7 +551,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
         except RunInterrupted as stopped:
             result = stopped.result
-            status = EXIT_TERMINATED if terminated[0] else EXIT_INTERRUPTED
+            status = EXIT_TERMINATED if sigterm.terminated else EXIT_INTERRUPTED
         except BudgetExceeded as over:
             result = over.result
             status = EXIT_BUDGET
@@ -633,6 +588,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     path = Path(args.file)
     instead = cli_hints.example_instead_of_file(args.file)
     if instead is not None:
@@ -705,10 +662,72 @@ def _error(message: str) -> None:
     print(f"lastmile: error: {line}", file=sys.stderr)
 
 
+class _Arguments:
+    """The namespace argparse gives, for a command line `_simple_run` reads itself."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.__dict__
+
+
+#: The options of ``run`` that take one value, by their destination; `_simple_run` reads
+#: them as argparse does ("overrides" is ``--set``, which appends).
+_RUN_VALUES = {
+    "--example": "example",
+    "--seed": "seed",
+    "--set": "overrides",
+    "--out": "out",
+    "--max-events": "max_events",
+    "--max-wall": "max_wall",
+}
+
+
+def _simple_run(argv: Sequence[str]) -> Any:
+    """The arguments of a simple ``run`` command line, as the argparse parser reads them,
+    without importing argparse (milliseconds of each start-up): at most one scenario file,
+    ``--json``, and `_RUN_VALUES` options each followed by a value that does not start
+    with ``-``. None for anything else (help, traces, captures, an abbreviated or unknown
+    option, ``--opt=value``, a second scenario...): argparse reads those, with its errors."""
+    if not argv or argv[0] != "run":
+        return None
+    values: dict[str, Any] = {
+        "command": "run",
+        "scenario": None,
+        "example": None,
+        "seed": None,
+        "overrides": [],
+        "json": False,
+        "trace": [],
+        "pcap": [],
+        "out": None,
+        "max_events": None,
+        "max_wall": None,
+    }
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--json":
+            values["json"] = True
+        elif word in _RUN_VALUES:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return None
+            if word == "--set":
+                values["overrides"].append(value)
+            else:
+                values[_RUN_VALUES[word]] = value
+        elif word.startswith("-") or values["scenario"] is not None:
+            return None
+        else:
+            values["scenario"] = word
+    return _Arguments(**values)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: ``sys.argv[1:]``); return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(argv).parse_args(argv)
+    args = _simple_run(argv) or _parser(argv).parse_args(argv)
     args.argv = argv
     try:
         return _COMMANDS[args.command](args)

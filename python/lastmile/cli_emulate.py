@@ -14,14 +14,14 @@ be trusted); 130 interrupted (the summary so far is printed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
     from typing import Any
 
 __all__ = ["COMMANDS", "cmd_emulate", "register"]
@@ -42,6 +42,9 @@ EXIT_STATUSES = f"""exit status:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``emulate`` to a ``lastmile`` subparsers object."""
+    import argparse
+    from pathlib import Path
+
     p = subparsers.add_parser(
         "emulate",
         help="run a scenario in real time with real Linux hosts at its flow endpoints",
@@ -206,6 +209,7 @@ def _lag_warning(result: Any) -> str | None:
 
 def cmd_emulate(args: argparse.Namespace) -> int:
     import json
+    from pathlib import Path
 
     from lastmile._examples import example_path
     from lastmile.cli_hints import BadInput

@@ -14,21 +14,31 @@ Each returns a one-line message, or None when the error is not of its kind.
 
 from __future__ import annotations
 
-import json
-import re
+import errno
+import os
 from collections.abc import Sequence
-from pathlib import Path
 
-# `typing` only for the type checker: importing it costs a few ms of every start-up.
+# `typing` and `pathlib` only for the type checker: importing them costs milliseconds of
+# every start-up (pathlib brings `re`, `urllib.parse` and `ipaddress`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
-__all__ = ["BadInput", "example_instead_of_file", "explain_override_error"]
+__all__ = [
+    "BadInput",
+    "example_instead_of_file",
+    "explain_override_error",
+    "path_exists",
+    "path_text",
+]
 
 #: The tag keys of the tagged tables (`errors.model`, `app.kind`).
 _TAGS = ("model", "kind")
-_NUMBER_OR_BOOL = re.compile(r"^([+-]?(\d[\d_]*)(\.\d+)?([eE][+-]?\d+)?|true|false|inf|nan)$")
+_NUMBER_OR_BOOL = r"^([+-]?(\d[\d_]*)(\.\d+)?([eE][+-]?\d+)?|true|false|inf|nan)$"
+
+#: The errors of `os.stat` for which `pathlib.Path.exists` says False.
+_ABSENT_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
 class BadInput(Exception):
@@ -45,6 +55,8 @@ def _display(dotted: str) -> str:
 
 def _override_of(error: Any, overrides: Sequence[str]) -> str | None:
     """The override text the error's file label names (``file (--set k=v)``)."""
+    import re
+
     file = str(getattr(error, "file", ""))
     match = re.search(r"\(--set (.*)\)$", file)
     if match and match.group(1) in overrides:
@@ -54,6 +66,8 @@ def _override_of(error: Any, overrides: Sequence[str]) -> str | None:
 
 def _forms(tag: str, value: str) -> list[str]:
     """The required keys of the tagged form `tag = value`, from the JSON Schema."""
+    import json
+
     from lastmile import _core
 
     schema = json.loads(_core.schema())
@@ -65,7 +79,7 @@ def _forms(tag: str, value: str) -> list[str]:
     return []
 
 
-def _table(scenario_file: Path | None, dotted: str) -> dict[str, Any] | None:
+def _table(scenario_file: Path | str | None, dotted: str) -> dict[str, Any] | None:
     """The table at `dotted` in the scenario file as written (normalised), if readable."""
     if scenario_file is None:
         return None
@@ -85,7 +99,9 @@ def _table(scenario_file: Path | None, dotted: str) -> dict[str, Any] | None:
     return node if isinstance(node, dict) else None
 
 
-def _tag_override(error: Any, overrides: Sequence[str], scenario_file: Path | None) -> str | None:
+def _tag_override(
+    error: Any, overrides: Sequence[str], scenario_file: Path | str | None
+) -> str | None:
     path = str(getattr(error, "path", ""))
     if "unknown key" not in str(getattr(error, "expected", "")):
         return None
@@ -119,7 +135,9 @@ def _unquoted_string(error: Any, overrides: Sequence[str]) -> str | None:
     if text is None:
         return None
     key, _, value = text.partition("=")
-    if not _NUMBER_OR_BOOL.match(value.strip()):
+    import re
+
+    if not re.match(_NUMBER_OR_BOOL, value.strip()):
         return None
     return (
         f"{error}; {value.strip()} reads as a number, not text: quote it, "
@@ -128,7 +146,7 @@ def _unquoted_string(error: Any, overrides: Sequence[str]) -> str | None:
 
 
 def explain_override_error(
-    error: Exception, overrides: Sequence[str], scenario_file: Path | None
+    error: Exception, overrides: Sequence[str], scenario_file: Path | str | None
 ) -> str | None:
     """A clearer one-line message for a `ScenarioError` an override caused, or None."""
     if not overrides:
@@ -138,10 +156,33 @@ def explain_override_error(
 
 def example_instead_of_file(name: str) -> str | None:
     """The message for a scenario argument that names no file but a built-in example."""
-    if Path(name).exists():
+    if path_exists(name):
         return None
     from lastmile._examples import examples
 
     if name not in examples():
         return None
     return f"{name}: no such file; it is the name of a built-in example: use --example {name}"
+
+
+def path_text(text: str) -> str:
+    """``str(pathlib.Path(text))`` on POSIX, without importing pathlib: empty and ``.``
+    parts and repeated slashes dropped, two leading slashes kept, ``.`` for nothing."""
+    stripped = text.lstrip("/")
+    slashes = len(text) - len(stripped)
+    root = "//" if slashes == 2 else "/" if slashes else ""
+    parts = [p for p in stripped.split("/") if p and p != "."]
+    return root + "/".join(parts) or "."
+
+
+def path_exists(text: str) -> bool:
+    """``pathlib.Path(text).exists()`` without importing pathlib."""
+    try:
+        os.stat(path_text(text))  # noqa: PTH116 (Path.stat would import pathlib)
+    except OSError as e:
+        if e.errno not in _ABSENT_ERRNOS:
+            raise
+        return False
+    except ValueError:  # not encodable
+        return False
+    return True

@@ -16,16 +16,15 @@ Registering imports only argparse.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
-from pathlib import Path
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from lastmile.reproduce import Outcome
 
 __all__ = ["COMMANDS", "cmd_reproduce", "main", "register"]
@@ -51,6 +50,9 @@ The reports (comparison.md/.csv/.json, index.json) are written for 0, 1 and 3.""
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``reproduce`` to a ``lastmile`` subparsers object."""
+    import argparse
+    from pathlib import Path
+
     p = subparsers.add_parser(
         "reproduce",
         help="re-run a seed paper's experiment and compare with its published numbers",
@@ -127,6 +129,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     outcomes = []
     try:
+        from contextlib import ExitStack
+
         with ExitStack() as stack:
             client = None
             if args.dask is not None:
@@ -175,6 +179,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"reproduce": cmd_rep
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lastmile.cli_reproduce reproduce ...``."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="lastmile")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -16,16 +16,15 @@ nothing beyond argparse: the sweep machinery loads when a handler runs.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
-from pathlib import Path
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     import pandas as pd
 
     from lastmile.sweep.campaign import SweepOutcome
@@ -40,6 +39,8 @@ EXIT_INTERRUPTED = 130
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sweep`` and ``results`` to a ``lastmile`` subparsers object."""
+    from pathlib import Path
+
     p = subparsers.add_parser(
         "sweep",
         help="run a parameter campaign (grid, zip, variants, seeds) into a results store",
@@ -177,6 +178,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise SweepError(f"--jobs {args.jobs}: expected at least 1", file="lastmile sweep")
+    from contextlib import ExitStack
+
     with ExitStack() as stack:
         client = connect_dask(args.dask, stack) if args.dask else None
         outcome = run_campaign(
@@ -250,6 +253,8 @@ def _results(args: argparse.Namespace) -> int:
 
 
 def _plot_results(args: argparse.Namespace, group_by: list[str] | None) -> int:
+    from pathlib import Path
+
     from lastmile.plot import results_figure, save
     from lastmile.sweep import results
 
@@ -317,6 +322,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lastmile.cli_sweep sweep|results ...``; returns the exit status."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="lastmile")
     register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     args = parser.parse_args(argv)

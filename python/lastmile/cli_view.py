@@ -16,16 +16,14 @@ otherwise draws solid blobs).
 Also here: `add_set` and `add_seed` (the ``--set`` and ``--seed`` options the
 scenario-reading commands share). What a run directory holds and how it is written is the
 library's (`lastmile.run_dir`), which the report reads without the CLI. Registering imports
-only argparse.
+only argparse, and importing the module does not (``lastmile run`` parses its simple
+command lines without it).
 """
 
 from __future__ import annotations
 
-import argparse
-import shlex
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from lastmile import _core
 from lastmile.cli_hints import BadInput, example_instead_of_file, explain_override_error
@@ -36,7 +34,12 @@ from lastmile.run_dir import (
     write_run_dir,
 )
 
-# `typing` only for the type checker: importing it costs a few ms of every start-up.
+# argparse only for the type checker: ``lastmile run`` may start without it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
 __all__ = [
     "COMMANDS",
     "add_seed",
@@ -81,6 +84,8 @@ def add_set(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``plot`` and ``report`` to a ``lastmile`` subparsers object."""
+    from pathlib import Path
+
     from lastmile.plot import PLOTS
 
     p = subparsers.add_parser(
@@ -137,6 +142,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
     """Run the scenario with the traces `kinds` need; write and return its run directory."""
+    from pathlib import Path
+
     from lastmile._examples import example_path
     from lastmile._run import run
     from lastmile._scenario import load
@@ -162,6 +169,8 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
             raise
         raise BadInput(better) from None
     out_dir = args.out or Path("out") / scenario.name
+    import shlex
+
     result.summary["command"] = shlex.join(["lastmile", *getattr(args, "argv", [])])
     for written in write_run_dir(result, out_dir, traces):
         print(f"wrote {written}", file=sys.stderr)
@@ -170,6 +179,8 @@ def _run_for_plot(args: argparse.Namespace, kinds: Sequence[str]) -> Path:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """``lastmile plot``: draw the pictures of a run directory or of a fresh run."""
+    from pathlib import Path
+
     from lastmile.plot import PLOTS, draw, hop_names, receiver_windows, traces_from_dir
 
     kinds = list(dict.fromkeys(args.only or PLOTS))
