@@ -662,10 +662,14 @@ impl TcpConnection {
         origin_time: SimTime,
         out: &mut TcpOutbox,
     ) {
+        let fin = seg.header.control == Control::Fin;
+        if seg.payload_len == 0 && !fin {
+            // A pure ACK carries nothing for the receiving half.
+            return;
+        }
         let rcv_nxt = self.receiver.rcv_nxt();
         let start =
             rcv_nxt as i64 + i64::from(seg.header.seq.wrapping_diff(self.recv_seq(rcv_nxt)));
-        let fin = seg.header.control == Control::Fin;
         self.receiver
             .note_sender_state(seg.header.sender_in_slow_start);
         let delivered = self.receiver.on_segment(
@@ -695,6 +699,10 @@ impl TcpConnection {
             return;
         }
         let peer_fin = self.receiver.fin_received();
+        if !self.close_requested && !peer_fin {
+            self.state = Established;
+            return;
+        }
         self.state = match (self.close_requested, self.sender.fin_acked(), peer_fin) {
             (false, _, false) => Established,
             (false, _, true) => CloseWait,
