@@ -613,18 +613,18 @@ mod tests {
         let mut rng = crate::engine::RngStream::derive(7, "accounting");
         let (mut fused, mut steps) = (DataAccounting::new(2), DataAccounting::new(2));
         let mut sent = [u32::MAX - 5_000; 3];
-        for i in 0..5_000 {
+        for i in 0..5_000u32 {
             let flow = (rng.next_u64() % 3) as u32;
             let len = [0, 100, 100, 40][(rng.next_u64() % 4) as usize];
             let back = (rng.next_u64() % 8) as u32 * 100;
-            let seq = if rng.next_u64() % 3 == 0 {
+            let seq = if rng.next_u64().is_multiple_of(3) {
                 sent[flow as usize].wrapping_sub(back)
             } else {
                 sent[flow as usize]
             };
             sent[flow as usize] = seq.wrapping_add(len);
-            let p = segment(flow, seq, len, i % 1_000 == 0);
-            let lost = rng.next_u64() % 5 == 0;
+            let p = segment(flow, seq, len, i.is_multiple_of(1_000));
+            let lost = rng.next_u64().is_multiple_of(5);
             let frame_bytes = u64::from(p.size_bytes()) + 10;
             fused.on_transmitted(&p, frame_bytes, lost);
             steps.on_air(&p, frame_bytes);
