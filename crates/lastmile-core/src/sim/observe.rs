@@ -77,15 +77,40 @@ impl DataAccounting {
         }
     }
 
-    /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate.
+    /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate on a
+    /// point-to-point link: `on_air`, then `on_received` and `on_passed_up` at once if it
+    /// arrived, with the packet's range worked out once for the three.
     pub fn on_transmitted(&mut self, packet: &Packet, frame_bytes: u64, lost: bool) {
-        self.on_air(packet, frame_bytes);
-        if lost && packet.tcp().is_some_and(|s| s.payload_len > 0) {
-            self.data_frames_lost += 1;
+        self.all_bytes_sent += frame_bytes;
+        let data = packet.tcp().is_some_and(|s| s.payload_len > 0);
+        let Some((flow, start, end)) = self.range(packet) else {
+            self.new_bytes_sent += frame_bytes;
+            if data && lost {
+                self.data_frames_lost += 1;
+            } else if data {
+                self.data_frames_delivered += 1;
+            }
+            return;
+        };
+        let f = &mut self.flows[flow];
+        if end > f.highest_sent {
+            f.highest_sent = end;
+            self.new_bytes_sent += frame_bytes;
         }
-        if !lost {
-            self.on_received(packet);
-            self.on_passed_up(packet);
+        if packet.payload_len() > 0 {
+            self.data_frames_sent += 1;
+            if f.received.contains(start, end) {
+                self.redundant_tx += 1;
+            }
+        }
+        if lost {
+            self.data_frames_lost += u64::from(data);
+            return;
+        }
+        f.received.insert(start, end);
+        if data && !f.passed_up.contains(start, end) {
+            f.passed_up.insert(start, end);
+            self.data_frames_delivered += 1;
         }
     }
 
@@ -525,6 +550,95 @@ mod tests {
         assert_eq!(b - a, 1000);
         let c = u.offset(SeqNumber(u32::MAX - 99) + 500);
         assert_eq!(c - a, 500);
+    }
+
+    /// A segment of flow `flow` at sequence number `seq` with `len` payload bytes (a SYN
+    /// when `syn`).
+    fn segment(flow: u32, seq: u32, len: u32, syn: bool) -> Packet {
+        use crate::packet::{
+            Ecn, Ipv4Addr, Ipv4Header, PacketId, Service, TcpHeader, TcpOptions, TcpSegment,
+            Transport, DEFAULT_TTL, PROTO_TCP,
+        };
+        let mut p = Packet {
+            id: PacketId(0),
+            origin_time: SimTime::ZERO,
+            ip: Ipv4Header {
+                src: Ipv4Addr(0x0A00_0001),
+                dst: Ipv4Addr(0x0A00_0003),
+                protocol: PROTO_TCP,
+                ttl: DEFAULT_TTL,
+                total_len: 0,
+                ident: 0,
+                ecn: Ecn::NotEct,
+            },
+            transport: Transport::Tcp(TcpSegment {
+                header: TcpHeader {
+                    src_port: 49152,
+                    dst_port: 5001,
+                    seq: SeqNumber(seq),
+                    ack: Some(SeqNumber(1)),
+                    control: if syn { Control::Syn } else { Control::None },
+                    window: 64_000,
+                    options: TcpOptions::default(),
+                    ece: false,
+                    cwr: false,
+                    sender_in_slow_start: false,
+                },
+                payload_len: len,
+            }),
+            flow: FlowId(flow),
+            service: Service::Reliable,
+        };
+        p.fix_length();
+        p
+    }
+
+    fn counters(a: &DataAccounting) -> [u64; 6] {
+        [
+            a.data_frames_sent,
+            a.data_frames_delivered,
+            a.new_bytes_sent,
+            a.all_bytes_sent,
+            a.redundant_tx,
+            a.data_frames_lost,
+        ]
+    }
+
+    /// `on_transmitted` (the range worked out once) counts what `on_air`, `on_received` and
+    /// `on_passed_up` count one after the other: over in-order data, losses, retransmissions
+    /// of delivered and of lost data, pure ACKs, SYNs, and a flow the accounting does not
+    /// know.
+    #[test]
+    fn on_transmitted_counts_as_its_three_steps() {
+        let mut rng = crate::engine::RngStream::derive(7, "accounting");
+        let (mut fused, mut steps) = (DataAccounting::new(2), DataAccounting::new(2));
+        let mut sent = [u32::MAX - 5_000; 3];
+        for i in 0..5_000u32 {
+            let flow = (rng.next_u64() % 3) as u32;
+            let len = [0, 100, 100, 40][(rng.next_u64() % 4) as usize];
+            let back = (rng.next_u64() % 8) as u32 * 100;
+            let seq = if rng.next_u64().is_multiple_of(3) {
+                sent[flow as usize].wrapping_sub(back)
+            } else {
+                sent[flow as usize]
+            };
+            sent[flow as usize] = seq.wrapping_add(len);
+            let p = segment(flow, seq, len, i.is_multiple_of(1_000));
+            let lost = rng.next_u64().is_multiple_of(5);
+            let frame_bytes = u64::from(p.size_bytes()) + 10;
+            fused.on_transmitted(&p, frame_bytes, lost);
+            steps.on_air(&p, frame_bytes);
+            if lost && p.tcp().is_some_and(|s| s.payload_len > 0) {
+                steps.data_frames_lost += 1;
+            }
+            if !lost {
+                steps.on_received(&p);
+                steps.on_passed_up(&p);
+            }
+            assert_eq!(counters(&fused), counters(&steps), "after frame {i}");
+        }
+        assert!(fused.redundant_tx > 0 && fused.data_frames_lost > 0);
+        assert!(fused.data_frames_delivered > 0 && fused.new_bytes_sent < fused.all_bytes_sent);
     }
 
     #[test]
