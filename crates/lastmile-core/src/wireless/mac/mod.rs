@@ -61,6 +61,7 @@ pub enum ReplyDisposition {
 }
 
 impl<P: Clone> AnyMac<P> {
+    #[inline]
     pub fn handle(&mut self, now: SimTime, input: MacInput<P>, out: &mut Vec<MacOutput<P>>) {
         match self {
             AnyMac::Ideal(m) => m.handle(now, input, out),
@@ -124,6 +125,7 @@ impl<P: Clone> AnyMac<P> {
         }
     }
 
+    #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match self {
             AnyMac::Ideal(m) => m.poll_timeout(),
