@@ -96,6 +96,9 @@ pub struct RetransmitTimer {
     backoff_shift: u32,
     /// The largest backoff factor, if capped.
     max_backoff: Option<u32>,
+    /// `current_rto()` in whole ticks (at least one), kept as `rto`, `backoff_shift` and
+    /// `max_backoff` change so that (re)arming the timer on every ACK is cheap.
+    rto_ticks: u64,
     deadline: Option<SimTime>,
     timed: Option<Timed>,
     estimator: RttEstimator,
@@ -123,6 +126,7 @@ impl RetransmitTimer {
             largest_rto: SimDuration::ZERO,
             backoff_shift: 0,
             max_backoff: None,
+            rto_ticks: 1,
             deadline: None,
             timed: None,
             estimator: RttEstimator::Rfc6298,
@@ -135,12 +139,14 @@ impl RetransmitTimer {
             .min(timer.whole_ticks(max_rto))
             .max(granularity);
         timer.largest_rto = timer.rto;
+        timer.refresh_rto_ticks();
         timer
     }
 
     /// Caps the backoff factor at `factor` (at least 1), as 4.4BSD's table caps it at 64.
     pub fn set_max_backoff(&mut self, factor: Option<u32>) {
         self.max_backoff = factor.map(|f| f.max(1));
+        self.refresh_rto_ticks();
     }
 
     /// Which arithmetic turns samples into the RTO (before the first sample).
@@ -190,7 +196,7 @@ impl RetransmitTimer {
 
     /// (Re)starts the timer with the current RTO (RFC 6298 (5.1), (5.3)).
     pub fn arm(&mut self, now: SimTime) {
-        self.deadline = Some(self.tick_deadline(now, self.current_rto()));
+        self.deadline = Some(self.deadline_after_ticks(now, self.rto_ticks));
     }
     /// Starts the timer if it is not running (RFC 6298 (5.1)).
     pub fn arm_if_idle(&mut self, now: SimTime) {
@@ -206,6 +212,7 @@ impl RetransmitTimer {
     /// folds SRTT into RTTVAR and clears SRTT, so the next sample starts the estimate anew.
     pub fn back_off(&mut self) {
         self.backoff_shift = (self.backoff_shift + 1).min(MAX_BACKOFF_SHIFT);
+        self.refresh_rto_ticks();
         if self.estimator == RttEstimator::Ns2 && self.backoff_shift > 3 {
             self.rttvar4_ticks += self.srtt8_ticks >> 3;
             self.srtt8_ticks = 0;
@@ -292,6 +299,7 @@ impl RetransmitTimer {
         self.rto = self.compute_rto();
         self.largest_rto = self.largest_rto.max(self.rto);
         self.backoff_shift = 0;
+        self.refresh_rto_ticks();
         RttSample {
             sample: r,
             srtt: self.srtt,
@@ -351,10 +359,23 @@ impl RetransmitTimer {
 
     /// The n-th tick boundary after `now`, n = span / G (see the module notes).
     fn tick_deadline(&self, now: SimTime, span: SimDuration) -> SimTime {
+        self.deadline_after_ticks(now, self.span_ticks(span))
+    }
+
+    /// `span` in whole ticks, at least one.
+    fn span_ticks(&self, span: SimDuration) -> u64 {
+        span.as_nanos().div_ceil(self.granularity.as_nanos()).max(1)
+    }
+
+    /// The `ticks`-th tick boundary after `now`.
+    fn deadline_after_ticks(&self, now: SimTime, ticks: u64) -> SimTime {
         let g = self.granularity.as_nanos();
-        let ticks = span.as_nanos().div_ceil(g).max(1);
         let floor = now.as_nanos() / g * g;
         SimTime::from_nanos(floor.saturating_add(ticks.saturating_mul(g)))
+    }
+
+    fn refresh_rto_ticks(&mut self) {
+        self.rto_ticks = self.span_ticks(self.current_rto());
     }
 }
 
@@ -450,5 +471,39 @@ mod tests {
         assert_eq!((t.srtt8_ticks, t.rttvar4_ticks), (0, 8 + 4));
         let s = t.add_sample_ticks(5);
         assert_eq!((s.srtt, s.rto), (G * 5, G * 15));
+    }
+
+    /// `arm` starts the timer `current_rto()` after the tick boundary at or before now,
+    /// through samples, backoffs (capped and not) and a capped factor set late.
+    #[test]
+    fn arm_follows_the_current_rto_through_samples_and_backoffs() {
+        let now = SimTime::from_nanos(1_234_567_891);
+        let expected = |t: &RetransmitTimer| {
+            let floor = now.as_nanos() / G.as_nanos() * G.as_nanos();
+            let ticks = t.current_rto().as_nanos().div_ceil(G.as_nanos()).max(1);
+            SimTime::from_nanos(floor + ticks * G.as_nanos())
+        };
+        for estimator in [RttEstimator::Rfc6298, RttEstimator::Ns2] {
+            let mut t = timer(estimator);
+            let mut check = |t: &mut RetransmitTimer, step: &str| {
+                t.arm(now);
+                assert_eq!(
+                    t.deadline(),
+                    Some(expected(t)),
+                    "{estimator:?} after {step}"
+                );
+            };
+            check(&mut t, "start");
+            t.add_sample_ticks(7);
+            check(&mut t, "a sample");
+            for _ in 0..5 {
+                t.back_off();
+                check(&mut t, "a backoff");
+            }
+            t.set_max_backoff(Some(2));
+            check(&mut t, "a cap");
+            t.add_sample_ticks(3);
+            check(&mut t, "a sample after backoff");
+        }
     }
 }

@@ -485,11 +485,10 @@ impl Sender {
         let mut sample = self.ack_sample(now, acked, rtt, prior_in_flight, r, delivered.rate);
         sample.latest_rtt = delivered.latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
+        // `apply` has restarted the timer if data is still outstanding.
         self.apply(now, r);
         if self.snd_una == self.snd_max {
             self.rtx.stop();
-        } else if r.restart_rto {
-            self.rtx.arm(now);
         }
     }
 

@@ -54,12 +54,11 @@ impl Sender {
         sample.pipe = Some(self.recovery.pipe_estimate(&flight, self.snd_nxt));
         sample.latest_rtt = latest_rtt;
         self.cc.on_ack(&mut self.window, &sample);
+        // `apply` has restarted the timer if data is still outstanding.
         self.apply(now, r);
         if acked > 0 {
             if self.snd_una == self.snd_max {
                 self.rtx.stop();
-            } else if r.restart_rto {
-                self.rtx.arm(now);
             }
             if self.rack {
                 let flight = self.flight();
