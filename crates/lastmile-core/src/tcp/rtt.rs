@@ -485,7 +485,7 @@ mod tests {
         };
         for estimator in [RttEstimator::Rfc6298, RttEstimator::Ns2] {
             let mut t = timer(estimator);
-            let mut check = |t: &mut RetransmitTimer, step: &str| {
+            let check = |t: &mut RetransmitTimer, step: &str| {
                 t.arm(now);
                 assert_eq!(
                     t.deadline(),
