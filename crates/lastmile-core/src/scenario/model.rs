@@ -208,6 +208,17 @@ fn link_schema(gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Sc
 }
 
 impl LinkSpec {
+    /// TULIP's experiment hop (§5: 1 Mbps, τ = 1 µs) with `mac = <mac>` (TOML: a quoted
+    /// name or a table) and any further keys in `rest`, for the MACs' and link layers'
+    /// settings tests.
+    #[cfg(test)]
+    pub(crate) fn tulip_experiment_hop(mac: &str, rest: &str) -> LinkSpec {
+        toml::from_str(&format!(
+            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{rest}"
+        ))
+        .expect("a valid link")
+    }
+
     /// The hop's link FEC, if any.
     pub fn fec_code(&self) -> Option<crate::error_model::BlockCode> {
         self.fec.as_ref().map(|f| f.code())

@@ -78,47 +78,48 @@ impl DataAccounting {
     }
 
     /// Records a transmission of `packet` (`frame_bytes` on the wire) and its fate on a
-    /// point-to-point link: `on_air`, then `on_received` and `on_passed_up` at once if it
-    /// arrived, with the packet's range worked out once for the three.
+    /// point-to-point link: `on_air`, then `on_received` and `on_passed_up` if it arrived,
+    /// with the packet's range worked out once for the three.
     pub fn on_transmitted(&mut self, packet: &Packet, frame_bytes: u64, lost: bool) {
-        self.all_bytes_sent += frame_bytes;
-        let data = packet.tcp().is_some_and(|s| s.payload_len > 0);
-        let Some((flow, start, end)) = self.range(packet) else {
-            self.new_bytes_sent += frame_bytes;
-            if data && lost {
-                self.data_frames_lost += 1;
-            } else if data {
-                self.data_frames_delivered += 1;
-            }
-            return;
-        };
-        let f = &mut self.flows[flow];
-        if end > f.highest_sent {
-            f.highest_sent = end;
-            self.new_bytes_sent += frame_bytes;
-        }
-        if packet.payload_len() > 0 {
-            self.data_frames_sent += 1;
-            if f.received.contains(start, end) {
-                self.redundant_tx += 1;
-            }
-        }
+        let range = self.range(packet);
+        self.air(packet, frame_bytes, range);
         if lost {
-            self.data_frames_lost += u64::from(data);
-            return;
-        }
-        f.received.insert(start, end);
-        if data && !f.passed_up.contains(start, end) {
-            f.passed_up.insert(start, end);
-            self.data_frames_delivered += 1;
+            if packet.tcp().is_some_and(|s| s.payload_len > 0) {
+                self.data_frames_lost += 1;
+            }
+        } else {
+            self.received(range);
+            self.passed_up(packet, range);
         }
     }
 
     /// A transmission over the air of `packet` in a frame of `frame_bytes`.
     #[inline(never)]
     pub fn on_air(&mut self, packet: &Packet, frame_bytes: u64) {
+        let range = self.range(packet);
+        self.air(packet, frame_bytes, range);
+    }
+
+    /// The receiver got `packet` intact (later copies are redundant).
+    pub fn on_received(&mut self, packet: &Packet) {
+        let range = self.range(packet);
+        self.received(range);
+    }
+
+    /// The receiving link layer passed `packet` up. Only data passed up for the first time
+    /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
+    /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
+    #[inline(never)]
+    pub fn on_passed_up(&mut self, packet: &Packet) {
+        let range = self.range(packet);
+        self.passed_up(packet, range);
+    }
+
+    /// `on_air` with `packet`'s range (`range`) known.
+    #[inline(always)]
+    fn air(&mut self, packet: &Packet, frame_bytes: u64, range: Option<Range>) {
         self.all_bytes_sent += frame_bytes;
-        let Some((flow, start, end)) = self.range(packet) else {
+        let Some((flow, start, end)) = range else {
             self.new_bytes_sent += frame_bytes;
             return;
         };
@@ -135,22 +136,21 @@ impl DataAccounting {
         }
     }
 
-    /// The receiver got `packet` intact (later copies are redundant).
-    pub fn on_received(&mut self, packet: &Packet) {
-        if let Some((flow, start, end)) = self.range(packet) {
+    /// `on_received` with the packet's range known.
+    #[inline(always)]
+    fn received(&mut self, range: Option<Range>) {
+        if let Some((flow, start, end)) = range {
             self.flows[flow].received.insert(start, end);
         }
     }
 
-    /// The receiving link layer passed `packet` up. Only data passed up for the first time
-    /// counts as delivered: a redundant copy is not goodput (TULIP Table 1: no LL's achieved
-    /// goodput, 0.814, falls short of its ideal 1 − PER, 0.834, by its redundant packets).
-    #[inline(never)]
-    pub fn on_passed_up(&mut self, packet: &Packet) {
+    /// `on_passed_up` with `packet`'s range (`range`) known.
+    #[inline(always)]
+    fn passed_up(&mut self, packet: &Packet, range: Option<Range>) {
         if packet.tcp().is_none_or(|s| s.payload_len == 0) {
             return;
         }
-        if let Some((flow, start, end)) = self.range(packet) {
+        if let Some((flow, start, end)) = range {
             let passed = &mut self.flows[flow].passed_up;
             if passed.contains(start, end) {
                 return;
@@ -161,7 +161,7 @@ impl DataAccounting {
     }
 
     /// The flow index and unwrapped sequence range of a TCP packet occupying sequence space.
-    fn range(&mut self, packet: &Packet) -> Option<(usize, u64, u64)> {
+    fn range(&mut self, packet: &Packet) -> Option<Range> {
         let seg = packet.tcp()?;
         let len = u64::from(seg.seq_len());
         if len == 0 {
@@ -172,6 +172,9 @@ impl DataAccounting {
         Some((i, start, start + len))
     }
 }
+
+/// A TCP packet's flow index and unwrapped sequence range `[start, end)`.
+type Range = (usize, u64, u64);
 
 /// Running mean and variance (Welford), for per-packet delay.
 #[derive(Clone, Copy, Debug, Default)]

@@ -163,10 +163,7 @@ mod tests {
 
     /// TULIP's experiment hop (§5): 1 Mbps, τ = 1 µs, with the given MAC and link layer.
     fn hop(mac: &str, link: &str) -> LinkSpec {
-        toml::from_str(&format!(
-            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = \"{mac}\"\nlink = {link}"
-        ))
-        .expect("a valid link")
+        LinkSpec::tulip_experiment_hop(&format!("\"{mac}\""), &format!("link = {link}"))
     }
 
     fn head_mac(spec: &LinkSpec) -> AnyMac<()> {

@@ -139,10 +139,7 @@ mod tests {
     use crate::scenario::LinkSpec;
 
     fn hop(mac: &str, link: &str) -> LinkSpec {
-        toml::from_str(&format!(
-            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"
-        ))
-        .expect("a valid link")
+        LinkSpec::tulip_experiment_hop(mac, link)
     }
 
     fn dcf(spec: &LinkSpec) -> DcfConfig {

@@ -135,12 +135,8 @@ mod tests {
     use super::*;
     use crate::scenario::LinkSpec;
 
-    /// TULIP's experiment hop (§5): 1 Mbps, τ = 1 µs, FAMA-NCS and `link`.
     fn hop(mac: &str, link: &str) -> LinkSpec {
-        toml::from_str(&format!(
-            "rate = \"1Mbps\"\ndelay = \"1us\"\nmac = {mac}\n{link}"
-        ))
-        .expect("a valid link")
+        LinkSpec::tulip_experiment_hop(mac, link)
     }
 
     fn fama(spec: &LinkSpec) -> FamaConfig {
