@@ -102,24 +102,33 @@ def test_cli_and_package_import_neither_pandas_nor_pyarrow_nor_numpy() -> None:
     assert proc.stdout.strip() == ""
 
 
+def modules_loaded_of(run: str, modules: set[str]) -> str:
+    """Runs the Python code `run` (a `lastmile run --json` of a short run) in a new
+    interpreter, checks that it printed a summary, and returns which of `modules` it had
+    loaded by the end (comma-separated, "" for none)."""
+    code = (
+        f"import sys\n{run}"
+        f"print(','.join(sorted({sorted(modules)!r} & sys.modules.keys())), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
+    return proc.stderr.strip()
+
+
 def test_lastmile_run_starts_without_the_modules_it_does_not_use() -> None:
     """`lastmile run --json` pays for what it uses only: argparse's help formatter gets the
     terminal's width without `shutil` (which brings `bz2`, `lzma` and `zlib`), and
     `typing` and `copy` are imported by the type checker or on first use."""
-    code = (
-        "import runpy, sys\n"
+    run = (
+        "import runpy\n"
         "sys.argv = ['lastmile', 'run', '--json', '--example', 'chain-per5-newreno',\n"
         "            '--set', 'stop_time=1ms']\n"
         "try:\n"
         "    runpy.run_module('lastmile', run_name='__main__')\n"
         "except SystemExit:\n"
         "    pass\n"
-        "unused = {'shutil', 'bz2', 'lzma', 'typing', 'copy'} & set(sys.modules)\n"
-        "print(','.join(sorted(unused)), file=sys.stderr)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
-    assert proc.stderr.strip() == ""
+    assert modules_loaded_of(run, {"shutil", "bz2", "lzma", "typing", "copy"}) == ""
 
 
 #: Command lines of `lastmile run` and whether `cli._simple_run` reads them itself.
@@ -169,19 +178,14 @@ def test_lastmile_run_starts_without_argparse_and_the_modules_it_left() -> None:
     catches SIGTERM without `signal` and `contextlib` (called as the console script calls
     it: `python -m` brings `contextlib` with `runpy`), and loads no `lastmile.sweep`;
     `import lastmile` alone loads neither the scenario nor the run modules."""
-    code = (
-        "import sys\n"
+    run = (
         "from lastmile.cli import main\n"
         f"main(['run', '--json', {str(example('chain-per5-newreno'))!r},\n"
         "      '--set', 'stop_time=1ms'])\n"
-        "unused = {'argparse', 'gettext', 'locale', 'signal', 'contextlib', 'pathlib',\n"
-        "          'urllib.parse', 'ipaddress', 'numbers',\n"
-        "          'lastmile.sweep', 'lastmile.cli_argparse'}\n"
-        "print(','.join(sorted(unused & set(sys.modules))), file=sys.stderr)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout)["engine"]["stop_reason"] in {"stop_time", "completed"}
-    assert proc.stderr.strip() == ""
+    unused = {"argparse", "gettext", "locale", "signal", "contextlib", "pathlib"}
+    unused |= {"urllib.parse", "ipaddress", "numbers", "lastmile.sweep", "lastmile.cli_argparse"}
+    assert modules_loaded_of(run, unused) == ""
     code = (
         "import sys, lastmile\nprint(','.join(sorted(m for m in sys.modules if 'lastmile.' in m)))"
     )
