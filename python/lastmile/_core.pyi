@@ -22,6 +22,7 @@ __all__ = [
     "load_text",
     "run",
     "schema",
+    "stall_warning",
     "trace_names",
     "version",
 ]
@@ -78,6 +79,18 @@ def version() -> str:
 
 def trace_names() -> list[str]:
     """The traces a run can record."""
+
+def stall_warning(
+    *,
+    name: str,
+    longest_stall_s: float,
+    stall_threshold_s: float,
+    last_delivery_s: float | None,
+    stall_cause: str | None,
+    tcp_timeouts: int,
+    tcp_persist_probes: int,
+) -> str:
+    """The warning for a stalled flow, from its summary's figures (the core's wording)."""
 
 @final
 class Emulator:

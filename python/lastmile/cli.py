@@ -484,35 +484,21 @@ def _command(args: argparse.Namespace, seed: int) -> str:
 
 def _stall_warnings(result: RunResult) -> None:
     """One line on stderr per stalled flow, saying whether the stall is the scenario's own
-    back-off (its timeouts can span it) or a lockup."""
+    back-off (its timeouts can span it) or a lockup (worded by the core, as `lastmile-run`
+    words it)."""
     for f in result.summary.get("flows", []):
         if not f.get("stalled"):
             continue
-        timeouts = int(f.get("tcp_timeouts") or 0)
-        probes = int(f.get("tcp_persist_probes") or 0)
-        if f.get("stall_cause") == "backoff" and probes:
-            why = (
-                f"the scenario's own back-off: {timeouts:,} retransmission timeouts and "
-                f"{probes:,} zero-window probes in the run, each doubling its interval, can "
-                "span it; the path kept losing or the receiver kept its window closed"
-            )
-        elif f.get("stall_cause") == "backoff":
-            why = (
-                f"the scenario's own back-off: a run of retransmission timeouts ({timeouts:,} "
-                "in the run), each doubling the RTO, can span it; the channel kept losing"
-            )
-        else:
-            why = (
-                f"a lockup: the source's {timeouts:,} retransmission timeouts and {probes:,} "
-                "zero-window probes cannot span it; data was outstanding that no timer resent"
-            )
-        print(
-            f"lastmile: warning: flow {f.get('name')!r} stalled: no progress for "
-            f"{f.get('longest_stall_s', 0.0):.1f} s with data outstanding (threshold "
-            f"{f.get('stall_threshold_s', 0.0):.1f} s; last delivery at "
-            f"{_fmt(f.get('last_delivery_s'), '.3f')} s): {why}",
-            file=sys.stderr,
+        warning = _core.stall_warning(
+            name=str(f.get("name")),
+            longest_stall_s=float(f.get("longest_stall_s") or 0.0),
+            stall_threshold_s=float(f.get("stall_threshold_s") or 0.0),
+            last_delivery_s=f.get("last_delivery_s"),
+            stall_cause=f.get("stall_cause"),
+            tcp_timeouts=int(f.get("tcp_timeouts") or 0),
+            tcp_persist_probes=int(f.get("tcp_persist_probes") or 0),
         )
+        print(f"lastmile: warning: {warning}", file=sys.stderr)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

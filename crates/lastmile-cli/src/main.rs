@@ -8,18 +8,18 @@
 //! and the progress line are the Python CLI's (`args` names them). What it shares with
 //! `lastmile run`: the exit statuses, Ctrl-C and SIGTERM ending the run with the summary
 //! so far (130, 143), `--max-events` (3), and a warning on stderr for each flow that
-//! stalled (`stall`).
+//! stalled (worded by `lastmile_core::metrics::stall`).
 
 mod args;
 mod pyjson;
 mod shell;
-mod stall;
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use args::{Request, RunArgs};
+use lastmile_core::metrics::stall::{stall_warning, thousands};
 use lastmile_core::metrics::RunSummary;
 use lastmile_core::scenario::load_path;
 use lastmile_core::sim::{run_observed, Control, Progress, RunObserver, RunOptions, SimError};
@@ -165,15 +165,15 @@ fn finish(summary: &RunSummary, max_events: Option<u64>) -> u8 {
             eprintln!(
                 "lastmile-run: stopped: the run used up its budget (max_events = {}) after {} \
                  events, {} s simulated; the summary covers the run so far",
-                max_events.map_or_else(|| "-".into(), stall::thousands),
-                stall::thousands(engine.events),
+                max_events.map_or_else(|| "-".into(), thousands),
+                thousands(engine.events),
                 general_4(engine.sim_time_s)
             );
             EXIT_BUDGET
         }
         _ => {
-            for line in stall::warnings(&summary.flows) {
-                eprintln!("{line}");
+            for flow in summary.flows.iter().filter(|f| f.stalled) {
+                eprintln!("lastmile-run: warning: {}", stall_warning(&flow.into()));
             }
             EXIT_OK
         }

@@ -518,6 +518,31 @@ fn trace_names() -> Vec<&'static str> {
     sim::TRACE_NAMES.to_vec()
 }
 
+/// The warning for a stalled flow, from its summary's figures (`metrics::stall`: the one
+/// wording of every front end).
+#[pyfunction]
+#[pyo3(signature = (*, name, longest_stall_s, stall_threshold_s, last_delivery_s, stall_cause, tcp_timeouts, tcp_persist_probes))]
+#[allow(clippy::too_many_arguments)]
+fn stall_warning(
+    name: &str,
+    longest_stall_s: f64,
+    stall_threshold_s: f64,
+    last_delivery_s: Option<f64>,
+    stall_cause: Option<&str>,
+    tcp_timeouts: u64,
+    tcp_persist_probes: u64,
+) -> String {
+    lastmile_core::metrics::stall::stall_warning(&lastmile_core::metrics::stall::StallFacts {
+        name,
+        longest_stall_s,
+        stall_threshold_s,
+        last_delivery_s,
+        stall_cause,
+        tcp_timeouts,
+        tcp_persist_probes,
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -527,6 +552,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", version())?;
     m.add("PROGRESS_EVERY", sim::PROGRESS_EVERY)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(stall_warning, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -3,6 +3,7 @@
 
 pub mod fresh_file;
 pub mod pcap;
+pub mod stall;
 pub mod summary;
 pub mod trace;
 
