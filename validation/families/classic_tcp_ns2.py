@@ -306,10 +306,10 @@ EXPLANATIONS: dict[str, str] = {
         "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) (tcp-fack.cc:197), which sets "
         "cwnd_ to wnd_restart_ = 1 (tcp.cc:1333), so every recovery restarts from one "
         "segment and slow-starts while the holes are repaired, and a lost retransmission "
-        "then costs a timeout (ns-2: 83 timeouts at PER 0.1 against lastmile's 49). The "
+        "then costs a timeout (ns-2: 83 timeouts at PER 0.1 against lastmile's 44). The "
         "paper's sender halves the window (cwnd = ssthresh = cwnd / 2), which lastmile "
-        "follows (tcp/recovery/fack.rs). The gap grows with the number of recoveries: 1.05 at "
-        "PER 0.01, 1.16 at 0.02, 2.2 at 0.1. ns-2's FACK also enters recovery without the "
+        "follows (tcp/recovery/fack.rs). The gap grows with the number of recoveries: 1.04 at "
+        "PER 0.01, 1.13 at 0.02, 2.0 at 0.1. ns-2's FACK also enters recovery without the "
         "`recover` guard and its timeout() does not count nrexmit_ (its timeouts here are the "
         "timer's back-offs). Not tuned away: lastmile follows the paper. The same holds with "
         "ns-2's ssthresh (the ssthresh_rule bsd series), which matches the ssthresh and not "
@@ -317,7 +317,8 @@ EXPLANATIONS: dict[str, str] = {
         "with the same loss list (PER 0.05, seed 1, window 20): ns-2's cwnd_ goes from 23.2 to "
         "1.0 at the first fast retransmit (0.541 s) and climbs one segment per ACK back to "
         "ssthresh 10 while the hole is repaired, and so at every recovery; lastmile's holds "
-        "10 (613 against 701 kbps for that seed). Not a widely used variant (Linux's FACK "
+        "10 (613 against 701 kbps for that seed, before a timeout's ssthresh came from the "
+        "pipe). Not a widely used variant (Linux's FACK "
         "used rate-halving, never a restart), so no option copies it."
     ),
     "Vegas (both windows): the fine-grained RTT, and what is still open": (

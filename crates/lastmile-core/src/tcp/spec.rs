@@ -122,7 +122,8 @@ pub enum RttEstimator {
 #[serde(rename_all = "snake_case")]
 pub enum SsthreshRule {
     /// RFC 5681 (4): max(FlightSize/2, 2·SMSS) in bytes, at a fast retransmit and at a
-    /// timeout; a repeated timeout of the same segment keeps it (§3.1).
+    /// timeout (there of the pipe if smaller, as with SACK after a long recovery); a
+    /// repeated timeout of the same segment keeps it (§3.1).
     #[default]
     Rfc5681,
     /// 4.4BSD's (`tcp_input.c`, `tcp_timer.c`), FreeBSD's (`cc_cong_signal`, CC_RTO) and

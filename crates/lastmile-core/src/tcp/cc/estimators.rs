@@ -10,9 +10,15 @@
 //!   (the minimum ever seen: Vegas's BaseRTT, Veno's, FAST's and Illinois's base RTT) and
 //!   the largest RTT seen (Illinois's maximum).
 //!
-//! Samples come from `AckSample::rtt`: one per round trip without RFC 7323 timestamps (the
-//! sender times one segment at a time, Karn's rule), one per ACK with them. Left out:
-//! Linux's use of per-packet send times for an RTT sample on every ACK without timestamps.
+//! Samples come from `AckSample::latest_rtt`: one per ACK of new data, the time since the
+//! newest segment it acknowledges was sent (none when a segment it covers was sent again:
+//! Karn's rule), exact to the nanosecond, with or without RFC 7323 timestamps. That is the
+//! sample Linux gives these controllers (`pkts_acked`'s `rtt_us`, from per-packet send
+//! times) and ns-3 (`PktsAcked`'s `m_lastRtt`), and what the papers' fine-grained
+//! measurements read. The retransmission timer's own sample (`AckSample::rtt`) is not used:
+//! it counts whole ticks of the timer's clock (10 ms for ns-2's `tcpTick_`, 500 ms for
+//! 4.4BSD) and, without timestamps, times one segment per round trip. Left out: Linux's
+//! sample from a segment newly SACKed when the cumulative ACK does not move.
 
 use crate::engine::SimDuration;
 
@@ -66,10 +72,10 @@ pub struct RoundSummary {
 }
 
 impl RoundRtt {
-    /// Records the sample `ack` carries, if any.
+    /// Records the per-ACK sample `ack` carries (`latest_rtt`), if any.
     #[inline]
     pub fn on_ack(&mut self, ack: &AckSample) {
-        self.on_sample(ack.rtt);
+        self.on_sample(ack.latest_rtt);
     }
 
     /// Records `rtt`, if any.

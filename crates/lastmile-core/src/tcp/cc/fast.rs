@@ -7,7 +7,8 @@
 //!   (x·q = α), whatever the capacity.
 //! * **Estimation**: baseRTT is the smallest RTT seen; avgRTT is an exponential average of
 //!   the RTT samples with weight η = min(3/w, 1/4) per sample (the design notes' reading of
-//!   the paper; the ns-2 module uses 1/256 or 3/w).
+//!   the paper; the ns-2 module uses 1/256 or 3/w), a sample per ACK of new data from the
+//!   newest segment's send time (`estimators`: never the retransmission timer's ticks).
 //! * **Losses**: as Reno (RFC 5681 (4): ssthresh = FlightSize/2, the timeout's loss window);
 //!   the window update resumes once recovery allows growth, so there is no separate slow
 //!   start: the min{2w, ·} bound doubles the window per round trip while the queue is empty.
@@ -127,7 +128,7 @@ impl Fast {
 impl CongestionControl for Fast {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
         self.rtt.on_ack(ack);
-        if let Some(rtt) = ack.rtt {
+        if let Some(rtt) = ack.latest_rtt {
             self.on_rtt_sample(rtt.as_secs_f64(), w.cwnd as f64 / ack.mss as f64);
         }
         if !ack.may_grow || ack.acked_bytes == 0 {

@@ -4,9 +4,10 @@
 //!
 //! * **Window**: per ACK in congestion avoidance w ← w + α/w (α segments per round trip);
 //!   on a loss w ← w − β·w.
-//! * **Delays**, updated once per round trip: the base RTT (smallest sample), the maximum
-//!   RTT; da = the round's average RTT − base (average queueing delay) and dm = max RTT −
-//!   base (the largest queueing delay seen).
+//! * **Delays**, updated once per round trip from a sample per ACK of new data (the newest
+//!   segment's send time, as Linux's `tcp_illinois.c`): the base RTT (smallest sample),
+//!   the maximum RTT; da = the round's average RTT − base (average queueing delay) and
+//!   dm = max RTT − base (the largest queueing delay seen).
 //! * **α = f1(da)**: α_max while da ≤ d1, else κ1/(κ2 + da) with κ1, κ2 chosen so that
 //!   f1(d1) = α_max and f1(dm) = α_min. α returns to α_max only after da has stayed ≤ d1
 //!   for θ = 5 consecutive round trips.

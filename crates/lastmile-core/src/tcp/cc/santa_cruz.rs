@@ -20,8 +20,9 @@
 //!
 //! How this simulator measures it: a sum of relative delays from the session's start
 //! telescopes to the delay of the latest packet less that of the first, so N_t = (RTT_j −
-//! RTT_first) / service time, with RTT samples from `AckSample::rtt` (one per ACK with
-//! RFC 7323 timestamps, one per round trip without) and the bottleneck's service time per
+//! RTT_first) / service time, with RTT samples from `AckSample::latest_rtt` (one per ACK of
+//! new data, from the newest segment's send time: the paper times every packet, and the
+//! retransmission timer's sample counts whole ticks) and the bottleneck's service time per
 //! segment taken as SMSS over the largest delivery rate measured (`tcp/delivery.rs`). The
 //! ACK's arrival spacing stands in for the receiver's (R_{j,i}): the paper carries the
 //! receiver's arrival time in its own TCP option so that only the forward path counts; here
@@ -157,7 +158,7 @@ impl SantaCruz {
 
 impl CongestionControl for SantaCruz {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
-        if let Some(rtt) = ack.rtt {
+        if let Some(rtt) = ack.latest_rtt {
             self.first.get_or_insert(rtt);
             self.last = Some(rtt);
         }

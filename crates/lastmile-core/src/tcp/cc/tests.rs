@@ -196,3 +196,43 @@ fn rfc5681_the_shared_loss_response_floors_ssthresh_at_two_segments() {
         2 * SMSS
     );
 }
+
+/// Every controller that reads delays takes them from the per-ACK sample of the newest
+/// segment acknowledged (`latest_rtt`: Linux's `rtt_us`, ns-3's `m_lastRtt`, the papers'
+/// fine-grained clocks), never from the retransmission timer's sample, which counts whole
+/// ticks of a coarse clock and, without timestamps, times one segment per round trip.
+#[test]
+fn delay_based_controllers_measure_the_fine_grained_sample_not_the_timers_ticks() {
+    use super::test_support::{at_ms, ms, new_ack, window};
+    let readers = [
+        "vegas",
+        "westwood_plus",
+        "veno",
+        "fast",
+        "illinois",
+        "bbr",
+        "santa_cruz",
+    ];
+    let mut seen = Vec::new();
+    for kind in CcSpec::all() {
+        let mut cc = kind.build(CcOptions::default());
+        let mut w = window(10, u64::MAX);
+        let (mut una, mut max) = (0, 10 * SMSS);
+        for i in 0..30 {
+            una += SMSS;
+            max += SMSS;
+            // Each segment took 101 ms; the timer, counting 10 ms ticks from a boundary
+            // before the send, says 110 ms, and it timed only every tenth segment.
+            let timer = (i % 10 == 0).then(|| ms(110));
+            let mut a = new_ack(at_ms(1000 + 10 * i), SMSS, timer, una, max);
+            a.latest_rtt = Some(ms(101));
+            cc.on_ack(&mut w, &a);
+        }
+        let Some(min_rtt) = cc.metrics(&w).min_rtt else {
+            continue;
+        };
+        assert_eq!(min_rtt, ms(101), "{}", kind.name());
+        seen.push(kind.name());
+    }
+    assert_eq!(seen, readers, "the controllers that report a minimum RTT");
+}

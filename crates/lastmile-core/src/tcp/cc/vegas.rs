@@ -200,7 +200,7 @@ impl Vegas {
 impl CongestionControl for Vegas {
     fn on_ack(&mut self, w: &mut CongestionWindow, ack: &AckSample) {
         // The fine-grained samples (§3.1), not the retransmission timer's ticks.
-        self.rtt.on_sample(ack.latest_rtt);
+        self.rtt.on_ack(ack);
         if !ack.may_grow || ack.acked_bytes == 0 {
             return;
         }

@@ -3,7 +3,9 @@
 //!
 //! * **Backlog**: Expected = cwnd / BaseRTT, Actual = cwnd / RTT, and
 //!   N = Actual · (RTT − BaseRTT) = cwnd · (RTT − BaseRTT) / RTT segments queued, measured
-//!   once per round trip (the round's smallest RTT sample, or the latest one).
+//!   once per round trip (the round's smallest RTT sample, or the latest one; a sample per
+//!   ACK of new data from the newest segment's send time, as Linux's `tcp_veno.c`, never the
+//!   retransmission timer's tick-counted one).
 //! * **Loss classification** with β = 3 segments: on a loss with N < β the loss is taken as
 //!   random and ssthresh = cwnd · 4/5; with N ≥ β as congestive and ssthresh = cwnd / 2,
 //!   at least two segments either way. Loss recovery then runs as Reno's.

@@ -19,8 +19,10 @@
 //! * **After a timeout** (§3.2): ssthresh = max(2, BWE · RTTmin / seg) segments, cwnd = 1.
 //! * **Growth** is Reno's (RFC 5681 §3.1).
 //!
-//! RTTmin is the smallest RTT sample seen. Departures (see `docs/congestion-control.md`):
-//! Linux samples over max(RTT, 50 ms), filters with two cascaded 7/8 EWMAs, and applies the
+//! RTTmin is the smallest RTT sample seen, one per ACK of new data from the newest
+//! segment's send time (Linux's `rtt_us`), never the retransmission timer's ticks.
+//! Departures (see `docs/congestion-control.md`): Linux samples over max(RTT, 50 ms),
+//! filters with two cascaded 7/8 EWMAs, and applies the
 //! estimate when the window reduction completes (`CA_EVENT_COMPLETE_CWR`); ns-3 measures
 //! over one SRTT after the first ACK of a window and gives 2 segments for a loss before the
 //! first estimate. The filter gain g defaults to 0.9 (ns-3's value; the Westwood+ paper's

@@ -59,7 +59,12 @@
 //!
 //! **The loss window** (`ssthresh_rule`): what the congestion control halves for ssthresh
 //! is RFC 5681 (4)'s FlightSize (less what limited transmit sent), set again only by the
-//! first timeout of a segment (§3.1); with `ssthresh_rule = "bsd"` it is 4.4BSD's,
+//! first timeout of a segment (§3.1). At a timeout it is the smaller of FlightSize and the
+//! pipe (RFC 5681 (4) asks for "no more than" FlightSize/2): while a retransmission lost
+//! again holds SND.UNA, SACK recovery keeps sending new data as SACKs arrive, so FlightSize
+//! grows by about a window per round trip until the timer fires, and halving it would
+//! slow-start far beyond what the path carried (ns-3 hands `GetSsThresh` BytesInFlight,
+//! its pipe; Linux halves cwnd). With `ssthresh_rule = "bsd"` it is 4.4BSD's,
 //! FreeBSD's and ns-2's min(cwnd, the peer's window) in whole segments, on every fast
 //! retransmit and every timeout (`bsd_loss_window`, `timeout_loss_window`).
 //!
@@ -773,11 +778,14 @@ impl LossRecovery {
 
     /// What a retransmission timeout hands the congestion control: the window it halves for
     /// ssthresh, and whether it sets ssthresh although the segment timed out before (`first`
-    /// false). RFC 5681 (4) and §3.1: FlightSize, on the first timeout only; BSD: its loss
-    /// window, on every timeout.
+    /// false). RFC 5681 (4) and §3.1: FlightSize, or the pipe if smaller (module notes), on
+    /// the first timeout only; BSD: its loss window, on every timeout.
     pub fn timeout_loss_window(&self, f: &Flight, cwnd: u64, first: bool) -> (u64, bool) {
         match self.dupacks.ssthresh_rule {
-            SsthreshRule::Rfc5681 => (f.size(), first),
+            SsthreshRule::Rfc5681 => {
+                let in_network = self.pipe_estimate(f, f.snd_max);
+                (f.size().min(in_network), first)
+            }
             SsthreshRule::Bsd => (bsd_loss_window(f, cwnd), true),
         }
     }

@@ -365,6 +365,40 @@ impl Scripted {
 }
 
 /// A SACK sender with RACK-TLP (RFC 8985), IW `iw`, RTT 100 ms, everything written.
+/// RFC 5681 (4) sets ssthresh at a timeout to *no more than* max(FlightSize/2, 2·SMSS). While
+/// a retransmission lost again holds SND.UNA, RFC 6675 recovery keeps sending new data as
+/// SACKs come, so SND.MAX − SND.UNA grows by about a window per round trip until the timer
+/// fires: halving all of it would slow-start far past the window the path carried. The
+/// sender halves what it estimates in the network instead (the pipe, as ns-3 passes
+/// BytesInFlight to `GetSsThresh`; Linux halves cwnd).
+#[test]
+fn rfc5681_a_timeout_after_a_long_sack_recovery_halves_the_pipe_not_all_data_sent_since() {
+    let mut s = sending(TcpVariant::Sack, 10, |_| {});
+    s.at(at_ms(200));
+    s.sack(0, &[segs(1, 2)]);
+    s.sack(0, &[segs(1, 3)]);
+    assert!(s.sack(0, &[segs(1, 4)]).contains(&(0, true)));
+    assert_eq!(s.ssthresh(), 5 * SEG);
+    // The retransmission of segment 0 is lost; everything sent after it arrives, for 60
+    // segments, each SACK letting new data out.
+    for k in 4..64 {
+        s.at(at_ms(300 + 2 * k));
+        s.sack(0, &[segs(1, k + 1)]);
+    }
+    let sent_since = s.conn.bytes_in_flight();
+    assert!(sent_since >= 60 * SEG, "{sent_since}");
+    assert!(s.fire().contains(&(0, true)), "the timer resends segment 0");
+    assert_eq!(s.conn.stats().timeouts, 1);
+    assert_eq!(s.cwnd(), SEG);
+    // The pipe at the timeout: the segments sent but neither SACKed nor lost (at most
+    // cwnd = 5), not the 60-odd segments above the hole.
+    assert!(
+        (2 * SEG..=3 * SEG).contains(&s.ssthresh()),
+        "ssthresh {} for a pipe of at most 5 segments ({sent_since} bytes outstanding)",
+        s.ssthresh()
+    );
+}
+
 fn rack_sending(iw: u32, edit: impl FnOnce(&mut TcpConfig)) -> Scripted {
     sending(TcpVariant::Sack, iw, |c| {
         c.rack = true;

@@ -5,7 +5,9 @@
 //! * **Model** (§4.1): BtlBw, the windowed maximum of the delivery-rate samples of
 //!   `tcp/delivery.rs` over 10 round trips (an application-limited sample enters only if it
 //!   raises the maximum; a sample shorter than RTprop is discarded); RTprop, the minimum RTT
-//!   over 10 s. Round trips are counted by delivered data (`BBRUpdateRound`).
+//!   over 10 s, of the per-ACK samples of the newest segment delivered (`rs.rtt`,
+//!   `AckSample::latest_rtt`; never the retransmission timer's tick-counted sample).
+//!   Round trips are counted by delivered data (`BBRUpdateRound`).
 //! * **Pacing and window** (§4.2): pacing_rate = pacing_gain · BtlBw (never lowered before
 //!   the pipe is full; initially high_gain · initial cwnd / SRTT); cwnd target =
 //!   cwnd_gain · BtlBw · RTprop + 3 send quanta, reached by adding the data each ACK
@@ -442,7 +444,7 @@ impl Bbr {
     fn update_rtprop(&mut self, ack: &AckSample) {
         let window = self.config.rtprop_filter.sim();
         self.rtprop_expired = self.rtprop.is_some() && ack.now > self.rtprop_stamp + window;
-        if let Some(rtt) = ack.rtt {
+        if let Some(rtt) = ack.latest_rtt {
             if self.rtprop.is_none_or(|m| rtt <= m) || self.rtprop_expired {
                 self.rtprop = Some(rtt);
                 self.rtprop_stamp = ack.now;
