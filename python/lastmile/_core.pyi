@@ -20,6 +20,7 @@ __all__ = [
     "check",
     "load",
     "load_text",
+    "progress_line",
     "run",
     "schema",
     "stall_warning",
@@ -91,6 +92,9 @@ def stall_warning(
     tcp_persist_probes: int,
 ) -> str:
     """The warning for a stalled flow, from its summary's figures (the core's wording)."""
+
+def progress_line(sim_s: float, stop_s: float, events: int, events_per_s: float) -> str:
+    """The progress line of a long run (the core's wording)."""
 
 @final
 class Emulator:

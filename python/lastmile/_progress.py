@@ -4,8 +4,9 @@
 core's estimate of the run (from the scenario's own numbers: bytes, rates, ``stop_time``)
 exceeds the event budget (``LASTMILE_EVENT_BUDGET``, default 3e8 events, about a minute);
 once the run has taken longer than a few seconds it shows the simulated time reached and
-the events per second, on one line rewritten in place on a terminal (a plain line every
-ten seconds otherwise). Ctrl-C then stops the run with a summary of the run so far.
+the events per second (the core's wording, which ``lastmile-run`` prints too), on one line
+rewritten in place on a terminal (a plain line every ten seconds otherwise). Ctrl-C then
+stops the run with a summary of the run so far.
 
 Nothing here changes the simulation: the core calls back every ``PROGRESS_EVERY`` events
 whatever the wall clock says, and only the printing looks at the clock.
@@ -14,6 +15,8 @@ whatever the wall clock says, and only the printing looks at the clock.
 from __future__ import annotations
 
 import time
+
+from lastmile import _core
 
 # `typing` only for the type checker: importing it costs a few ms of every start-up.
 TYPE_CHECKING = False
@@ -83,10 +86,7 @@ class RunProgress:
         self._last = (events, now)
         self.last_shown = now
         sim, stop = float(info["sim_time_s"]), float(info["stop_time_s"])
-        text = (
-            f"lastmile: {sim:.4g} s of {stop:.4g} s simulated ({100.0 * sim / stop:.1f} %), "
-            f"{events / 1e6:.1f} M events, {rate / 1e6:.2f} M events/s; Ctrl-C stops"
-        )
+        text = "lastmile: " + _core.progress_line(sim, stop, events, rate)
         if self.tty:
             self.stream.write("\r" + text + "\x1b[K")
             self.stream.flush()

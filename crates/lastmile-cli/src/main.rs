@@ -5,23 +5,27 @@
 //!
 //! It is the run command for scripts and for comparisons with other simulators'
 //! processes (`bench/vs_ns2.py`); traces, captures, built-in examples, the text summary
-//! and the progress line are the Python CLI's (`args` names them). What it shares with
-//! `lastmile run`: the exit statuses, Ctrl-C and SIGTERM ending the run with the summary
-//! so far (130, 143), `--max-events` (3), and a warning on stderr for each flow that
-//! stalled (worded by `lastmile_core::metrics::stall`).
+//! and the event-budget warning are the Python CLI's (`args` names them). What it shares
+//! with `lastmile run`: the exit statuses, Ctrl-C and SIGTERM ending the run with the
+//! summary so far (130, 143), `--max-events` (3), a warning on stderr for each flow that
+//! stalled (worded by `lastmile_core::metrics::stall`), and, once a run has taken a few
+//! seconds, its progress line on stderr (worded by `lastmile_core::sim::progress_line`),
+//! rewritten in place on a terminal and a plain line every ten seconds otherwise.
 
 mod args;
 mod pyjson;
 mod shell;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use args::{Request, RunArgs};
 use lastmile_core::metrics::stall::{stall_warning, thousands};
 use lastmile_core::metrics::RunSummary;
 use lastmile_core::scenario::load_path;
+use lastmile_core::sim::progress_line::{general, progress_line};
 use lastmile_core::sim::{run_observed, Control, Progress, RunObserver, RunOptions, SimError};
 
 const EXIT_OK: u8 = 0;
@@ -48,16 +52,76 @@ fn catch_stop_signals() {
     }
 }
 
-/// Stops the run once a stop signal came.
-struct SignalWatch;
+/// Stops the run once a stop signal came, and shows its progress on stderr once it has
+/// taken `AFTER` (as `lastmile run` does): every half second in place on a terminal, a
+/// line every ten seconds otherwise. Only the printing reads the clock.
+struct Watch {
+    started: Instant,
+    tty: bool,
+    every: Duration,
+    last_shown: Option<Instant>,
+    /// The events and the time of the last line, for the rate.
+    last: (u64, Instant),
+}
 
-impl RunObserver for SignalWatch {
-    fn on_progress(&mut self, _progress: &Progress) -> Control {
-        if STOP_SIGNAL.load(Ordering::SeqCst) == 0 {
-            Control::Continue
-        } else {
-            Control::Stop
+/// How long a run goes before its progress shows.
+const AFTER: Duration = Duration::from_secs(3);
+
+impl Watch {
+    fn new() -> Self {
+        let tty = std::io::stderr().is_terminal();
+        let started = Instant::now();
+        Watch {
+            started,
+            tty,
+            every: Duration::from_millis(if tty { 500 } else { 10_000 }),
+            last_shown: None,
+            last: (0, started),
         }
+    }
+
+    fn show(&mut self, progress: &Progress) {
+        let now = Instant::now();
+        let due = self.last_shown.map_or(true, |at| now - at >= self.every);
+        if now - self.started < AFTER || !due {
+            return;
+        }
+        let (events, at) = self.last;
+        let elapsed = (now - at).as_secs_f64().max(1e-9);
+        let rate = progress.events.saturating_sub(events) as f64 / elapsed;
+        self.last = (progress.events, now);
+        self.last_shown = Some(now);
+        let line = progress_line(
+            progress.sim_time.as_secs_f64(),
+            progress.stop_time.as_secs_f64(),
+            progress.events,
+            rate,
+        );
+        let mut err = std::io::stderr().lock();
+        // A closed stderr must not end the run: the summary still goes to stdout.
+        let _ = if self.tty {
+            write!(err, "\rlastmile-run: {line}\x1b[K").and_then(|()| err.flush())
+        } else {
+            writeln!(err, "lastmile-run: {line}")
+        };
+    }
+
+    /// Clears the in-place line (a terminal), so what follows starts clean.
+    fn close(&self) {
+        if self.tty && self.last_shown.is_some() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K").and_then(|()| err.flush());
+        }
+    }
+}
+
+impl RunObserver for Watch {
+    fn on_progress(&mut self, progress: &Progress) -> Control {
+        if STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
+            return Control::Stop;
+        }
+        self.show(progress);
+        Control::Continue
     }
 }
 
@@ -95,7 +159,10 @@ fn run(args: &RunArgs, words: &[String]) -> u8 {
         ..RunOptions::default()
     };
     catch_stop_signals();
-    let output = match run_observed(&scenario, &options, &mut SignalWatch) {
+    let mut watch = Watch::new();
+    let result = run_observed(&scenario, &options, &mut watch);
+    watch.close();
+    let output = match result {
         Ok(o) => o,
         Err(e) => {
             error(&e.to_string());
@@ -153,7 +220,7 @@ fn finish(summary: &RunSummary, max_events: Option<u64>) -> u8 {
                 } else {
                     "interrupted"
                 },
-                general_4(engine.sim_time_s)
+                general(engine.sim_time_s, 4)
             );
             if terminated {
                 EXIT_TERMINATED
@@ -167,7 +234,7 @@ fn finish(summary: &RunSummary, max_events: Option<u64>) -> u8 {
                  events, {} s simulated; the summary covers the run so far",
                 max_events.map_or_else(|| "-".into(), thousands),
                 thousands(engine.events),
-                general_4(engine.sim_time_s)
+                general(engine.sim_time_s, 4)
             );
             EXIT_BUDGET
         }
@@ -180,43 +247,6 @@ fn finish(summary: &RunSummary, max_events: Option<u64>) -> u8 {
     }
 }
 
-/// A number to 4 significant digits, as Python's `{:.4g}` writes it.
-fn general_4(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let exponent = format!("{x:.3e}")
-        .split_once('e')
-        .and_then(|(_, e)| e.parse::<i32>().ok())
-        .unwrap_or(0);
-    if (-4..4).contains(&exponent) {
-        let decimals = (3 - exponent).max(0) as usize;
-        let fixed = format!("{x:.decimals$}");
-        if fixed.contains('.') {
-            fixed
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        } else {
-            fixed
-        }
-    } else {
-        let s = format!("{x:.3e}");
-        let (m, e) = s.split_once('e').expect("an exponent");
-        let m = if m.contains('.') {
-            m.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            m
-        };
-        let e: i32 = e.parse().expect("a whole exponent");
-        format!(
-            "{m}e{}{:02}",
-            if e < 0 { '-' } else { '+' },
-            e.unsigned_abs()
-        )
-    }
-}
-
 fn error(message: &str) {
     // One line, whatever the message holds.
     let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -226,23 +256,6 @@ fn error(message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn four_significant_digits_as_python_writes_them() {
-        // Python: [f"{x:.4g}" for x in (1000.0, 98.41, 0.5, 12345.0, 0.0001234, 1e-05, 3.0)]
-        let cases = [
-            (1000.0, "1000"),
-            (98.41, "98.41"),
-            (0.5, "0.5"),
-            (12345.0, "1.234e+04"),
-            (0.0001234, "0.0001234"),
-            (1e-05, "1e-05"),
-            (3.0, "3"),
-        ];
-        for (x, python) in cases {
-            assert_eq!(general_4(x), python);
-        }
-    }
 
     #[test]
     fn the_command_records_the_seed_the_run_used() {

@@ -543,6 +543,12 @@ fn stall_warning(
     })
 }
 
+/// The progress line of a long run (`lastmile_core::sim::progress_line`).
+#[pyfunction]
+fn progress_line(sim_s: f64, stop_s: f64, events: u64, events_per_s: f64) -> String {
+    lastmile_core::sim::progress_line::progress_line(sim_s, stop_s, events, events_per_s)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -553,6 +559,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PROGRESS_EVERY", sim::PROGRESS_EVERY)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(stall_warning, m)?)?;
+    m.add_function(wrap_pyfunction!(progress_line, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

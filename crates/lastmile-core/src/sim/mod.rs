@@ -27,6 +27,7 @@ pub mod external;
 mod flow;
 mod mobility;
 mod observe;
+pub mod progress_line;
 mod quiet_end;
 mod report;
 mod world;
