@@ -320,3 +320,11 @@ def test_run_releases_results_without_traces_by_default() -> None:
     r = lastmile.run(example("tulip-basic"), overrides=SMALL)
     assert r.trace_names == ()
     assert r.engine["events"] > 0
+
+
+def test_dir_lists_the_public_surface_and_not_the_package_s_own_helpers() -> None:
+    public = [name for name in dir(lastmile) if not name.startswith("_")]
+    assert public == sorted(name for name in lastmile.__all__ if not name.startswith("_"))
+    assert "__version__" in dir(lastmile)
+    for helper in ("sys", "importlib", "TYPE_CHECKING", "annotations", "_Package", "_HOMES"):
+        assert helper not in dir(lastmile), helper

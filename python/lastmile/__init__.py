@@ -111,7 +111,10 @@ sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES, "__version__"})
+    """The public names (those loaded on first use included) and the module's dunders, not
+    the helpers this file imports or defines for itself (`sys`, `importlib`, `_Package`)."""
+    dunders = (name for name in globals() if name.startswith("__") and name.endswith("__"))
+    return sorted({*__all__, *dunders, "__version__"})
 
 
 __all__ = [
