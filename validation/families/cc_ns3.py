@@ -351,7 +351,7 @@ EXPLANATIONS: dict[str, str] = {
         "beta falls to 1/8 and the window grows to 30-60 segments. Every ns-3 seed stays in Reno "
         "mode (ssthresh ≤ 8 segments after 4 s, seed 1, cut from BytesInFlight); lastmile's "
         "seeds spend 47-98 % of the run at or above win_thresh (cc trace: median cwnd 30-40 "
-        "segments, alpha 1-10, beta 1/8-1/2), 4.0-7.4 Mb/s per seed."
+        "segments, alpha 0.9-10, beta 1/8-1/2), 4.0-7.4 Mb/s per seed."
     ),
     "Illinois, path B, PER 0.02": (
         "The bistability of path A at PER 0.02: lastmile's seeds spend 49-98 % of the run at or "
