@@ -387,9 +387,9 @@ pub struct DuplexRadioMeter {
     /// The last transmission (empty before the first).
     last_transmit: Span,
     /// The arrivals that may still overlap a later transmission, in order:
-    /// `receives[first..]` (the ended ones leave by moving `first`; the vector is emptied
-    /// when they all have, and compacted instead of grown when most of it is behind
-    /// `first`).
+    /// `receives[first..]` (a transmission moves `first` past the ended ones; the vector is
+    /// compacted instead of grown when half of it is behind `first`). Ended ones not
+    /// dropped yet add nothing anywhere.
     receives: Vec<Span>,
     first: usize,
 }
@@ -415,15 +415,26 @@ impl DuplexRadioMeter {
         if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now.as_nanos());
         self.transmit_total_ns += span.1 - span.0;
-        for &r in &self.receives[self.first..] {
+        self.last_transmit = span;
+        // The arrivals that ended by `now` leave (no later transmission can overlap them);
+        // the live ones that start before this one ends overlap it.
+        let (now, receives) = (now.as_nanos(), &self.receives);
+        let mut i = self.first;
+        while let Some(r) = receives.get(i) {
+            if r.1 > now {
+                break;
+            }
+            i += 1;
+        }
+        self.first = i;
+        while let Some(&r) = receives.get(i) {
             if r.0 >= span.1 {
                 break;
             }
             self.overlap_total_ns += overlap(r, span);
+            i += 1;
         }
-        self.last_transmit = span;
     }
 
     /// A frame arrives from `start` to `end` (known at `now` ≤ `start`; after the end of
@@ -434,30 +445,27 @@ impl DuplexRadioMeter {
         if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now.as_nanos());
         self.receive_total_ns += span.1 - span.0;
         self.overlap_total_ns += overlap(self.last_transmit, span);
-        if self.receives.len() == self.receives.capacity()
-            && self.first >= 64
-            && 2 * self.first >= self.receives.len()
-        {
-            self.receives.drain(..self.first);
-            self.first = 0;
+        if self.receives.len() == self.receives.capacity() {
+            self.make_room(now.as_nanos());
         }
         self.receives.push(span);
     }
 
-    /// Drops the arrivals that ended by `now` (no later transmission can overlap them).
-    #[inline]
-    fn drop_ended(&mut self, now: u64) {
+    /// Before the arrivals' vector grows: the ones that ended by `now` leave (a radio that
+    /// seldom transmits drops them only here), and the rest move to the front when that
+    /// frees at least half of it.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, now: u64) {
         let live = &self.receives[self.first..];
-        match live.iter().position(|&(_, b)| b > now) {
-            Some(ended) => self.first += ended,
-            None => {
-                self.receives.clear();
-                self.first = 0;
-            }
+        self.first += live.iter().take_while(|&&(_, b)| b <= now).count();
+        if 2 * self.first >= self.receives.len() {
+            self.receives.drain(..self.first);
+            self.first = 0;
         }
+        self.receives.reserve(16);
     }
 
     /// Time in each state from time zero to `end` (at or after the last addition's `now`):
