@@ -453,9 +453,9 @@ impl DuplexRadioMeter {
         self.receives.push(span);
     }
 
-    /// Before the arrivals' vector grows: the ones that ended by `now` leave (a radio that
-    /// seldom transmits drops them only here), and the rest move to the front when that
-    /// frees at least half of it.
+    /// When the arrivals' vector is full: the ones that ended by `now` leave (a radio that
+    /// seldom transmits drops them only here), the rest move to the front when that frees
+    /// at least half of it, and the vector keeps room for 16 more.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self, now: u64) {
