@@ -37,8 +37,6 @@
 //! coefficients could not be checked at the source), state-transition time and power,
 //! transmit power control, the CPU.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -197,68 +195,86 @@ impl StateEnergy {
 }
 
 /// The length of a union of intervals added with starts at or after the latest `now`.
+///
+/// A radio's intervals come almost always in order of their starts (its transmissions
+/// start when it sends, its arrivals one propagation delay after their senders start), so
+/// the union keeps its latest open interval apart: an addition that starts at or after it
+/// extends it or, once it has ended by `now`, settles it and takes its place. The rest
+/// (an addition that starts before the latest one, or after a gap while the latest has not
+/// ended yet) goes through the general merge, on the open intervals before the latest.
 #[derive(Clone, Debug, Default)]
 struct IntervalUnion {
     /// Length of the intervals that ended by the latest `now` (no later one can overlap them).
     settled: SimDuration,
-    /// Disjoint intervals, sorted, that may still overlap a later one; the ended ones leave
-    /// from the front.
-    open: VecDeque<(SimTime, SimTime)>,
+    /// The latest open interval (`(0, 0)`, empty, before the first and after a cut).
+    last: (SimTime, SimTime),
+    /// The open intervals before `last`, disjoint, sorted and apart from it; usually none.
+    earlier: Vec<(SimTime, SimTime)>,
 }
 
 impl IntervalUnion {
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, now: SimTime, start: SimTime, end: SimTime) {
         if end <= start {
             return;
         }
-        // The open intervals are disjoint and sorted, so their ends are sorted too: those
-        // that ended by `now` are a prefix.
-        while let Some(&(a, b)) = self.open.front() {
-            if b > now {
-                break;
+        let last = &mut self.last;
+        if start >= last.0 {
+            if start <= last.1 {
+                last.1 = last.1.max(end);
+                return;
             }
-            self.settled += b.saturating_since(a);
-            self.open.pop_front();
+            if last.1 <= now && self.earlier.is_empty() {
+                self.settled += last.1.saturating_since(last.0);
+                *last = (start, end);
+                return;
+            }
         }
-        // The common cases (back-to-back frames) only append or extend the last one.
-        match self.open.back_mut() {
-            Some(last) if start > last.1 => self.open.push_back((start, end)),
-            Some(last) if start >= last.0 => last.1 = last.1.max(end),
-            Some(_) => self.merge(start, end),
-            None => self.open.push_back((start, end)),
-        }
+        self.merge(now, start, end);
     }
 
-    /// Adds an interval that starts before the last open one.
+    /// Adds an interval that starts before the latest open one, or after it while
+    /// intervals that have not ended by `now` are open.
+    #[cold]
     #[inline(never)]
-    fn merge(&mut self, start: SimTime, end: SimTime) {
+    fn merge(&mut self, now: SimTime, start: SimTime, end: SimTime) {
+        let open = &mut self.earlier;
+        open.push(self.last);
+        // The open intervals are disjoint and sorted, so their ends are sorted too: those
+        // that ended by `now` are a prefix.
+        let ended = open.partition_point(|&(_, b)| b <= now);
+        for &(a, b) in &open[..ended] {
+            self.settled += b.saturating_since(a);
+        }
+        open.drain(..ended);
         // The ones the new interval overlaps or touches are consecutive, `first..past`, and
         // merging them cannot reach any other (the intervals are apart).
-        let first = self.open.partition_point(|&(_, b)| b < start);
-        let past = self.open.partition_point(|&(a, _)| a <= end);
+        let first = open.partition_point(|&(_, b)| b < start);
+        let past = open.partition_point(|&(a, _)| a <= end);
         if first == past {
-            self.open.insert(first, (start, end));
-            return;
+            open.insert(first, (start, end));
+        } else {
+            open[first] = (start.min(open[first].0), end.max(open[past - 1].1));
+            open.drain(first + 1..past);
         }
-        let merged = (
-            start.min(self.open[first].0),
-            end.max(self.open[past - 1].1),
-        );
-        self.open[first] = merged;
-        self.open.drain(first + 1..past);
+        self.last = open.pop().unwrap_or_default();
+    }
+
+    /// Every open interval: the earlier ones, then the latest.
+    fn open(&self) -> impl Iterator<Item = &(SimTime, SimTime)> {
+        self.earlier.iter().chain(std::iter::once(&self.last))
     }
 
     /// Cuts every interval at `at` and settles them all (the radio is detached at `at`).
     fn cut(&mut self, at: SimTime) {
-        for (a, b) in self.open.drain(..) {
-            self.settled += b.min(at).saturating_since(a);
-        }
+        self.settled = self.length_until(at);
+        self.earlier.clear();
+        self.last = Default::default();
     }
 
     /// The union's length up to `end`.
     fn length_until(&self, end: SimTime) -> SimDuration {
-        self.open.iter().fold(self.settled, |acc, &(a, b)| {
+        self.open().fold(self.settled, |acc, &(a, b)| {
             acc + b.min(end).saturating_since(a)
         })
     }
@@ -371,9 +387,9 @@ pub struct DuplexRadioMeter {
     /// The last transmission (empty before the first).
     last_transmit: Span,
     /// The arrivals that may still overlap a later transmission, in order:
-    /// `receives[first..]` (the ended ones leave by moving `first`; the vector is emptied
-    /// when they all have, and compacted instead of grown when most of it is behind
-    /// `first`).
+    /// `receives[first..]` (a transmission moves `first` past the ended ones; the vector is
+    /// compacted instead of grown when half of it is behind `first`). Ended ones not
+    /// dropped yet add nothing anywhere.
     receives: Vec<Span>,
     first: usize,
 }
@@ -399,15 +415,26 @@ impl DuplexRadioMeter {
         if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now.as_nanos());
         self.transmit_total_ns += span.1 - span.0;
-        for &r in &self.receives[self.first..] {
+        self.last_transmit = span;
+        // The arrivals that ended by `now` leave (no later transmission can overlap them);
+        // the live ones that start before this one ends overlap it.
+        let (now, receives) = (now.as_nanos(), &self.receives);
+        let mut i = self.first;
+        while let Some(r) = receives.get(i) {
+            if r.1 > now {
+                break;
+            }
+            i += 1;
+        }
+        self.first = i;
+        while let Some(&r) = receives.get(i) {
             if r.0 >= span.1 {
                 break;
             }
             self.overlap_total_ns += overlap(r, span);
+            i += 1;
         }
-        self.last_transmit = span;
     }
 
     /// A frame arrives from `start` to `end` (known at `now` ≤ `start`; after the end of
@@ -418,30 +445,27 @@ impl DuplexRadioMeter {
         if span.1 <= span.0 {
             return;
         }
-        self.drop_ended(now.as_nanos());
         self.receive_total_ns += span.1 - span.0;
         self.overlap_total_ns += overlap(self.last_transmit, span);
-        if self.receives.len() == self.receives.capacity()
-            && self.first >= 64
-            && 2 * self.first >= self.receives.len()
-        {
-            self.receives.drain(..self.first);
-            self.first = 0;
+        if self.receives.len() == self.receives.capacity() {
+            self.make_room(now.as_nanos());
         }
         self.receives.push(span);
     }
 
-    /// Drops the arrivals that ended by `now` (no later transmission can overlap them).
-    #[inline]
-    fn drop_ended(&mut self, now: u64) {
+    /// When the arrivals' vector is full: the ones that ended by `now` leave (a radio that
+    /// seldom transmits drops them only here), the rest move to the front when that frees
+    /// at least half of it, and the vector keeps room for 16 more.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, now: u64) {
         let live = &self.receives[self.first..];
-        match live.iter().position(|&(_, b)| b > now) {
-            Some(ended) => self.first += ended,
-            None => {
-                self.receives.clear();
-                self.first = 0;
-            }
+        self.first += live.iter().take_while(|&&(_, b)| b <= now).count();
+        if 2 * self.first >= self.receives.len() {
+            self.receives.drain(..self.first);
+            self.first = 0;
         }
+        self.receives.reserve(16);
     }
 
     /// Time in each state from time zero to `end` (at or after the last addition's `now`):

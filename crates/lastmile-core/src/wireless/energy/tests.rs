@@ -217,3 +217,185 @@ proptest::proptest! {
         proptest::prop_assert_eq!(duplex.times(end), general.times(end));
     }
 }
+
+/// A radio measured the plainest way: every interval reported while it was attached,
+/// each cut at the detachment that followed it, and the unions' lengths found by sorting
+/// all of them. The reference the meters must match to the nanosecond.
+#[derive(Default)]
+struct PlainRadio {
+    /// (start, end, is a transmission), in nanoseconds.
+    spans: Vec<(u64, u64, bool)>,
+    /// Attachments: (from, until), `until` open while attached.
+    attachments: Vec<(u64, Option<u64>)>,
+}
+
+impl PlainRadio {
+    fn attached_at(now: u64) -> Self {
+        PlainRadio {
+            spans: Vec::new(),
+            attachments: vec![(now, None)],
+        }
+    }
+
+    fn is_attached(&self) -> bool {
+        self.attachments.last().is_some_and(|a| a.1.is_none())
+    }
+
+    fn add(&mut self, start: u64, end: u64, transmit: bool) {
+        if self.is_attached() {
+            self.spans.push((start, end, transmit));
+        }
+    }
+
+    fn detach(&mut self, now: u64) {
+        if self.is_attached() {
+            self.attachments.last_mut().unwrap().1 = Some(now);
+            for s in &mut self.spans {
+                s.1 = s.1.min(now);
+            }
+        }
+    }
+
+    fn attach(&mut self, now: u64) {
+        if !self.is_attached() {
+            self.attachments.push((now, None));
+        }
+    }
+
+    /// |∪ spans ∩ [0, end)| over the spans `keep` selects.
+    fn union_until(&self, end: u64, keep: impl Fn(bool) -> bool) -> u64 {
+        let mut spans: Vec<(u64, u64)> = self
+            .spans
+            .iter()
+            .filter(|s| keep(s.2))
+            .map(|s| (s.0, s.1.min(end)))
+            .filter(|s| s.0 < s.1)
+            .collect();
+        spans.sort_unstable();
+        let (mut total, mut reach) = (0, 0);
+        for (a, b) in spans {
+            let from = a.max(reach);
+            if b > from {
+                total += b - from;
+                reach = b;
+            }
+        }
+        total
+    }
+
+    fn times(&self, end: u64) -> StateTimes {
+        let d = SimDuration::from_nanos;
+        let attached: u64 = self
+            .attachments
+            .iter()
+            .map(|&(from, until)| until.unwrap_or(end).min(end).saturating_sub(from))
+            .sum();
+        let transmit = self.union_until(end, |t| t);
+        let busy = self.union_until(end, |_| true);
+        StateTimes {
+            transmit: d(transmit),
+            receive: d(busy - transmit),
+            idle: d(attached.saturating_sub(busy)),
+            sleep: d(end
+                .saturating_sub(self.attachments[0].0)
+                .saturating_sub(attached)),
+        }
+    }
+}
+
+/// Cell radios fed random timelines from a fixed seed — frames back to back and apart,
+/// arrivals overlapping each other and the radio's own frames, arrivals out of the order
+/// of their starts (senders at different distances), frames known well before they start,
+/// members leaving mid-frame and joining again — measure as the plain union at many ends,
+/// mid-frame ones included, after every step.
+#[test]
+fn a_cell_radio_measures_as_the_plain_union_of_its_intervals() {
+    let mut rng = crate::engine::RngStream::derive(27, "energy/cell-equivalence");
+    let n = SimTime::from_nanos;
+    for _ in 0..300 {
+        let first = rng.below(50);
+        let mut meter = RadioMeter::attached_at(n(first));
+        let mut plain = PlainRadio::attached_at(first);
+        let (mut now, mut tx_free) = (first, first);
+        // The propagation delays of this timeline's senders (one in a cell of equals).
+        let delays: Vec<u64> = (0..1 + rng.below(3)).map(|_| rng.below(12)).collect();
+        for _ in 0..rng.below(300) {
+            now += [0, 1, rng.below(8), rng.below(60)][rng.below(4) as usize];
+            let len = rng.below(40);
+            match rng.below(20) {
+                // Its own frame, now or after its previous one.
+                0..=5 => {
+                    let start = if rng.bernoulli(0.5) {
+                        now
+                    } else {
+                        now.max(tx_free)
+                    };
+                    meter.transmit(n(now), n(start), n(start + len));
+                    plain.add(start, start + len, true);
+                    tx_free = start + len;
+                }
+                // A frame of another member, arriving one of the delays later.
+                6..=16 => {
+                    let start = now + delays[rng.below(delays.len() as u64) as usize];
+                    meter.receive(n(now), n(start), n(start + len));
+                    plain.add(start, start + len, false);
+                }
+                // Something known well ahead of its start.
+                17 => {
+                    let start = now + rng.below(100);
+                    meter.receive(n(now), n(start), n(start + len));
+                    plain.add(start, start + len, false);
+                }
+                18 => {
+                    meter.detach(n(now));
+                    plain.detach(now);
+                }
+                _ => {
+                    meter.attach(n(now));
+                    plain.attach(now);
+                }
+            }
+            for end in [now, now + 1, now + rng.below(30), now + rng.below(200)] {
+                assert_eq!(meter.times(n(end)), plain.times(end), "at {end} ns");
+            }
+        }
+    }
+}
+
+/// Link radios fed random timelines from a fixed seed — their own frames back to back or
+/// apart, the far end's arriving one delay later, overlapping them or not — measure as
+/// the plain union at many ends after every frame, mid-frame ones included.
+#[test]
+fn a_duplex_radio_measures_as_the_plain_union_of_its_intervals() {
+    let mut rng = crate::engine::RngStream::derive(27, "energy/duplex-equivalence");
+    let n = SimTime::from_nanos;
+    for _ in 0..300 {
+        let mut meter = DuplexRadioMeter::default();
+        let mut plain = PlainRadio::attached_at(0);
+        let delay = [0, 1, rng.below(20), rng.below(400)][rng.below(4) as usize];
+        let (mut now, mut ours_free, mut theirs_free) = (0, 0, 0);
+        for _ in 0..rng.below(400) {
+            now += [0, 1, rng.below(10), rng.below(80)][rng.below(4) as usize];
+            let len = [1, rng.below(5), rng.below(50)][rng.below(3) as usize];
+            if rng.bernoulli(0.5) {
+                if now < ours_free {
+                    continue;
+                }
+                meter.transmit(n(now), n(now), n(now + len));
+                plain.add(now, now + len, true);
+                ours_free = now + len;
+            } else {
+                if now < theirs_free {
+                    continue;
+                }
+                let start = now + delay;
+                meter.receive(n(now), n(start), n(start + len));
+                plain.add(start, start + len, false);
+                theirs_free = now + len;
+            }
+            for end in [now, now + 1, now + rng.below(30), now + rng.below(800)] {
+                assert_eq!(meter.times(n(end)), plain.times(end), "at {end} ns");
+            }
+        }
+    }
+}
