@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 use args::{Request, RunArgs};
 use lastmile_core::metrics::stall::{stall_warning, thousands};
 use lastmile_core::metrics::RunSummary;
+use lastmile_core::pyfmt::general;
 use lastmile_core::scenario::load_path;
-use lastmile_core::sim::progress_line::{general, progress_line};
+use lastmile_core::sim::progress_line::progress_line;
 use lastmile_core::sim::{run_observed, Control, Progress, RunObserver, RunOptions, SimError};
 
 const EXIT_OK: u8 = 0;

@@ -2,13 +2,14 @@
 //! `lastmile-run` prints what `lastmile run --json` prints, byte for byte but the command
 //! line and the wall-clock time: `", "` between items and `": "` after keys, every
 //! character outside printable ASCII escaped (`ensure_ascii`), and numbers as Python's
-//! `repr` writes floats (`1e-05`, `1e+16`, `2.0`).
+//! `repr` writes floats (`1e-05`, `1e+16`, `2.0`: `lastmile_core::pyfmt::float_repr`).
 //!
 //! The summary's non-finite numbers are already `null` on both sides: the core's JSON
 //! writes them so before Python reads it.
 
 use std::io::{self, Write};
 
+use lastmile_core::pyfmt::float_repr;
 use serde_json::ser::{CharEscape, Formatter};
 
 /// `serde_json`'s compact formatter with Python's separators, escapes and float repr.
@@ -87,57 +88,6 @@ impl Formatter for PythonFormatter {
     }
 }
 
-/// A finite float as Python's `repr` writes it: the shortest digits that read back as the
-/// same float, positional when the decimal exponent is from -5 (exclusive) to 16
-/// (exclusive), with ".0" when whole; otherwise `d.ddde±XX`.
-pub fn float_repr(value: f64) -> String {
-    if !value.is_finite() {
-        // Not reached for the summary (see the module notes); Python's spelling.
-        return if value.is_nan() {
-            "NaN".into()
-        } else if value > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    // Rust's `{:e}` writes the same shortest round-trip digits: "-1.2345e-7".
-    let scientific = format!("{value:e}");
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("`{:e}` writes an exponent");
-    let exponent: i32 = exponent.parse().expect("`{:e}` writes a whole exponent");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if (-5 < exponent) && (exponent < 16) {
-        let point = exponent + 1; // digits before the decimal point
-        let body = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
-        } else {
-            let (whole, fraction) = digits.split_at(point as usize);
-            format!("{whole}.{fraction}")
-        };
-        format!("{sign}{body}")
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        format!(
-            "{sign}{first}{fraction}e{exp_sign}{:02}",
-            exponent.unsigned_abs()
-        )
-    }
-}
-
 /// `value` as `json.dumps(value)` writes it.
 pub fn to_string<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let mut out = Vec::with_capacity(4096);
@@ -149,34 +99,6 @@ pub fn to_string<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn floats_read_as_python_repr_writes_them() {
-        // Each pair: the float, then Python 3.11's repr of it.
-        let cases: &[(f64, &str)] = &[
-            (0.0, "0.0"),
-            (-0.0, "-0.0"),
-            (2.0, "2.0"),
-            (0.1, "0.1"),
-            (1.0 / 3.0, "0.3333333333333333"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (0.000012345, "1.2345e-05"),
-            (123456.789, "123456.789"),
-            (1e15, "1000000000000000.0"),
-            (1e16, "1e+16"),
-            (1.5e16, "1.5e+16"),
-            (-2.5e-7, "-2.5e-07"),
-            (1e100, "1e+100"),
-            (5e-324, "5e-324"),
-            (f64::MAX, "1.7976931348623157e+308"),
-            (158597000.0, "158597000.0"),
-            (0.051730, "0.05173"),
-        ];
-        for &(value, python) in cases {
-            assert_eq!(float_repr(value), python, "{value:e}");
-        }
-    }
 
     #[test]
     fn strings_and_separators_are_json_dumps_defaults() {

@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod mobility;
 pub mod net;
 pub mod packet;
+pub mod pyfmt;
 pub mod ranges;
 pub mod scenario;
 pub mod short_form;
