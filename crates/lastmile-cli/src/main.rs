@@ -60,8 +60,9 @@ struct Watch {
     started: Instant,
     tty: bool,
     every: Duration,
-    last_shown: Option<Instant>,
-    /// The events and the time of the last line, for the rate.
+    /// A line has been shown; `last` is then its events and time (for the rate and the
+    /// next line's turn), else the start's.
+    shown: bool,
     last: (u64, Instant),
 }
 
@@ -76,14 +77,14 @@ impl Watch {
             started,
             tty,
             every: Duration::from_millis(if tty { 500 } else { 10_000 }),
-            last_shown: None,
+            shown: false,
             last: (0, started),
         }
     }
 
     fn show(&mut self, progress: &Progress) {
         let now = Instant::now();
-        let due = self.last_shown.map_or(true, |at| now - at >= self.every);
+        let due = !self.shown || now - self.last.1 >= self.every;
         if now - self.started < AFTER || !due {
             return;
         }
@@ -91,7 +92,7 @@ impl Watch {
         let elapsed = (now - at).as_secs_f64().max(1e-9);
         let rate = progress.events.saturating_sub(events) as f64 / elapsed;
         self.last = (progress.events, now);
-        self.last_shown = Some(now);
+        self.shown = true;
         let line = progress_line(
             progress.sim_time.as_secs_f64(),
             progress.stop_time.as_secs_f64(),
@@ -109,7 +110,7 @@ impl Watch {
 
     /// Clears the in-place line (a terminal), so what follows starts clean.
     fn close(&self) {
-        if self.tty && self.last_shown.is_some() {
+        if self.tty && self.shown {
             let mut err = std::io::stderr().lock();
             let _ = write!(err, "\r\x1b[K").and_then(|()| err.flush());
         }
