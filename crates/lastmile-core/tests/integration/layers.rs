@@ -25,6 +25,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("ranges", 1),
     ("errors", 1),
     ("short_form", 1),
+    ("pyfmt", 1),
     ("packet", 2),
     ("net", 3),
     ("error_model", 3),
