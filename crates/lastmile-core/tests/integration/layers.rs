@@ -1,7 +1,7 @@
 //! The crate's layers stand one above the other (`src/lib.rs`): read from the source, each
 //! module imports only modules of its own floor or below. The floors, bottom up:
 //!
-//! 1. `engine`, `ids`, `units`, `ranges`, `errors` (the validation error every component
+//! 1. `engine`, `ids`, `units`, `ranges`, `pyfmt`, `errors` (the validation error every component
 //!    reports its settings' problems with), `short_form` (a family member by name or as
 //!    its table);
 //! 2. `packet` (every wire format: IPv4, TCP, UDP, WTP's PDUs, WTCP-Sinha's packets);
