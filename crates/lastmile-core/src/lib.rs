@@ -9,7 +9,8 @@
 //! 1. `engine` (integer time, the event queue, timers, named random streams), `ids`,
 //!    `units` (quantities with units and their ranges), `ranges`, `errors` (the
 //!    validation error every component reports its settings' problems with), `short_form`
-//!    (a family member by name or as its tagged table).
+//!    (a family member by name or as its tagged table), `pyfmt` (numbers as Python writes
+//!    them, for front ends that must print what the Python CLI prints).
 //! 2. `packet`: every header and wire format, without payload.
 //! 3. `net` (nodes, routing, point-to-point links, queues), `error_model` (channel losses
 //!    per frame), `metrics` (summaries, traces, pcap).
