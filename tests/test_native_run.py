@@ -77,6 +77,27 @@ def test_a_stalled_flow_is_warned_about_in_the_same_words(native: Path, tmp_path
     assert ours.stderr.replace("lastmile-run:", "lastmile:") == theirs.stderr
 
 
+@pytest.mark.parametrize(
+    "budget",
+    ["10", " 1_0 ", "1e9", "abc", "-1", "nan", "1__0", "x'y", "a\tb", "x" * 100],
+)
+def test_the_event_budget_is_read_and_warned_about_in_the_same_words(
+    native: Path, budget: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A budget of 10 events is under the run's estimate (a warning before the run), 1e9 is
+    # over it (no warning), the rest are refused before the scenario is read (status 2).
+    monkeypatch.setenv("LASTMILE_EVENT_BUDGET", budget)
+    args = (str(example("tulip-basic")), "--set", "stop_time=1s")
+    theirs = lastmile_cli("run", "--json", *args)
+    ours = run_native(native, *args)
+    assert ours.returncode == theirs.returncode
+    assert ours.stderr.replace("lastmile-run:", "lastmile:") == theirs.stderr
+    if budget.strip() in ("10", "1_0"):
+        assert "looks big" in ours.stderr
+    elif budget != "1e9":
+        assert ours.returncode == 2 and "LASTMILE_EVENT_BUDGET = " in ours.stderr
+
+
 def test_bad_input_is_one_line_naming_the_field_and_exit_status_2(
     native: Path, tmp_path: Path
 ) -> None:

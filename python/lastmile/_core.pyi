@@ -12,12 +12,16 @@ from lastmile._errors import ScenarioError as ScenarioError
 from lastmile._errors import SimulationError as SimulationError
 
 __all__ = [
+    "DEFAULT_EVENT_BUDGET",
     "PROGRESS_EVERY",
     "Emulator",
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "budget_warning",
     "check",
+    "describe_estimate",
+    "event_budget",
     "load",
     "load_text",
     "progress_line",
@@ -29,6 +33,7 @@ __all__ = [
 ]
 
 __version__: str
+DEFAULT_EVENT_BUDGET: float
 PROGRESS_EVERY: int
 
 def check(
@@ -95,6 +100,17 @@ def stall_warning(
 
 def progress_line(sim_s: float, stop_s: float, events: int, events_per_s: float) -> str:
     """The progress line of a long run (the core's wording)."""
+
+def event_budget(text: str | None) -> float:
+    """The budget ``LASTMILE_EVENT_BUDGET``'s value sets (3e8 when None or blank).
+
+    Raises ValueError, naming the variable, for a value that is not a positive number."""
+
+def describe_estimate(events: float, sim_time_s: float, wall_s: float) -> str:
+    """A run's estimate in words (the core's wording)."""
+
+def budget_warning(events: float, sim_time_s: float, wall_s: float, budget: float) -> str | None:
+    """The warning for a run expected to exceed `budget` events, or None."""
 
 @final
 class Emulator:

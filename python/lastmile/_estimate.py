@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lastmile import _core
+
 __all__ = ["Estimate", "Validation"]
 
 
@@ -30,18 +32,9 @@ class Estimate:
         return self.events > budget
 
     def describe(self) -> str:
-        """E.g. ``about 2.1e+10 events (~1.2 h at 5 M events/s) over 1e+08 s simulated``."""
-        wall = self.wall_s
-        if wall >= 3600:
-            span = f"{wall / 3600:.1f} h"
-        elif wall >= 60:
-            span = f"{wall / 60:.1f} min"
-        else:
-            span = f"{wall:.1f} s"
-        return (
-            f"about {self.events:.2g} events (~{span} at 5 M events/s) over "
-            f"{self.sim_time_s:.3g} s simulated"
-        )
+        """E.g. ``about 2.1e+10 events (~1.2 h at 5 M events/s) over 1e+08 s simulated``
+        (the core's wording, which ``lastmile-run`` prints too)."""
+        return _core.describe_estimate(self.events, self.sim_time_s, self.wall_s)
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,10 @@ __all__ = ["RunProgress", "budget_warning"]
 
 
 def budget_warning(estimate: Estimate, budget: float) -> str | None:
-    """The warning line for a run over `budget` events, or None."""
-    if not estimate.over(budget):
-        return None
-    return (
-        f"lastmile: warning: this run looks big: {estimate.describe()}, over the budget of "
-        f"{budget:.2g} events (LASTMILE_EVENT_BUDGET); Ctrl-C stops it with a summary of "
-        "the run so far"
-    )
+    """The warning line for a run over `budget` events, or None (the core's wording,
+    which ``lastmile-run`` prints too)."""
+    text = _core.budget_warning(estimate.events, estimate.sim_time_s, estimate.wall_s, budget)
+    return None if text is None else f"lastmile: warning: {text}"
 
 
 class RunProgress:

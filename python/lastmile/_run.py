@@ -79,7 +79,7 @@ SEED_MAX = 2**64 - 1
 
 #: The estimated events above which ``lastmile run`` and ``validate`` warn (about a minute
 #: at the nominal 5 M events/s); ``LASTMILE_EVENT_BUDGET`` replaces it.
-DEFAULT_EVENT_BUDGET = 3e8
+DEFAULT_EVENT_BUDGET: float = _core.DEFAULT_EVENT_BUDGET
 
 #: The columns of `RunResult.flows`, in order, with their dtypes ("str" columns hold text).
 FLOW_COLUMNS: dict[str, str] = {
@@ -505,25 +505,13 @@ def command_line(
 
 
 def event_budget() -> float:
-    """The event budget: ``LASTMILE_EVENT_BUDGET`` if set (a number), else 3e8."""
-    text = os.environ.get("LASTMILE_EVENT_BUDGET", "").strip()
-    if not text:
-        return DEFAULT_EVENT_BUDGET
+    """The event budget: ``LASTMILE_EVENT_BUDGET`` if set (a number, read as `float` reads
+    it), else 3e8. The core reads it, so that ``lastmile-run`` reads it alike."""
+    text = os.environ.get("LASTMILE_EVENT_BUDGET")
     try:
-        value = float(text)
-    except ValueError:
-        raise ArgumentError(
-            f"LASTMILE_EVENT_BUDGET = {clip(text)}: expected a number of events, e.g. 1e9",
-            argument="LASTMILE_EVENT_BUDGET",
-            value=text,
-        ) from None
-    if not value > 0:
-        raise ArgumentError(
-            f"LASTMILE_EVENT_BUDGET = {clip(text)}: expected a positive number of events",
-            argument="LASTMILE_EVENT_BUDGET",
-            value=text,
-        )
-    return value
+        return _core.event_budget(text)
+    except ValueError as e:
+        raise ArgumentError(str(e), argument="LASTMILE_EVENT_BUDGET", value=text) from None
 
 
 def validate(

@@ -4,10 +4,11 @@
 //! adds about 1 ms around the engine).
 //!
 //! It is the run command for scripts and for comparisons with other simulators'
-//! processes (`bench/vs_ns2.py`); traces, captures, built-in examples, the text summary
-//! and the event-budget warning are the Python CLI's (`args` names them). What it shares
-//! with `lastmile run`: the exit statuses, Ctrl-C and SIGTERM ending the run with the
-//! summary so far (130, 143), `--max-events` (3), a warning on stderr for each flow that
+//! processes (`bench/vs_ns2.py`); traces, captures, built-in examples and the text summary
+//! are the Python CLI's (`args` names them). What it shares with `lastmile run`: the exit
+//! statuses, Ctrl-C and SIGTERM ending the run with the summary so far (130, 143),
+//! `--max-events` (3), the warning for a run whose estimate is over `LASTMILE_EVENT_BUDGET`
+//! (read and worded by `lastmile_core::sim::budget`), a warning on stderr for each flow that
 //! stalled (worded by `lastmile_core::metrics::stall`), and, once a run has taken a few
 //! seconds, its progress line on stderr (worded by `lastmile_core::sim::progress_line`),
 //! rewritten in place on a terminal and a plain line every ten seconds otherwise.
@@ -26,8 +27,11 @@ use lastmile_core::metrics::stall::{stall_warning, thousands};
 use lastmile_core::metrics::RunSummary;
 use lastmile_core::pyfmt::general;
 use lastmile_core::scenario::load_path;
+use lastmile_core::sim::budget::{budget_warning, event_budget, EVENT_BUDGET_VAR};
 use lastmile_core::sim::progress_line::progress_line;
-use lastmile_core::sim::{run_observed, Control, Progress, RunObserver, RunOptions, SimError};
+use lastmile_core::sim::{
+    run_observed, Control, Estimate, Progress, RunObserver, RunOptions, SimError,
+};
 
 const EXIT_OK: u8 = 0;
 const EXIT_RUN_FAILED: u8 = 1;
@@ -64,13 +68,15 @@ struct Watch {
     /// next line's turn), else the start's.
     shown: bool,
     last: (u64, Instant),
+    /// The events over whose estimate the run is announced as big.
+    budget: f64,
 }
 
 /// How long a run goes before its progress shows.
 const AFTER: Duration = Duration::from_secs(3);
 
 impl Watch {
-    fn new() -> Self {
+    fn new(budget: f64) -> Self {
         let tty = std::io::stderr().is_terminal();
         let started = Instant::now();
         Watch {
@@ -79,6 +85,7 @@ impl Watch {
             every: Duration::from_millis(if tty { 500 } else { 10_000 }),
             shown: false,
             last: (0, started),
+            budget,
         }
     }
 
@@ -118,6 +125,12 @@ impl Watch {
 }
 
 impl RunObserver for Watch {
+    fn on_start(&mut self, estimate: &Estimate) {
+        if let Some(warning) = budget_warning(estimate, self.budget) {
+            eprintln!("lastmile-run: warning: {warning}");
+        }
+    }
+
     fn on_progress(&mut self, progress: &Progress) -> Control {
         if STOP_SIGNAL.load(Ordering::SeqCst) != 0 {
             return Control::Stop;
@@ -148,6 +161,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &RunArgs, words: &[String]) -> u8 {
+    let budget = match read_event_budget() {
+        Ok(b) => b,
+        Err(message) => {
+            error(&message);
+            return EXIT_BAD_INPUT;
+        }
+    };
     let scenario = match load_path(&args.scenario, &args.overrides) {
         Ok(s) => s,
         Err(e) => {
@@ -161,7 +181,7 @@ fn run(args: &RunArgs, words: &[String]) -> u8 {
         ..RunOptions::default()
     };
     catch_stop_signals();
-    let mut watch = Watch::new();
+    let mut watch = Watch::new(budget);
     let result = run_observed(&scenario, &options, &mut watch);
     watch.close();
     let output = match result {
@@ -207,6 +227,13 @@ fn command(words: &[String], seed_given: Option<u64>, seed: u64) -> String {
         all.extend(["--seed".to_string(), seed.to_string()]);
     }
     shell::join(&all)
+}
+
+/// `LASTMILE_EVENT_BUDGET`, read as `lastmile run` reads it.
+fn read_event_budget() -> Result<f64, String> {
+    let value = std::env::var_os(EVENT_BUDGET_VAR);
+    let text = value.as_ref().map(|v| v.to_string_lossy());
+    event_budget(text.as_deref())
 }
 
 /// What stderr says after the summary, and the exit status.

@@ -2,6 +2,8 @@
 //! Python CLI's byte for byte: `float_repr` (`repr(x)`, what `json.dumps` writes) and
 //! `general` (`format(x, ".Ng")`). Both start from Rust's `{:e}`, whose digits are the same
 //! correctly rounded ones, and differ only in where they switch to scientific notation.
+//! Beside them, what a front end reads or quotes as Python does: `parse_float` (`float(s)`
+//! on a string) and `str_repr` (`repr(s)`, how an error message quotes a value).
 
 /// A finite float as Python's `repr` writes it: the shortest digits that read back as the
 /// same float, positional when the decimal exponent is from -5 (exclusive) to 16
@@ -90,6 +92,73 @@ fn strip_zeros(text: &str) -> &str {
     }
 }
 
+/// `text` read as Python's `float(text)` reads a string: surrounding whitespace ignored,
+/// underscores allowed between digits (`1_000`), `inf`, `infinity` and `nan` in any case;
+/// None where Python raises `ValueError`. Python's non-ASCII digits are not read.
+pub fn parse_float(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut plain = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        if c == '_' {
+            // PEP 515: an underscore only between two digits.
+            if i == 0 || !digit_at(i - 1) || !digit_at(i + 1) {
+                return None;
+            }
+            continue;
+        }
+        plain.push(c);
+    }
+    // Rust reads what Python reads otherwise, except the words Python does not take.
+    let word = plain.trim_start_matches(['+', '-']).to_ascii_lowercase();
+    let words = ["inf", "infinity", "nan"];
+    if word.starts_with(|c: char| c.is_ascii_alphabetic()) && !words.contains(&word.as_str()) {
+        return None;
+    }
+    plain.parse().ok()
+}
+
+/// `text` as Python's `repr` of a string quotes it: in single quotes, or double quotes
+/// when it holds a single quote and no double quote; backslashes and that quote escaped,
+/// `\t`, `\n`, `\r`, and other control characters as `\xNN`, `\uNNNN` or `\UNNNNNNNN`.
+/// Unicode's other unprintable characters (format characters, separators other than the
+/// space) are escaped only when Rust's `char::is_whitespace` knows them.
+pub fn str_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' ' => out.push(' '),
+            c if c.is_control() || c.is_whitespace() => {
+                let code = u32::from(c);
+                let escaped = match code {
+                    0..=0xff => format!("\\x{code:02x}"),
+                    0x100..=0xffff => format!("\\u{code:04x}"),
+                    _ => format!("\\U{code:08x}"),
+                };
+                out.push_str(&escaped);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +216,37 @@ mod tests {
         for (x, n, python) in cases {
             assert_eq!(general(x, n), python, "format({x}, '.{n}g')");
         }
+    }
+
+    #[test]
+    fn strings_read_as_python_float_reads_them() {
+        // Python: float(" 1_000.5 "), float("1e9"), float("-Infinity"), float("nan"), ...
+        assert_eq!(parse_float(" 1_000.5 "), Some(1000.5));
+        assert_eq!(parse_float("1e9"), Some(1e9));
+        assert_eq!(parse_float("1E1_0"), Some(1e10));
+        assert_eq!(parse_float(".5"), Some(0.5));
+        assert_eq!(parse_float("5."), Some(5.0));
+        assert_eq!(parse_float("+3"), Some(3.0));
+        assert_eq!(parse_float("-Infinity"), Some(f64::NEG_INFINITY));
+        assert!(parse_float("NaN").is_some_and(f64::is_nan));
+        // Python raises ValueError for each of these.
+        for bad in [
+            "", "abc", "1__0", "_1", "1_", "1_.5", "1e", "infinit", "0x10", "1 0", "e5",
+        ] {
+            assert_eq!(parse_float(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn strings_quoted_as_python_repr_quotes_them() {
+        // Python: repr("abc"), repr("x'y"), repr("x'\"y"), repr("a\tb\n"), repr("\x01\x7f\xa0")
+        assert_eq!(str_repr("abc"), "'abc'");
+        assert_eq!(str_repr("x'y"), "\"x'y\"");
+        assert_eq!(str_repr("x'\"y"), "'x\\'\"y'");
+        assert_eq!(str_repr("a\tb\n\\"), "'a\\tb\\n\\\\'");
+        assert_eq!(
+            str_repr("\u{1}\u{7f}\u{a0}\u{2028}é"),
+            "'\\x01\\x7f\\xa0\\u2028é'"
+        );
     }
 }

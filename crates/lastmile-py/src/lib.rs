@@ -549,6 +549,36 @@ fn progress_line(sim_s: f64, stop_s: f64, events: u64, events_per_s: f64) -> Str
     lastmile_core::sim::progress_line::progress_line(sim_s, stop_s, events, events_per_s)
 }
 
+/// The event budget `LASTMILE_EVENT_BUDGET`'s value sets (`lastmile_core::sim::budget`);
+/// `ValueError` with the message naming the variable for a bad one.
+#[pyfunction]
+#[pyo3(signature = (text))]
+fn event_budget(text: Option<&str>) -> PyResult<f64> {
+    lastmile_core::sim::budget::event_budget(text).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// A run's estimate in words (`lastmile_core::sim::Estimate::describe`).
+#[pyfunction]
+fn describe_estimate(events: f64, sim_time_s: f64, wall_s: f64) -> String {
+    Estimate {
+        events,
+        sim_time_s,
+        wall_s,
+    }
+    .describe()
+}
+
+/// The warning for a run over the event budget, or None (`lastmile_core::sim::budget`).
+#[pyfunction]
+fn budget_warning(events: f64, sim_time_s: f64, wall_s: f64, budget: f64) -> Option<String> {
+    let estimate = Estimate {
+        events,
+        sim_time_s,
+        wall_s,
+    };
+    lastmile_core::sim::budget::budget_warning(&estimate, budget)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -557,9 +587,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", error_class(py, "SimulationError")?)?;
     m.add("__version__", version())?;
     m.add("PROGRESS_EVERY", sim::PROGRESS_EVERY)?;
+    m.add("DEFAULT_EVENT_BUDGET", sim::budget::DEFAULT_EVENT_BUDGET)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(stall_warning, m)?)?;
     m.add_function(wrap_pyfunction!(progress_line, m)?)?;
+    m.add_function(wrap_pyfunction!(event_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(budget_warning, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(load_text, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -18,6 +18,7 @@
 
 mod agent_hook;
 mod app_hook;
+pub mod budget;
 mod build;
 mod capture;
 mod cell;
