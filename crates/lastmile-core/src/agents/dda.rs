@@ -12,7 +12,7 @@
 //!   released back to back ("probably, the TCP sender goes into Fast Retransmit"), and
 //!   further duplicates for the same hole go at once. `d = 0` holds nothing.
 //! * **Where.** Vaidya et al. put the delay in the mobile's TCP receiver, the base station
-//!   running only link-level ARQ (mechanism-notes §6, [P]: the paper itself was not
+//!   running only link-level ARQ (mechanism-notes §6, \[P\]: the paper itself was not
 //!   reachable, only its abstract — "a TCP-unaware technique that attempts to mimic the
 //!   behavior of the Snoop protocol"); the survey reads it as the base station delaying
 //!   them. Both work here: on the mobile (`node = "mh"`) the agent holds its own TCP's ACKs

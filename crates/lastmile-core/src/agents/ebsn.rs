@@ -3,7 +3,7 @@
 //! source's half is `tcp.ebsn` (`tcp/sender/notices.rs`).
 //!
 //! * **Rule** (mechanism-notes §7c EBSN-R1, protocol-notes §4.6; the paper itself was not
-//!   reachable, so this is the rule as those notes give it, tagged [P] there): the base
+//!   reachable, so this is the rule as those notes give it, tagged \[P\] there): the base
 //!   station runs link-level retransmission towards the mobile; each time an attempt to
 //!   deliver a TCP data segment fails — the wireless link is in a bad state — it sends an
 //!   EBSN message to the segment's source. The source restarts its retransmission timer

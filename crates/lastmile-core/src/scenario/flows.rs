@@ -12,9 +12,9 @@
 //! RFC 6335's dynamic range, hence `FLOWS_MAX`) and its own random streams (named by that
 //! index).
 //!
-//! Names: an entry of one flow keeps its `name` (default "<src>-<dst>-<index>", as
-//! before); the flows of an entry of several are "<name>.1" to "<name>.N", the entry's
-//! name defaulting to "flow<entry>". A flow's group is its entry's `group`, else the
+//! Names: an entry of one flow keeps its `name` (default `"<src>-<dst>-<index>"`, as
+//! before); the flows of an entry of several are `"<name>.1"` to `"<name>.N"`, the entry's
+//! name defaulting to `"flow<entry>"`. A flow's group is its entry's `group`, else the
 //! entry's name; groups keep the order in which they first appear, and every entry of a
 //! group must agree on `background`.
 //!

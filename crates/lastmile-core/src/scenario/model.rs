@@ -109,7 +109,7 @@ pub struct Topology {
     pub mobiles: Option<u32>,
     /// `cells`: the number of base stations (and cells), 1 to 64. Default 2.
     pub cells: Option<u32>,
-    /// `cells`: the link from the gateway to each base station (`backhaul1..N`, gw → bs<i>).
+    /// `cells`: the link from the gateway to each base station (`backhaul1..N`, gw → `bs<i>`).
     /// Default: none; required by `cells`.
     pub backhaul: Option<LinkSpec>,
     /// Node names, for an explicit topology.
@@ -137,7 +137,7 @@ pub struct LinkSpec {
     /// wins, and a settings table given beside it keeps the preset's other settings.
     /// Default: none.
     pub preset: Option<NetworkPreset>,
-    /// A name for metrics, traces and `--pcap`. Default: "<from>-<to>" ("wired" and
+    /// A name for metrics, traces and `--pcap`. Default: `"<from>-<to>"` ("wired" and
     /// "wireless" in the chain preset).
     pub name: Option<String>,
     /// The node at the data-bound end's source. Default: set by the preset; required in
@@ -255,10 +255,10 @@ fn default_queue() -> QueueLimit {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// A name for reports. Default "<src>-<dst>-<index>" (the flow's index in the run) for
-    /// an entry of one flow, "flow<entry>" (the entry's index among the `[[flow]]`
+    /// A name for reports. Default `"<src>-<dst>-<index>"` (the flow's index in the run) for
+    /// an entry of one flow, `"flow<entry>"` (the entry's index among the `[[flow]]`
     /// entries) for an entry of several. The flows of an entry of several are named
-    /// "<name>.1" to "<name>.N".
+    /// `"<name>.1"` to `"<name>.N"`.
     pub name: Option<String>,
     /// The group the entry's flows report in (the summary's `groups`, each with its own
     /// aggregates and Jain's index); entries may share one. Default: the entry's name.

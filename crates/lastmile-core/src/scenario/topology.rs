@@ -38,7 +38,7 @@ pub struct ResolvedCell {
     pub name: String,
     pub members: Vec<usize>,
     pub spec: LinkSpec,
-    /// Where the file defines it ("topology.wireless", "topology.links[3]").
+    /// Where the file defines it (`"topology.wireless"`, `"topology.links[3]"`).
     pub path: String,
 }
 

@@ -4,7 +4,7 @@
 //!
 //! - A point-to-point link (`<name>.pcapng`, LINKTYPE_RAW): both directions' IPv4
 //!   datagrams. A frame the error model dropped carries the "CRC error" flag and the
-//!   comment "lost on the air (<from> -> <to>)".
+//!   comment `"lost on the air (<from> -> <to>)"`.
 //! - A wireless cell (`<name>.pcapng`, 802.11 + radiotap): every frame on the medium, as a
 //!   monitor-mode sniffer sees it — data frames with their datagram, the MAC's RTS, CTS and
 //!   ACK, and the link layer's control frames (TULIP LACKs, stop-and-wait link ACKs); the

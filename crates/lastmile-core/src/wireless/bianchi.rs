@@ -8,14 +8,14 @@
 //! - eq. (9):  p = 1 − (1 − τ)^(n−1);
 //!   solved for the unique fixed point by bisection on p (the residual is monotone);
 //! - eq. (10): P_tr = 1 − (1 − τ)^n;  eq. (11): P_s = nτ(1 − τ)^(n−1) / P_tr;
-//! - eq. (13): S = P_s·P_tr·E[P] / ((1 − P_tr)σ + P_tr·P_s·T_s + P_tr(1 − P_s)·T_c);
-//! - eq. (14), basic access: T_s = H + E[P] + SIFS + δ + ACK + DIFS + δ,
-//!   T_c = H + E[P*] + DIFS + δ;
-//! - eq. (15), RTS/CTS: T_s = RTS + SIFS + δ + CTS + SIFS + δ + H + E[P] + SIFS + δ + ACK +
+//! - eq. (13): S = P_s·P_tr·E\[P\] / ((1 − P_tr)σ + P_tr·P_s·T_s + P_tr(1 − P_s)·T_c);
+//! - eq. (14), basic access: T_s = H + E\[P\] + SIFS + δ + ACK + DIFS + δ,
+//!   T_c = H + E\[P*\] + DIFS + δ;
+//! - eq. (15), RTS/CTS: T_s = RTS + SIFS + δ + CTS + SIFS + δ + H + E\[P\] + SIFS + δ + ACK +
 //!   DIFS + δ,  T_c = RTS + DIFS + δ.
 //!
-//! W = CWmin + 1 and m = log2((CWmax + 1)/(CWmin + 1)) backoff stages; E[P] = E[P*] = the
-//! MSDU (the IP datagram), so H is the PLCP + MAC header + FCS + LLC/SNAP and H + E[P] is the
+//! W = CWmin + 1 and m = log2((CWmax + 1)/(CWmin + 1)) backoff stages; E\[P\] = E\[P*\] = the
+//! MSDU (the IP datagram), so H is the PLCP + MAC header + FCS + LLC/SNAP and H + E\[P\] is the
 //! data frame's airtime. Bianchi assumes no retry limit, a backoff before every
 //! transmission (no immediate access; a saturated station always has a post-backoff
 //! pending, so this holds), and that every station resumes after DIFS following a collision.
@@ -47,7 +47,7 @@ pub struct BianchiInput {
     pub t_s: SimDuration,
     /// T_c: the channel time of a collision.
     pub t_c: SimDuration,
-    /// E[P] in bits.
+    /// E\[P\] in bits.
     pub payload_bits: u64,
 }
 

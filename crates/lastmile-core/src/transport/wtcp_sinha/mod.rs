@@ -37,7 +37,7 @@
 //!   host needs to connect through a proxy", `agents::wtcp_sinha`).
 //!
 //! The numbers are lastmile's: the sources read here (survey, abstract) give none, and the
-//! paper itself could not be retrieved (design notes, mechanism §9 tags its details [P]).
+//! paper itself could not be retrieved (design notes, mechanism §9 tags its details \[P\]).
 //! Each default below says so. Left out: the ACK-frequency negotiation (the receiver
 //! acknowledges every `ack_every` packets, and at once on a hole, a probe, a FIN or a
 //! sender's request), the paper's exact thresholds and its jitter filters, and

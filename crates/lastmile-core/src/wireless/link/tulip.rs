@@ -43,7 +43,7 @@
 //!   type + CumACK + ⌈(W−1)/8⌉ bit-vector bytes per LACK ([`TulipConfig::lack_bytes`]).
 //! - The default Δt1 terms come from the IEEE 802.11 DSSS PHY the paper assumes (§3.2, §5);
 //!   see [`TulipConfig`].
-//! - Connection establishment ("much the same as ... selective repeat protocols [8]") is left
+//! - Connection establishment ("much the same as ... selective repeat protocols \[8\]") is left
 //!   out: both ends start at sequence 0 with CumACK = −1.
 
 mod receiver;
