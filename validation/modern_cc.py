@@ -125,16 +125,13 @@ def stat(values: list[float]) -> tuple[float, float]:
     return mean, t_quantile(0.975, n - 1) * sd / math.sqrt(n)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--stop", type=float, default=60.0)
-    args = parser.parse_args()
+def measure(seeds: int, stop_s: float, *, echo: bool = False) -> list[dict[str, Any]]:
+    """Every row of the table: each channel x mechanism x TCP over seeds 1..`seeds`."""
     rows = []
     for channel in CHANNELS:
         for mech in MECHANISMS:
             for tcp in TCPS:
-                runs = [one(channel, mech, tcp, s, args.stop) for s in range(1, args.seeds + 1)]
+                runs = [one(channel, mech, tcp, s, stop_s) for s in range(1, seeds + 1)]
                 mean, ci = stat([r[0] for r in runs])
                 stalled = sum(r[1] for r in runs)
                 rows.append(
@@ -148,11 +145,21 @@ def main() -> None:
                         "runs": len(runs),
                     }
                 )
-                print(
-                    f"{channel:24} {mech:16} {tcp:8} {mean / 1e3:7.1f} ± {ci / 1e3:.1f} kbps "
-                    f"({stalled} of {len(runs)} stalled)",
-                    flush=True,
-                )
+                if echo:
+                    print(
+                        f"{channel:24} {mech:16} {tcp:8} {mean / 1e3:7.1f} ± {ci / 1e3:.1f} "
+                        f"kbps ({stalled} of {len(runs)} stalled)",
+                        flush=True,
+                    )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--stop", type=float, default=60.0)
+    args = parser.parse_args()
+    rows = measure(args.seeds, args.stop, echo=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     with (RESULTS / "modern-cc.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -163,6 +170,11 @@ def main() -> None:
 
 
 def write_table(rows: list[dict[str, Any]]) -> None:
+    (RESULTS / "modern-cc.md").write_text(table(rows))
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The Markdown tables of ``validation/results/modern-cc.md``, one per channel."""
     lines = []
     for channel in CHANNELS:
         lines += [
@@ -182,7 +194,7 @@ def write_table(rows: list[dict[str, Any]]) -> None:
             ]
             lines.append(f"| {mech} | " + " | ".join(cells) + " |")
         lines.append("")
-    (RESULTS / "modern-cc.md").write_text("\n".join(lines))
+    return "\n".join(lines)
 
 
 def draw(rows: list[dict[str, Any]]) -> None:
