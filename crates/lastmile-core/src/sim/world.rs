@@ -77,9 +77,10 @@ impl PacketArena {
         self.packets[s.0 as usize]
     }
     /// Asks the CPU to bring `s`'s packet into its caches: the packet propagating next on
-    /// a link is read when it arrives, a few events later; with thousands of flows its
-    /// slot was last written milliseconds of simulated time and megabytes of other packets
-    /// ago, so the read would otherwise wait on memory (docs/performance.md, many flows).
+    /// a link is read when it arrives, and the one queued next when it starts, a few events
+    /// later; with thousands of flows its slot was last written milliseconds of simulated
+    /// time and megabytes of other packets ago, so the read would otherwise wait on memory
+    /// (docs/performance.md, many flows).
     /// A hint only: it reads nothing the simulation sees.
     #[inline(always)]
     pub fn prefetch(&self, s: PacketSlot) {
@@ -693,10 +694,15 @@ impl World {
     /// The transmitter of `link`'s direction `dir` is free: the next queued frame starts.
     #[inline]
     fn start_next(&mut self, now: SimTime, link: LinkId, dir: Direction) -> Result<(), SimError> {
-        let l = &mut self.links[link.index()];
-        if let Some(tx_end) = l.dirs[dir.index()].start_next(now) {
-            let next = l.dirs[dir.index()].on_wire().expect("just started");
-            self.frame_started(now, link, dir, next, tx_end)?;
+        let d = &mut self.links[link.index()].dirs[dir.index()];
+        if let Some(tx_end) = d.start_next(now) {
+            let started = d.on_wire().expect("just started");
+            // The packet behind it starts when it ends: a few events from now with
+            // thousands of flows queued, long since written (`PacketArena::prefetch`).
+            if let Some(&(behind, _)) = d.queue().front() {
+                self.packets.prefetch(behind);
+            }
+            self.frame_started(now, link, dir, started, tx_end)?;
         }
         Ok(())
     }
