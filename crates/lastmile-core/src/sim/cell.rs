@@ -35,9 +35,11 @@
 //! the members of the cell that hears the frame. The MAC is built and the link layers
 //! configured from the hop's `mac` and `link` tables (`MacSpec::build`,
 //! `LinkLayerSpec::config`). `link.rs` drives IP → link layer → MAC, `air.rs`
-//! the medium.
+//! the medium; the MACs carry each frame as a `FrameRef` to the one copy `frames.rs` keeps
+//! while a MAC or the air holds it.
 
 mod air;
+mod frames;
 mod link;
 
 use std::collections::VecDeque;
@@ -49,12 +51,13 @@ use crate::net::{CellId, Queue};
 use crate::packet::Packet;
 use crate::scenario::LinkSpec;
 use crate::wireless::link::spec::LinkLayerConfig;
-use crate::wireless::link::{AnyLinkLayer, LinkFrame, LinkOutput};
+use crate::wireless::link::{AnyLinkLayer, LinkOutput};
 use crate::wireless::mac::fama::spec::is_mac_accelerated;
 use crate::wireless::mac::spec::phy_config;
 use crate::wireless::mac::{AnyMac, MacFrame, MacOutput, StationSetup};
 use crate::wireless::medium::{Arrival, Medium, TxId};
 
+use self::frames::{FrameRef, FrameSlab};
 use super::observe::DataAccounting;
 use super::world::{TimerOwner, World};
 use super::SimError;
@@ -84,7 +87,8 @@ pub struct Station {
     pub node: NodeId,
     /// Still a member of the cell.
     pub present: bool,
-    pub mac: AnyMac<LinkFrame>,
+    /// Its MAC, carrying the cell's frames by reference (`frames.rs`).
+    pub mac: AnyMac<FrameRef>,
     mac_timer: TimerId,
     /// Link layers, one per peer node, in order of first use; `peers` finds them.
     pub links: Vec<PeerLink>,
@@ -93,8 +97,8 @@ pub struct Station {
     last_link: Option<(NodeId, usize)>,
     ifq: Queue<(Packet, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
-    /// datagram a data frame carries — for the signals to an agent on this station).
-    at_mac: VecDeque<(usize, bool, Option<Packet>)>,
+    /// frame, which the MAC holds until it signals its fate).
+    at_mac: VecDeque<(usize, bool, FrameRef)>,
     reported_busy: bool,
     pumping: bool,
     pub stats: StationStats,
@@ -102,7 +106,7 @@ pub struct Station {
 
 #[derive(Debug)]
 struct InFlight {
-    frame: MacFrame<LinkFrame>,
+    frame: MacFrame<FrameRef>,
     sender: StationId,
     left: usize,
 }
@@ -183,6 +187,8 @@ pub struct Cell {
     /// The hop's link FEC (frames on the air are its coded bits).
     pub code: Option<BlockCode>,
     in_flight: InFlightTable,
+    /// The frames the MACs and the air hold, which they name by `FrameRef`.
+    frames: FrameSlab,
     /// TULIP with MAC acceleration over FAMA-NCS.
     mac_accelerated: bool,
     /// While a link layer handles a data frame its MAC just delivered (MAC acceleration):
@@ -191,7 +197,7 @@ pub struct Cell {
     busy_until: SimTime,
     /// Emptied output vectors of the MACs and of the link layers, lent to each call and
     /// given back once its outputs are applied (calls nest, so one per depth).
-    mac_outputs: Vec<Vec<MacOutput<LinkFrame>>>,
+    mac_outputs: Vec<Vec<MacOutput<FrameRef>>>,
     link_outputs: Vec<Vec<LinkOutput>>,
     /// The medium's arrivals of the transmission being started (kept for its capacity).
     arrivals: Vec<Arrival>,
@@ -228,6 +234,7 @@ impl Cell {
             link_config: LinkLayerConfig::None,
             code: spec.fec_code(),
             in_flight: InFlightTable::default(),
+            frames: FrameSlab::default(),
             mac_accelerated: is_mac_accelerated(&spec.hop()),
             replying: None,
             busy_until: SimTime::ZERO,
@@ -358,13 +365,33 @@ impl Cell {
         st.present = false;
         st.stats.queue_drops += st.ifq.len() as u64;
         st.ifq.retain(|_| false);
-        st.at_mac.clear();
+        for (_, _, frame) in st.at_mac.drain(..) {
+            self.frames.release(frame); // Its MAC runs no more.
+        }
         timers.retire(st.mac_timer);
         for link in st.links.drain(..) {
             timers.retire(link.timer);
         }
         st.peers.clear();
         st.last_link = None;
+    }
+
+    /// The frames the slab holds, and the distinct frames its holders name: the MACs'
+    /// (as `at_mac` mirrors them) and the air's. They are equal but for MAC acceleration's
+    /// in-floor replies not yet sent, which only the MAC names.
+    #[cfg(test)]
+    pub(in crate::sim) fn frames_held(&self) -> (usize, usize) {
+        let at_macs = self
+            .stations
+            .iter()
+            .flat_map(|s| s.at_mac.iter().map(|e| e.2));
+        let on_air = self.in_flight.frames.iter().flatten();
+        let mut named: Vec<FrameRef> = at_macs
+            .chain(on_air.filter_map(|f| f.frame.payload))
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        (self.frames.live(), named.len())
     }
 
     /// The present member that is `node`.

@@ -11,6 +11,7 @@ use crate::wireless::medium::{FrameMeta, RxOutcome, TxId};
 
 use super::super::world::{Event, World};
 use super::super::SimError;
+use super::frames::FrameRef;
 use super::{station, InFlight};
 
 impl World {
@@ -19,7 +20,7 @@ impl World {
         now: SimTime,
         cell: CellId,
         m: StationId,
-        frame: MacFrame<LinkFrame>,
+        frame: MacFrame<FrameRef>,
         airtime: SimDuration,
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
@@ -28,8 +29,8 @@ impl World {
         c.busy_until = c.busy_until.max(end);
         c.stats.transmissions += 1;
         c.stations[m.index()].stats.frames_sent += 1;
-        let data = match (&frame.kind, &frame.payload) {
-            (FrameKind::Data, Some(p)) => p.data_packet().copied(),
+        let data = match (&frame.kind, frame.payload) {
+            (FrameKind::Data, Some(f)) => c.frames.get(f).data_packet().copied(),
             _ => None,
         };
         let frame_bytes = c.stations[m.index()].mac.frame_bytes(&frame);
@@ -52,12 +53,19 @@ impl World {
         let tx = c
             .medium
             .start_tx_into(now, node, airtime, meta, &mut arrivals);
-        if let Some(captures) = self.captures.as_mut() {
-            captures.cell_started(cell.index(), tx, now, &frame, !arrivals.is_empty())?;
+        if self.captures.is_some() {
+            self.capture_cell_frame(cell, tx, now, &frame, !arrivals.is_empty())?;
         }
         let c = &mut self.cells[cell.index()];
-        // A frame that reaches no one is never looked up.
+        // A frame that reaches no one is never looked up (nor held: an in-floor reply,
+        // which only its transmission holds, leaves at once).
         let reached = !arrivals.is_empty();
+        if let Some(f) = frame.payload {
+            c.frames.hold(f);
+            if !reached {
+                c.frames.release(f);
+            }
+        }
         c.in_flight.insert(
             tx,
             reached.then_some(InFlight {
@@ -74,6 +82,25 @@ impl World {
                 .schedule(a.end, Event::CellRxEnd { cell, station, tx })?;
         }
         self.cells[cell.index()].arrivals = arrivals;
+        Ok(())
+    }
+
+    /// The capture's record of a frame put on the air (only with a capture open).
+    #[cold]
+    #[inline(never)]
+    fn capture_cell_frame(
+        &mut self,
+        cell: CellId,
+        tx: TxId,
+        now: SimTime,
+        frame: &MacFrame<FrameRef>,
+        heard: bool,
+    ) -> Result<(), SimError> {
+        let frames = &self.cells[cell.index()].frames;
+        let frame = frame.map_payload(|&f| frames.get(f).clone());
+        if let Some(captures) = self.captures.as_mut() {
+            captures.cell_started(cell.index(), tx, now, &frame, heard)?;
+        }
         Ok(())
     }
 
@@ -117,6 +144,9 @@ impl World {
             }
             None => return Ok(()),
         };
+        // The air holds the frame until its last arrival has been handled (a delivery
+        // reads it); `air_done` lets it go then.
+        let air_done = if last { frame.payload } else { None };
         let addressed = present && frame.ra == node;
         if let Some(captures) = self.captures.as_mut() {
             if addressed {
@@ -127,18 +157,20 @@ impl World {
             }
         }
         if !present {
+            self.release_air_frame(cell, air_done);
             return Ok(()); // It left the cell while the frame was on its way.
         }
         let c = &mut self.cells[cell.index()];
         let lost = !matches!(outcome, RxOutcome::Intact);
+        let payload = frame.payload.map(|f| c.frames.get(f));
         if addressed && lost && c.is_head(sender) && frame.kind == FrameKind::Data {
-            let data = frame.payload.as_ref().and_then(LinkFrame::data_packet);
+            let data = payload.and_then(LinkFrame::data_packet);
             if data.is_some_and(|p| p.payload_len() > 0 && p.tcp().is_some()) {
                 c.accounting.data_frames_lost += 1;
             }
         }
         if addressed && self.traces.wireless_tx {
-            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::carried_packet) {
+            if let Some(p) = payload.and_then(LinkFrame::carried_packet) {
                 // Cells are numbered after the links in the trace's `link` column.
                 let hop = (self.links.len() + cell.index()) as u32;
                 self.traces.on_wireless_tx(now, hop, p, lost);
@@ -146,9 +178,8 @@ impl World {
         }
         if addressed && outcome == RxOutcome::Errored {
             // The channel corrupted it (not a collision): an ELN receiver reads its header.
-            if let Some(p) = frame.payload.as_ref().and_then(LinkFrame::data_packet) {
+            if let Some(&p) = payload.and_then(LinkFrame::data_packet) {
                 if p.payload_len() > 0 {
-                    let p = *p;
                     self.on_corrupted_frame(now, node, &p)?;
                 }
             }
@@ -176,6 +207,14 @@ impl World {
             st.reported_busy = false;
             self.mac_call(now, cell, m, MacInput::MediumIdle)?;
         }
+        self.release_air_frame(cell, air_done);
         Ok(())
+    }
+
+    /// The air's hold on a frame whose last arrival has been handled.
+    fn release_air_frame(&mut self, cell: CellId, frame: Option<FrameRef>) {
+        if let Some(f) = frame {
+            self.cells[cell.index()].frames.release(f);
+        }
     }
 }

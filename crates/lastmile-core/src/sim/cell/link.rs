@@ -12,6 +12,7 @@ use crate::wireless::mac::{MacInput, MacOutput, MacSignal, ReplyDisposition};
 
 use super::super::world::{Event, PacketSlot, TimerOwner, World};
 use super::super::SimError;
+use super::frames::{FrameRef, FrameSlab};
 use super::{station, PeerLink, Station};
 
 impl World {
@@ -209,8 +210,8 @@ impl World {
         li: usize,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
-        let frame = station(self, cell, m).take_back_resent(li, frame);
         let c = &mut self.cells[cell.index()];
+        let frame = c.stations[m.index()].take_back_resent(li, frame, &mut c.frames);
         let msdu_bytes = frame.size_bytes(c.link_config.tulip());
         let is_reply = matches!(&frame, LinkFrame::Tulip(f) if f.carries_lack())
             && c.replying == Some((m, li));
@@ -218,13 +219,10 @@ impl World {
             c.replying = None;
             return self.mac_reply_in_floor(now, cell, m, li, msdu_bytes, frame);
         }
+        let to_link = !frame.is_control();
+        let payload = c.frames.insert(frame, 1); // The MAC's, until it signals.
         let st = &mut c.stations[m.index()];
-        let carried = if frame.is_control() {
-            None
-        } else {
-            frame.data_packet().copied()
-        };
-        st.at_mac.push_back((li, !frame.is_control(), carried));
+        st.at_mac.push_back((li, to_link, payload));
         let dst = st.links[li].peer;
         self.mac_call(
             now,
@@ -233,7 +231,7 @@ impl World {
             MacInput::Enqueue {
                 dst,
                 msdu_bytes,
-                payload: frame,
+                payload,
             },
         )
     }
@@ -250,16 +248,19 @@ impl World {
         msdu_bytes: u32,
         frame: LinkFrame,
     ) -> Result<(), SimError> {
-        let entry = match frame.is_control() {
-            true => (li, false, None),
-            false => (li, true, frame.data_packet().copied()),
-        };
+        let to_link = !frame.is_control();
         let c = &mut self.cells[cell.index()];
         let mut out = c.mac_outputs.pop().unwrap_or_default();
+        let payload = c.frames.insert(frame, 1);
+        let entry = (li, to_link, payload);
         let st = &mut c.stations[m.index()];
         let dst = st.links[li].peer;
-        match st.mac.reply_in_floor(now, dst, msdu_bytes, frame, &mut out) {
-            ReplyDisposition::InFloor => {}
+        match st
+            .mac
+            .reply_in_floor(now, dst, msdu_bytes, payload, &mut out)
+        {
+            // Sent without signals: only its transmission holds it.
+            ReplyDisposition::InFloor => c.frames.disown(payload),
             ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
             ReplyDisposition::Queued => st.at_mac.push_back(entry),
         }
@@ -272,7 +273,7 @@ impl World {
         now: SimTime,
         cell: CellId,
         m: StationId,
-        input: MacInput<LinkFrame>,
+        input: MacInput<FrameRef>,
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
         let mut out = c.mac_outputs.pop().unwrap_or_default();
@@ -285,7 +286,7 @@ impl World {
         now: SimTime,
         cell: CellId,
         m: StationId,
-        mut out: Vec<MacOutput<LinkFrame>>,
+        mut out: Vec<MacOutput<FrameRef>>,
     ) -> Result<(), SimError> {
         for o in out.drain(..) {
             match o {
@@ -295,6 +296,8 @@ impl World {
                 MacOutput::Signal(signal) => self.mac_signal(now, cell, m, signal)?,
                 MacOutput::Deliver { from, payload, .. } => {
                     let c = &mut self.cells[cell.index()];
+                    // The air holds it until this arrival's end has been handled.
+                    let payload = c.frames.get(payload).clone();
                     if c.station_of(from).is_some_and(|h| c.is_head(h)) && !c.is_head(m) {
                         if let Some(p) = payload.data_packet() {
                             c.accounting.on_received(p);
@@ -333,9 +336,16 @@ impl World {
             },
             MacSignal::TxSuccess | MacSignal::TxFailure => {
                 let node = st.node;
-                let Some((li, to_link, carried)) = st.at_mac.pop_front() else {
+                let Some((li, to_link, frame)) = st.at_mac.pop_front() else {
                     return Ok(());
                 };
+                // The datagram a data frame carries, for an agent on this station.
+                let frames = &mut self.cells[cell.index()].frames;
+                let carried = match to_link {
+                    true => frames.get(frame).data_packet().copied(),
+                    false => None,
+                };
+                frames.release(frame); // The MAC is done with it.
                 if to_link {
                     self.link_call(now, cell, m, li, LinkInput::MacSignal(signal))?;
                 }
@@ -379,7 +389,12 @@ impl Station {
     /// TULIP hands a data frame still waiting at the MAC again, with its LACK on it (TULIP
     /// §3.3, Figure 4(b)): the MAC gives the first copy back and the FIFO mirror forgets
     /// it. If the MAC has already started its exchange, the LACK goes alone instead.
-    fn take_back_resent(&mut self, li: usize, frame: LinkFrame) -> LinkFrame {
+    fn take_back_resent(
+        &mut self,
+        li: usize,
+        frame: LinkFrame,
+        frames: &mut FrameSlab,
+    ) -> LinkFrame {
         let LinkFrame::Tulip(TulipFrame::Data {
             seq,
             packet,
@@ -388,19 +403,25 @@ impl Station {
         else {
             return frame;
         };
-        let waiting = self.at_mac.iter().position(|&(l, to_link, p)| {
-            l == li && to_link && p.is_some_and(|p| p.id == packet.id)
+        let waiting = self.at_mac.iter().position(|&(l, to_link, f)| {
+            l == li
+                && to_link
+                && frames
+                    .get(f)
+                    .data_packet()
+                    .is_some_and(|p| p.id == packet.id)
         });
         let Some(i) = waiting else {
             return frame;
         };
-        let same = |f: &LinkFrame| {
-            matches!(f, LinkFrame::Tulip(TulipFrame::Data { seq: s, packet: p, .. })
+        let same = |&f: &FrameRef| {
+            matches!(frames.get(f), LinkFrame::Tulip(TulipFrame::Data { seq: s, packet: p, .. })
                 if *s == seq && p.id == packet.id)
         };
         match self.mac.withdraw(same) {
-            Some(_) => {
+            Some(taken) => {
                 self.at_mac.remove(i);
+                frames.release(taken);
                 frame
             }
             None => LinkFrame::Tulip(TulipFrame::Lack {

@@ -40,6 +40,21 @@ pub struct MacFrame<P> {
 }
 
 impl<P> MacFrame<P> {
+    /// The same frame with `f` of its payload in place of the payload (a cell's MACs carry
+    /// references to its frames; its capture writes the frames they name).
+    pub fn map_payload<Q>(&self, f: impl FnOnce(&P) -> Q) -> MacFrame<Q> {
+        MacFrame {
+            kind: self.kind,
+            ra: self.ra,
+            ta: self.ta,
+            duration: self.duration,
+            seq: self.seq,
+            retry: self.retry,
+            msdu_bytes: self.msdu_bytes,
+            payload: self.payload.as_ref().map(f),
+        }
+    }
+
     /// Length on the air in 802.11 framing, header and FCS included (FAMA's CTS is longer:
     /// `AnyMac::frame_bytes`).
     pub fn bytes(&self) -> u32 {
