@@ -331,7 +331,10 @@ reused while its point's parameters are unchanged, a lastmile outcome while last
 sources are those it was recorded with. Wall times are whole processes (process start to
 result: `python -m lastmile run`, `ns`, ns-3's interpreter with its ~8 s import) and
 engines alone (lastmile's `engine.wall_s`, ns-2's `$ns run`, ns-3's `Simulator::Run`), summed
-over every run kept, on the machine that ran them.
+over every run kept, on the machine that ran them. The test suite re-runs the first seed of
+every point in lastmile and fails when any metric differs from the one kept here
+(`tests/test_committed_results.py`), so this page never describes older code than the
+commit it is in.
 """
 
 
