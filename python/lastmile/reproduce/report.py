@@ -456,7 +456,9 @@ its evidence; the sentences not tested and why; and what we ran to find out why 
 The counting is strict: each published number counts once, against the series the declared
 settings run (the same number beside another series is a sensitivity row), and neither the
 numbers a setting was chosen by nor their claims count (calibration). A test feeds each
-paper's own numbers through every claim they bear on (`tests/test_reproduce_papers.py`).
+paper's own numbers through every claim they bear on (`tests/test_reproduce_papers.py`);
+another re-runs the experiments that take a few seconds and requires their sections here,
+but for wall times, to be what the code gives (`tests/test_committed_reproductions.py`).
 
 **All experiments: {total}.**
 
