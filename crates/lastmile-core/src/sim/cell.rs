@@ -48,7 +48,6 @@ use crate::engine::{FxHashMap, RngStream, SimDuration, SimTime, TimerId};
 use crate::error_model::BlockCode;
 use crate::ids::{NodeId, StationId};
 use crate::net::{CellId, Queue};
-use crate::packet::Packet;
 use crate::scenario::LinkSpec;
 use crate::wireless::link::spec::LinkLayerConfig;
 use crate::wireless::link::{AnyLinkLayer, LinkOutput};
@@ -59,7 +58,7 @@ use crate::wireless::medium::{Arrival, Medium, TxId};
 
 use self::frames::{FrameRef, FrameSlab};
 use super::observe::DataAccounting;
-use super::world::{TimerOwner, World};
+use super::world::{PacketArena, PacketSlot, TimerOwner, World};
 use super::SimError;
 
 /// A link layer's peer on this station and its timer.
@@ -95,7 +94,8 @@ pub struct Station {
     peers: FxHashMap<NodeId, usize>,
     /// The link last looked up in `peers` (peer, index): most lookups ask for it again.
     last_link: Option<(NodeId, usize)>,
-    ifq: Queue<(Packet, NodeId)>,
+    /// The interface queue: packets waiting in the world's arena, with their next hop.
+    ifq: Queue<(PacketSlot, NodeId)>,
     /// Mirrors the MAC's FIFO: (link index, whether its signals go to the link layer, the
     /// frame, which the MAC holds until it signals its fate).
     at_mac: VecDeque<(usize, bool, FrameRef)>,
@@ -353,18 +353,28 @@ impl Cell {
         now: SimTime,
         node: NodeId,
         timers: &mut crate::engine::TimerTable<TimerOwner>,
+        packets: &mut PacketArena,
     ) {
         let Some(id) = self.members.remove(&node) else {
             return;
         };
         self.medium.leave(now, node);
         for st in self.stations.iter_mut().filter(|st| st.present) {
-            self.stats.to_absent_drops += st.ifq.retain(|(_, to)| *to != node) as u64;
+            self.stats.to_absent_drops += st.ifq.retain(|&(slot, to)| {
+                let keep = to != node;
+                if !keep {
+                    packets.release(slot);
+                }
+                keep
+            }) as u64;
         }
         let st = &mut self.stations[id.index()];
         st.present = false;
         st.stats.queue_drops += st.ifq.len() as u64;
-        st.ifq.retain(|_| false);
+        st.ifq.retain(|&(slot, _)| {
+            packets.release(slot);
+            false
+        });
         for (_, _, frame) in st.at_mac.drain(..) {
             self.frames.release(frame); // Its MAC runs no more.
         }
@@ -425,7 +435,7 @@ impl World {
     /// `node` leaves cell `cell` (see `Cell::leave`).
     pub fn cell_leave(&mut self, cell: CellId, node: NodeId) {
         let now = self.queue.now();
-        self.cells[cell.index()].leave(now, node, &mut self.timers);
+        self.cells[cell.index()].leave(now, node, &mut self.timers, &mut self.packets);
     }
 
     /// `node` joins cell `cell` (see `Cell::join`).

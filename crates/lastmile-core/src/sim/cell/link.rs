@@ -25,10 +25,10 @@ impl World {
         to: NodeId,
         slot: PacketSlot,
     ) -> Result<(), SimError> {
-        let packet = self.packets.remove(slot);
         let c = &mut self.cells[cell.index()];
         let Some(m) = c.station_of(from) else {
             // A mobile out of its old cell, or a node that was never in it.
+            let packet = self.packets.remove(slot);
             if !self.on_unreachable(from, to, &packet) {
                 self.no_route_drops += 1;
             }
@@ -36,21 +36,25 @@ impl World {
         };
         if c.station_of(to).is_none() {
             c.stats.to_absent_drops += 1; // It left the cell.
+            let packet = self.packets.remove(slot);
             self.on_unreachable(from, to, &packet);
             return Ok(());
         }
+        // The packet waits in the arena; the interface queue holds its slot.
         let st = &mut c.stations[m.index()];
-        let mut packet = packet;
+        let packet = self.packets.get_mut(slot);
         match st.ifq.admit(now, packet.ip.ecn.is_ecn_capable()) {
             Admission::Admit => {}
             Admission::AdmitMarked => packet.ip.ecn = Ecn::Ce,
             Admission::Drop => {
                 st.stats.queue_drops += 1;
+                self.packets.release(slot);
                 return Ok(());
             }
         }
-        if st.ifq.push((packet, to), packet.size_bytes()).is_err() {
+        if st.ifq.push((slot, to), packet.size_bytes()).is_err() {
             st.stats.queue_drops += 1;
+            self.packets.release(slot);
             return Ok(());
         }
         self.pump(now, cell, m)
@@ -70,10 +74,13 @@ impl World {
         let (Some(m), Some(_)) = (c.station_of(from), c.station_of(to)) else {
             return self.cell_send(now, cell, from, to, slot); // Counted as it counts them.
         };
-        let packet = self.packets.remove(slot);
+        let size = self.packets.get(slot).size_bytes();
         let st = &mut self.cells[cell.index()].stations[m.index()];
-        let evicted = st.ifq.push_front((packet, to), packet.size_bytes());
+        let evicted = st.ifq.push_front((slot, to), size);
         st.stats.queue_drops += evicted.len() as u64;
+        for (dropped, _) in evicted {
+            self.packets.release(dropped);
+        }
         self.pump(now, cell, m)
     }
 
@@ -103,12 +110,13 @@ impl World {
                 return Ok(());
             };
             let li = self.link_index(cell, m, peer)?;
-            let st = station(self, cell, m);
-            if !st.links[li].layer.can_accept(&next) {
+            let st = &mut self.cells[cell.index()].stations[m.index()];
+            if !st.links[li].layer.can_accept(self.packets.get(next)) {
                 return Ok(());
             }
-            let (packet, _) = st.ifq.pop(now).expect("front was there");
+            st.ifq.pop(now).expect("front was there");
             let node = st.node;
+            let packet = self.packets.remove(next);
             self.link_call(now, cell, m, li, LinkInput::FromNetwork(packet))?;
             self.on_datagram_left(now, &packet)?;
             if let Some(agent) = self.agents.departures_at(node) {
