@@ -258,21 +258,21 @@ impl World {
     ) -> Result<(), SimError> {
         let to_link = !frame.is_control();
         let c = &mut self.cells[cell.index()];
-        let mut out = c.mac_outputs.pop().unwrap_or_default();
+        let start = c.mac_outputs.len();
         let payload = c.frames.insert(frame, 1);
         let entry = (li, to_link, payload);
         let st = &mut c.stations[m.index()];
         let dst = st.links[li].peer;
         match st
             .mac
-            .reply_in_floor(now, dst, msdu_bytes, payload, &mut out)
+            .reply_in_floor(now, dst, msdu_bytes, payload, &mut c.mac_outputs)
         {
             // Sent without signals: only its transmission holds it.
             ReplyDisposition::InFloor => c.frames.disown(payload),
             ReplyDisposition::HeadOfQueue => st.at_mac.push_front(entry),
             ReplyDisposition::Queued => st.at_mac.push_back(entry),
         }
-        self.apply_mac_outputs(now, cell, m, out)
+        self.apply_mac_outputs(now, cell, m, start)
     }
 
     /// Calls a station's MAC and applies its outputs, then re-arms its timer.
@@ -284,19 +284,26 @@ impl World {
         input: MacInput<FrameRef>,
     ) -> Result<(), SimError> {
         let c = &mut self.cells[cell.index()];
-        let mut out = c.mac_outputs.pop().unwrap_or_default();
-        c.stations[m.index()].mac.handle(now, input, &mut out);
-        self.apply_mac_outputs(now, cell, m, out)
+        let start = c.mac_outputs.len();
+        c.stations[m.index()]
+            .mac
+            .handle(now, input, &mut c.mac_outputs);
+        self.apply_mac_outputs(now, cell, m, start)
     }
 
+    /// Applies the outputs a MAC call left in the cell's output stack from `start` on, in
+    /// order (the calls they cause stack theirs above and take them off again), then takes
+    /// them off and re-arms the MAC's timer.
     fn apply_mac_outputs(
         &mut self,
         now: SimTime,
         cell: CellId,
         m: StationId,
-        mut out: Vec<MacOutput<FrameRef>>,
+        start: usize,
     ) -> Result<(), SimError> {
-        for o in out.drain(..) {
+        let end = self.cells[cell.index()].mac_outputs.len();
+        for i in start..end {
+            let o = self.cells[cell.index()].mac_outputs[i].clone();
             match o {
                 MacOutput::StartTx { frame, airtime } => {
                     self.start_tx(now, cell, m, frame, airtime)?
@@ -321,7 +328,7 @@ impl World {
                 }
             }
         }
-        self.cells[cell.index()].mac_outputs.push(out);
+        self.cells[cell.index()].mac_outputs.truncate(start);
         let st = station(self, cell, m);
         let (timer, deadline) = (st.mac_timer, st.mac.poll_timeout());
         self.arm(now, timer, deadline)
