@@ -195,12 +195,11 @@ pub struct Cell {
     /// (station, link) whose first LACK is the in-floor reply.
     replying: Option<(StationId, usize)>,
     busy_until: SimTime,
-    /// The MACs' outputs as a stack: a call leaves its outputs on top, and they are
-    /// applied and taken off before it returns (the calls they cause nest above them).
+    /// The MACs' and the link layers' outputs as stacks: a call leaves its outputs on
+    /// top, and they are applied and taken off before it returns (the calls they cause
+    /// nest above them).
     mac_outputs: Vec<MacOutput<FrameRef>>,
-    /// Emptied output vectors of the link layers, lent to each call and given back once
-    /// its outputs are applied (calls nest, so one per depth).
-    link_outputs: Vec<Vec<LinkOutput>>,
+    link_outputs: Vec<LinkOutput>,
     /// The medium's arrivals of the transmission being started (kept for its capacity).
     arrivals: Vec<Arrival>,
     pub stats: CellStats,

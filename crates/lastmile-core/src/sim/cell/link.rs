@@ -166,14 +166,15 @@ impl World {
         li: usize,
         input: LinkInput,
     ) -> Result<(), SimError> {
-        let mut out = self.cells[cell.index()]
-            .link_outputs
-            .pop()
-            .unwrap_or_default();
-        station(self, cell, m).links[li]
+        // The cell's output stack, as for the MACs (`apply_mac_outputs`).
+        let c = &mut self.cells[cell.index()];
+        let start = c.link_outputs.len();
+        c.stations[m.index()].links[li]
             .layer
-            .handle(now, input, &mut out);
-        for o in out.drain(..) {
+            .handle(now, input, &mut c.link_outputs);
+        let end = self.cells[cell.index()].link_outputs.len();
+        for i in start..end {
+            let o = self.cells[cell.index()].link_outputs[i].clone();
             match o {
                 LinkOutput::ToMac(frame) => self.mac_enqueue(now, cell, m, li, frame)?,
                 LinkOutput::ToNetwork(packet) => self.cell_pass_up(now, cell, m, li, packet)?,
@@ -185,7 +186,7 @@ impl World {
                 }
             }
         }
-        self.cells[cell.index()].link_outputs.push(out);
+        self.cells[cell.index()].link_outputs.truncate(start);
         let link = &station(self, cell, m).links[li];
         let (timer, deadline) = (link.timer, link.layer.poll_timeout());
         self.arm(now, timer, deadline)?;
