@@ -366,6 +366,32 @@ impl Packet {
     }
 }
 
+/// A UDP datagram of `bytes` from node 0 to node 1 for the link layers' and the cell's
+/// tests (none of them looks inside it).
+#[cfg(test)]
+pub(crate) fn test_datagram(id: u64, bytes: u32) -> Packet {
+    Packet {
+        id: PacketId(id),
+        origin_time: SimTime::ZERO,
+        ip: Ipv4Header {
+            src: Ipv4Addr::for_node(0),
+            dst: Ipv4Addr::for_node(1),
+            protocol: 17,
+            ttl: 64,
+            total_len: bytes,
+            ident: 0,
+            ecn: Ecn::NotEct,
+        },
+        transport: Transport::Udp(UdpDatagram {
+            src_port: 1,
+            dst_port: 2,
+            payload_len: bytes.saturating_sub(28),
+        }),
+        flow: FlowId(0),
+        service: Service::Reliable,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

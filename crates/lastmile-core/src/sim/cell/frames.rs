@@ -83,34 +83,10 @@ impl FrameSlab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SimTime;
-    use crate::ids::FlowId;
-    use crate::packet::UdpDatagram;
-    use crate::packet::{Ecn, Ipv4Addr, Ipv4Header, Packet, PacketId, Service, Transport};
+    use crate::packet::test_datagram;
 
     fn frame(id: u64) -> LinkFrame {
-        let mut p = Packet {
-            id: PacketId(id),
-            origin_time: SimTime::ZERO,
-            ip: Ipv4Header {
-                src: Ipv4Addr::for_node(0),
-                dst: Ipv4Addr::for_node(1),
-                protocol: 17,
-                ttl: 64,
-                total_len: 0,
-                ident: 0,
-                ecn: Ecn::NotEct,
-            },
-            transport: Transport::Udp(UdpDatagram {
-                src_port: 1,
-                dst_port: 2,
-                payload_len: 100,
-            }),
-            flow: FlowId(0),
-            service: Service::default(),
-        };
-        p.fix_length();
-        LinkFrame::Plain(p)
+        LinkFrame::Plain(test_datagram(id, 128))
     }
 
     /// Runs `path` with `sets` for 20 s, checking every 500 events and at the end that

@@ -242,32 +242,14 @@ impl StopAndWait {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::FlowId;
-    use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, Transport, UdpDatagram};
+    use crate::packet::PacketId;
 
+    /// A 128-byte UDP datagram (100 bytes of payload) needing `service`.
     fn packet(id: u64, service: Service) -> Packet {
-        let mut p = Packet {
-            id: PacketId(id),
-            origin_time: SimTime::ZERO,
-            ip: Ipv4Header {
-                src: Ipv4Addr::for_node(0),
-                dst: Ipv4Addr::for_node(1),
-                protocol: 17,
-                ttl: 64,
-                total_len: 0,
-                ident: 0,
-                ecn: crate::packet::Ecn::NotEct,
-            },
-            transport: Transport::Udp(UdpDatagram {
-                src_port: 1,
-                dst_port: 2,
-                payload_len: 100,
-            }),
-            flow: FlowId(0),
+        Packet {
             service,
-        };
-        p.fix_length();
-        p
+            ..crate::packet::test_datagram(id, 128)
+        }
     }
 
     fn saw() -> StopAndWait {

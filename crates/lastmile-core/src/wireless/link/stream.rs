@@ -128,31 +128,7 @@ impl SegmentWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SimTime;
-    use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, Service, Transport, UdpDatagram};
-
-    pub(crate) fn datagram(id: u64, bytes: u32) -> Packet {
-        Packet {
-            id: PacketId(id),
-            origin_time: SimTime::ZERO,
-            ip: Ipv4Header {
-                src: Ipv4Addr::for_node(0),
-                dst: Ipv4Addr::for_node(1),
-                protocol: 17,
-                ttl: 64,
-                total_len: bytes,
-                ident: 0,
-                ecn: crate::packet::Ecn::NotEct,
-            },
-            transport: Transport::Udp(UdpDatagram {
-                src_port: 1,
-                dst_port: 2,
-                payload_len: bytes.saturating_sub(28),
-            }),
-            flow: FlowId(0),
-            service: Service::Reliable,
-        }
-    }
+    use crate::packet::test_datagram as datagram;
 
     #[test]
     fn a_datagram_ends_in_the_frame_holding_its_last_byte() {

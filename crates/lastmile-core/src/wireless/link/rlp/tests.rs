@@ -9,31 +9,7 @@ fn t(ms: u64) -> SimTime {
     SimTime::from_nanos(ms * 1_000_000)
 }
 
-/// A datagram of `bytes` (UDP: RLP does not look inside).
-fn datagram(id: u64, bytes: u32) -> Packet {
-    use crate::ids::FlowId;
-    use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, Service, Transport, UdpDatagram};
-    Packet {
-        id: PacketId(id),
-        origin_time: SimTime::ZERO,
-        ip: Ipv4Header {
-            src: Ipv4Addr::for_node(0),
-            dst: Ipv4Addr::for_node(1),
-            protocol: 17,
-            ttl: 64,
-            total_len: bytes,
-            ident: 0,
-            ecn: crate::packet::Ecn::NotEct,
-        },
-        transport: Transport::Udp(UdpDatagram {
-            src_port: 1,
-            dst_port: 2,
-            payload_len: bytes.saturating_sub(28),
-        }),
-        flow: FlowId(0),
-        service: Service::Reliable,
-    }
-}
+use crate::packet::test_datagram as datagram;
 
 fn rlp() -> Rlp {
     Rlp::new(RlpConfig::default())

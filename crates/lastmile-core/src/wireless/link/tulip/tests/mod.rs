@@ -3,8 +3,7 @@
 //! scripted channel (lossless and lossy, sequence numbers wrapping modulo 2W many times).
 
 use super::*;
-use crate::ids::{FlowId, NodeId};
-use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, Transport, UdpDatagram, PROTO_UDP};
+use crate::ids::NodeId;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -13,24 +12,8 @@ use crate::packet::{Ipv4Addr, Ipv4Header, PacketId, Transport, UdpDatagram, PROT
 /// what the transport is, only `service` and the size (§3.1).
 fn pkt(id: u64, service: Service, bytes: u32) -> Packet {
     Packet {
-        id: PacketId(id),
-        origin_time: SimTime::ZERO,
-        ip: Ipv4Header {
-            src: Ipv4Addr::for_node(0),
-            dst: Ipv4Addr::for_node(1),
-            protocol: PROTO_UDP,
-            ttl: 64,
-            total_len: bytes,
-            ident: 0,
-            ecn: crate::packet::Ecn::NotEct,
-        },
-        transport: Transport::Udp(UdpDatagram {
-            src_port: 1,
-            dst_port: 2,
-            payload_len: bytes.saturating_sub(28),
-        }),
-        flow: FlowId(0),
         service,
+        ..crate::packet::test_datagram(id, bytes)
     }
 }
 
