@@ -10,7 +10,6 @@ re-run (they do not change with lastmile's code)."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -26,7 +25,6 @@ FAMILIES = suite.families()
 SEED = 1
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "validation" / "results"
-MODERN_CC = ROOT / "validation" / "modern_cc.py"
 CROSS_CHECK = RESULTS / "ns3-comparison.json"
 
 
@@ -55,11 +53,8 @@ def test_the_committed_lastmile_outcomes_are_what_the_code_gives(family: Family)
 
 def test_the_committed_modern_cc_table_is_what_the_code_gives() -> None:
     # `validation/modern_cc.py`'s full table (5 seeds, 60 s: about 300 short runs).
-    spec = importlib.util.spec_from_file_location("modern_cc", MODERN_CC)
-    assert spec is not None and spec.loader is not None
-    mcc = importlib.util.module_from_spec(spec)
-    sys.modules["modern_cc"] = mcc
-    spec.loader.exec_module(mcc)
+    from validation import modern_cc as mcc
+
     with (RESULTS / "modern-cc.csv").open(newline="") as f:
         committed = list(csv.DictReader(f))
     now = mcc.measure(5, 60.0)
