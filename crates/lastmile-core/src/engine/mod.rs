@@ -2,6 +2,7 @@
 //! timers and named random streams. It knows nothing about networks.
 
 pub mod fxhash;
+pub mod prefetch;
 pub mod provisional;
 pub mod queue;
 pub mod rng;

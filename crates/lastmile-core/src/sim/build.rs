@@ -124,6 +124,8 @@ pub fn build(plan: &Plan<'_>, options: &RunOptions, seed: u64) -> Result<World, 
             !options.traces.is_empty(),
         )?;
     }
+    world.prefetch_endpoints = world.endpoints.len() * std::mem::size_of::<Endpoint>()
+        >= super::world::ENDPOINT_PREFETCH_BYTES;
     // The run waits for every flow but background traffic; for every flow if all are.
     let all_background = world.flows.iter().all(|f| f.background);
     for f in &mut world.flows {
@@ -261,6 +263,8 @@ fn add_flow(
             timer: world.timers.add(TimerOwner::Endpoint(endpoint)),
         });
     }
+    debug_assert_eq!(world.flow_ends.len(), i, "flows are added in order");
+    world.flow_ends.push([(src, source), (dst, sink)]);
     world.nodes[src.index()]
         .demux
         .insert((src_port, dst_addr, SINK_PORT), source);

@@ -34,6 +34,8 @@ mod report;
 mod world;
 
 #[cfg(test)]
+mod prefetch_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;

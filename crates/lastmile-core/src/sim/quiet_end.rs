@@ -127,13 +127,7 @@ impl World {
             self.packets.release(slot);
             return Ok(());
         }
-        let fifo = &mut l.propagating[d];
-        fifo.push_back((arrival, seq, slot));
-        if fifo.len() == 1 {
-            self.queue
-                .schedule_reserved(arrival, seq, Event::Propagated { link, dir })?;
-        }
-        Ok(())
+        self.propagate(link, dir, arrival, seq, slot)
     }
 
     /// Before a packet is offered to `link`'s direction `dir`: the frame on its wire ended
@@ -215,8 +209,8 @@ impl World {
             let last = fifo
                 .back_mut()
                 .expect("a watched arrival is in its direction's FIFO");
-            debug_assert_eq!((last.0, last.1), (m.at, m.old_seq));
-            last.1 = m.new_seq;
+            debug_assert_eq!((last.at, last.seq), (m.at, m.old_seq));
+            last.seq = m.new_seq;
             if fifo.len() == 1 {
                 let moved = self.queue.move_entry(m.at, m.old_seq, m.new_seq);
                 debug_assert!(moved, "the first arrival of a FIFO is queued");

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use crate::engine::prefetch::prefetch_element;
 use crate::engine::FxHashMap;
 
 use crate::engine::{EventQueue, Lane, SimTime, TimerAction, TimerFire, TimerId, TimerTable};
@@ -78,35 +79,46 @@ impl PacketArena {
     }
     /// Asks the CPU to bring `s`'s packet into its caches: the packet propagating next on
     /// a link is read when it arrives, and the one queued next when it starts, a few events
-    /// later; with thousands of flows its slot was last written milliseconds of simulated
-    /// time and megabytes of other packets ago, so the read would otherwise wait on memory
-    /// (docs/performance.md, many flows).
-    /// A hint only: it reads nothing the simulation sees.
+    /// later (`engine::prefetch`).
     #[inline(always)]
     pub fn prefetch(&self, s: PacketSlot) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // No bounds check: an address is only named, never read.
-            let at = self
-                .packets
-                .as_ptr()
-                .wrapping_add(s.0 as usize)
-                .cast::<i8>();
-            // SAFETY: `_mm_prefetch` is unsafe only for its SSE target feature, which every
-            // x86_64 CPU has; a prefetch is a hint that neither changes memory nor faults,
-            // whatever the address (for a live slot both lines lie within its packet).
-            unsafe {
-                _mm_prefetch(at, _MM_HINT_T0);
-                _mm_prefetch(at.wrapping_add(64), _MM_HINT_T0);
-            }
-        }
+        prefetch_element::<_, 2>(&self.packets, s.0 as usize);
     }
     /// Frees `s` without handing its packet back (it was read in place).
     pub fn release(&mut self, s: PacketSlot) {
         self.free.push(s.0);
     }
 }
+
+/// The endpoint of `flow` on `to`, where one of its packets arrives next: the one its
+/// delivery will read, if `to` is where it is going. Read from `flow_ends` (a few bytes per
+/// flow) while the packet is in the cache, so that the arrival before it can ask for the
+/// endpoint ahead (`World::on_propagated`); a hint only, as the delivery looks its endpoint
+/// up.
+#[inline(always)]
+fn arrival_endpoint(
+    flow_ends: &[[(NodeId, EndpointId); 2]],
+    flow: FlowId,
+    to: NodeId,
+) -> EndpointId {
+    match flow_ends.get(flow.index()) {
+        Some(&[(source_node, source), _]) if source_node == to => source,
+        Some(&[_, (sink_node, sink)]) if sink_node == to => sink,
+        _ => NO_ENDPOINT,
+    }
+}
+
+/// Asks for endpoint `e` ahead (`World::prefetch_endpoints`): out of line, so that runs
+/// that never ask keep the arrival's code small.
+#[cold]
+#[inline(never)]
+fn prefetch_endpoint(endpoints: &[Endpoint], e: EndpointId) {
+    prefetch_element::<_, ENDPOINT_PREFETCH_LINES>(endpoints, e.index());
+}
+
+/// `Propagating::endpoint` of a packet no endpoint is asked for ahead for (an id no run
+/// reaches: endpoints are numbered from 0, two per flow).
+const NO_ENDPOINT: EndpointId = EndpointId(u32::MAX);
 
 /// The IP packet carrying segment `s` of `flow` from `src` to `remote`, packet id `id`,
 /// with its length yet to be fixed (`Packet::fix_length`; in the arena, so that the packet
@@ -221,10 +233,10 @@ pub struct Link {
     /// the summary's `wireless` reports).
     pub accounting: DataAccounting,
     pub accounted: bool,
-    /// Per direction, the packets propagating (arrival time, place in the event order,
-    /// packet) in order: only the first has an event pending (`EventQueue` module notes),
-    /// so a long fat pipe costs the queue one entry, not one per packet in flight.
-    pub propagating: [VecDeque<(SimTime, u64, PacketSlot)>; 2],
+    /// Per direction, the packets propagating, in order: only the first has an event
+    /// pending (`EventQueue` module notes), so a long fat pipe costs the queue one entry,
+    /// not one per packet in flight.
+    pub propagating: [VecDeque<Propagating>; 2],
     /// The radios at its two ends, for a wireless link (`sim::energy`).
     pub radios: Option<super::energy::LinkRadios>,
     /// False while the mobile it attaches is out of its reach (`sim::mobility`): what is
@@ -232,6 +244,27 @@ pub struct Link {
     pub up: bool,
     /// Frames that end without an event (`sim::quiet_end`).
     pub quiet: super::quiet_end::QuietEnds,
+}
+
+/// How many cache lines of an endpoint (about 1.5 KB, of which a segment's handling
+/// reads a scattered part) its next packet's arrival asks for ahead
+/// (`World::on_propagated`).
+const ENDPOINT_PREFETCH_LINES: usize = 24;
+
+/// The endpoints' total size from which a run asks for them ahead
+/// (`World::prefetch_endpoints`): about a core's L2 cache.
+pub(super) const ENDPOINT_PREFETCH_BYTES: usize = 1 << 20;
+
+/// A packet on its way along a link direction (`Link::propagating`).
+#[derive(Copy, Clone, Debug)]
+pub struct Propagating {
+    /// When it reaches the far end, and its place in the event order at that time.
+    pub at: SimTime,
+    pub seq: u64,
+    pub slot: PacketSlot,
+    /// The endpoint it is for at the far end (`arrival_endpoint`), asked for ahead with the
+    /// packet; `NO_ENDPOINT` if it has none there or the run does not ask.
+    pub endpoint: EndpointId,
 }
 
 /// One side of a flow's connection (TCP, or the mobile's WTP or WTCP-Sinha), placed on a
@@ -279,6 +312,13 @@ pub struct World {
     pub cells: Vec<Cell>,
     pub routes: RoutingTable,
     pub endpoints: Vec<Endpoint>,
+    /// Per flow, its two endpoints and their nodes (source first): a few bytes per flow,
+    /// read per packet sent (`arrival_endpoint`) where the endpoints are not.
+    pub flow_ends: Vec<[(NodeId, EndpointId); 2]>,
+    /// The endpoints are too many to stay in the caches between a flow's packets
+    /// (`ENDPOINT_PREFETCH_BYTES`): each packet's arrival asks for the next one's endpoint
+    /// ahead. With few, the endpoints stay cached and asking would only cost.
+    pub prefetch_endpoints: bool,
     pub flows: Vec<Flow>,
     /// The flows' groups, in order of first appearance (`scenario::expand_flows`).
     pub groups: Vec<crate::scenario::FlowGroup>,
@@ -319,6 +359,8 @@ impl World {
             cells: Vec::new(),
             routes: RoutingTable::default(),
             endpoints: Vec::new(),
+            flow_ends: Vec::new(),
+            prefetch_endpoints: false,
             flows: Vec::new(),
             groups: Vec::new(),
             traces,
@@ -675,12 +717,7 @@ impl World {
         } else {
             let at = now + delay;
             let seq = self.queue.reserve_seq(at);
-            let fifo = &mut l.propagating[dir.index()];
-            fifo.push_back((at, seq, slot));
-            if fifo.len() == 1 {
-                self.queue
-                    .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
-            }
+            self.propagate(link, dir, at, seq, slot)?;
         }
         self.start_next(now, link, dir)?;
         match departed {
@@ -717,14 +754,48 @@ impl World {
     ) -> Result<(), SimError> {
         let l = &mut self.links[link.index()];
         let fifo = &mut l.propagating[dir.index()];
-        let (_, _, slot) = fifo.pop_front().expect("Propagated without a packet");
-        if let Some(&(at, seq, next)) = fifo.front() {
+        let arrived = fifo.pop_front().expect("Propagated without a packet");
+        if let Some(&next) = fifo.front() {
             self.queue
-                .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
-            self.packets.prefetch(next);
+                .schedule_reserved(next.at, next.seq, Event::Propagated { link, dir })?;
+            self.packets.prefetch(next.slot);
+            if next.endpoint != NO_ENDPOINT {
+                prefetch_endpoint(&self.endpoints, next.endpoint);
+            }
         }
         let to = l.dirs[dir.index()].to;
-        self.on_arrive(now, to, slot)
+        self.on_arrive(now, to, arrived.slot)
+    }
+
+    /// Puts the packet in `slot` on its way along `link`'s direction `dir`, to arrive at
+    /// `at` in the place `seq` reserved; it is the direction's next event if it is first.
+    #[inline(always)]
+    pub(super) fn propagate(
+        &mut self,
+        link: LinkId,
+        dir: Direction,
+        at: SimTime,
+        seq: u64,
+        slot: PacketSlot,
+    ) -> Result<(), SimError> {
+        let l = &mut self.links[link.index()];
+        let d = dir.index();
+        let endpoint = match self.prefetch_endpoints {
+            true => arrival_endpoint(&self.flow_ends, self.packets.get(slot).flow, l.dirs[d].to),
+            false => NO_ENDPOINT,
+        };
+        let fifo = &mut l.propagating[d];
+        fifo.push_back(Propagating {
+            at,
+            seq,
+            slot,
+            endpoint,
+        });
+        if fifo.len() == 1 {
+            self.queue
+                .schedule_reserved(at, seq, Event::Propagated { link, dir })?;
+        }
+        Ok(())
     }
 
     fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {

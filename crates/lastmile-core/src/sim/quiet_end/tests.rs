@@ -11,7 +11,7 @@ use crate::metrics::{RunSummary, TraceTable};
 use crate::scenario::{load_path, load_str, Format, Scenario};
 use crate::sim::build::build;
 use crate::sim::report::summarize;
-use crate::sim::world::{Event, StopReason};
+use crate::sim::world::{Event, Propagating, StopReason};
 use crate::sim::RunOptions;
 
 /// One run: the events other than `TxDone` as (time, what, packet id), the `TxDone`
@@ -49,7 +49,7 @@ fn run_logged(s: &Scenario, seed: u64, quiet: bool) -> Outcome {
         match event {
             Event::TxDone { .. } => tx_done += 1,
             Event::Propagated { link, dir } => {
-                let &(at, _, slot) = w.links[link.index()].propagating[dir.index()]
+                let &Propagating { at, slot, .. } = w.links[link.index()].propagating[dir.index()]
                     .front()
                     .expect("a packet propagates");
                 assert_eq!(at, now);

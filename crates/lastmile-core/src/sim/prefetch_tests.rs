@@ -1,0 +1,110 @@
+//! Asking for the next packet's endpoint ahead (`World::prefetch_endpoints`) is a hint:
+//! on a dumbbell with enough flows that the run asks, every endpoint named ahead is the
+//! one the packet's delivery then looks up, every packet delivered to an endpoint off a
+//! link had its endpoint named, and the run ends with the summary (its event count
+//! included) of the same run that never asks.
+
+use crate::scenario::{load_str, Format};
+
+use super::build::build;
+use super::report::summarize;
+use super::world::{Event, StopReason, World};
+use super::{RunOptions, Unobserved};
+use crate::packet::Transport;
+
+/// 400 NewReno flows over a 10 ms bottleneck, started 2.5 ms apart: 800 endpoints, over
+/// `ENDPOINT_PREFETCH_BYTES`, so the run asks.
+const DUMBBELL: &str = r#"
+name = "prefetch-dumbbell"
+seed = 1
+stop_time = "1.5s"
+[topology]
+nodes = ["src", "r", "dst"]
+links = [
+  { from = "src", to = "r", rate = "4000Mbps", delay = "1ms", queue = "1600pkt" },
+  { from = "r", to = "dst", rate = "400Mbps", delay = "10ms", queue = "1600pkt" },
+]
+[[flow]]
+name = "bulk"
+count = 400
+src = "src"
+dst = "dst"
+stagger = "2500us"
+tcp = { variant = "newreno", mss = "1460B", rwnd = "64KB" }
+app = { kind = "bulk", bytes = "1GB" }
+"#;
+
+fn world() -> World {
+    let s = load_str(DUMBBELL, Format::Toml, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let plan = crate::scenario::plan(&s).expect("plans");
+    build(&plan, &RunOptions::default(), 1).expect("builds")
+}
+
+/// The endpoint `deliver_in_place` looks up for the packet first on `link`'s direction
+/// `dir`, if it is a TCP segment addressed to the far end.
+fn looked_up(w: &World, link: usize, dir: usize) -> Option<u32> {
+    let next = w.links[link].propagating[dir].front().expect("a packet");
+    let to = w.links[link].dirs[dir].to;
+    let packet = w.packets.get(next.slot);
+    let node = &w.nodes[to.index()];
+    if packet.ip.dst != node.addr || !matches!(packet.transport, Transport::Tcp(_)) {
+        return None;
+    }
+    let (src_port, dst_port) = packet.transport.ports();
+    node.demux
+        .get(&(dst_port, packet.ip.src, src_port))
+        .map(|e| e.0)
+}
+
+#[test]
+fn the_endpoint_named_ahead_is_the_one_the_delivery_reads() {
+    let mut w = world();
+    assert!(w.prefetch_endpoints, "800 endpoints are over the threshold");
+    w.allow_quiet_ends();
+    let (mut named, mut delivered) = (0, 0);
+    while let Some(now) = w.queue.peek_time() {
+        if now > w.stop_time {
+            break;
+        }
+        if let Some((_, Event::Propagated { link, dir })) = w
+            .queue
+            .pending()
+            .find(|&(t, e)| t == now && matches!(e, Event::Propagated { .. }))
+        {
+            let (l, d) = (link.index(), dir.index());
+            let hint = w.links[l].propagating[d]
+                .front()
+                .expect("a packet")
+                .endpoint;
+            match looked_up(&w, l, d) {
+                Some(e) => {
+                    assert_eq!(hint.0, e, "the endpoint named ahead is the one looked up");
+                    delivered += 1;
+                }
+                None => assert_eq!(hint.0, u32::MAX, "no endpoint named for a transit packet"),
+            }
+            named += 1;
+        }
+        let limit = w.queue.events_processed() + 1;
+        if w.run_until(limit).expect("no error").is_some() {
+            break;
+        }
+    }
+    assert!(
+        named > 10_000 && delivered > 5_000,
+        "{named} arrivals, {delivered} to endpoints"
+    );
+}
+
+#[test]
+fn asking_ahead_changes_no_result() {
+    let summary = |ask: bool| {
+        let mut w = world();
+        w.prefetch_endpoints = ask;
+        let reason = w.run(&mut Unobserved).expect("runs");
+        assert_eq!(reason, StopReason::StopTime);
+        let s = summarize(&w, "prefetch", 1, w.stop_time, reason, 0.0);
+        serde_json::to_string(&s).expect("serializes")
+    };
+    assert_eq!(summary(true), summary(false));
+}
