@@ -4,12 +4,9 @@
 //! link had its endpoint named, and the run ends with the summary (its event count
 //! included) of the same run that never asks.
 
-use crate::scenario::{load_str, Format};
-
-use super::build::build;
 use super::report::summarize;
 use super::world::{Event, StopReason, World};
-use super::{RunOptions, Unobserved};
+use super::Unobserved;
 use crate::packet::Transport;
 
 /// 400 NewReno flows over a 10 ms bottleneck, started 2.5 ms apart: 800 endpoints, over
@@ -35,9 +32,7 @@ app = { kind = "bulk", bytes = "1GB" }
 "#;
 
 fn world() -> World {
-    let s = load_str(DUMBBELL, Format::Toml, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let plan = crate::scenario::plan(&s).expect("plans");
-    build(&plan, &RunOptions::default(), 1).expect("builds")
+    super::tests::world_of(DUMBBELL)
 }
 
 /// The endpoint `deliver_in_place` looks up for the packet first on `link`'s direction

@@ -35,7 +35,12 @@ app = { kind = "bulk", bytes = "200KB" }
 "#;
 
 fn world() -> World {
-    let s = load_str(WLAN, Format::Toml, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    world_of(WLAN)
+}
+
+/// The world of the TOML scenario `text`, built with seed 1 and default options.
+pub(super) fn world_of(text: &str) -> World {
+    let s = load_str(text, Format::Toml, "t.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let plan = crate::scenario::plan(&s).expect("plans");
     build(&plan, &RunOptions::default(), 1).expect("builds")
 }
