@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help venv dev test lint bench bench-ns2 docs reference validate clean
+.PHONY: help venv dev test lint bench bench-ns2 pgo docs reference validate clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ bench-ns2: $(PY) ## lastmile against ns-2.35 (`ns`), whole process, on four scen
 	cargo build -q --release -p lastmile-core --example bench_run
 	cargo build -q --release -p lastmile-cli
 	$(PY) bench/vs_ns2.py
+
+pgo: ## lastmile-run built with a profile of the seeds' experiments -> target/pgo/release (checked: same summaries)
+	$(PY) bench/pgo.py
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1

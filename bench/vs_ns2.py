@@ -22,7 +22,8 @@ R times faster than ns-2's on every scenario ns-2 has; `--check-native R` the sa
 `lastmile-run`. Needs ns-2 (`ns`, Debian's `ns2`), a release build of the Python
 extension (`maturin develop --release`), of the example (`cargo build --release -p
 lastmile-core --example bench_run`) and, for the native column, of `lastmile-run`
-(`cargo build --release -p lastmile-cli`). Python runs with its bytecode cache on
+(`cargo build --release -p lastmile-cli`); the PGO column, of `bench/pgo.py`'s build
+(`make pgo`). `--check-native` holds the plain build. Python runs with its bytecode cache on
 (`PYTHONDONTWRITEBYTECODE` unset), as an installed package does.
 """
 
@@ -43,6 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_RUN = ROOT / "target" / "release" / "examples" / "bench_run"
 #: The native run command (`crates/lastmile-cli`): the same run and JSON, no interpreter.
 NATIVE = ROOT / "target" / "release" / "lastmile-run"
+#: The same, built with a profile of the seeds' experiments (`bench/pgo.py`, `make pgo`).
+NATIVE_PGO = ROOT / "target" / "pgo" / "release" / "lastmile-run"
+#: The native builds timed, each in its columns when it is built.
+NATIVES = (("lastmile-run", NATIVE), ("lastmile-run PGO", NATIVE_PGO))
 #: The children's environment: Python's bytecode cache on, as for an installed package.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
@@ -177,19 +182,20 @@ def engine_cpu_s(case: Case, n: int) -> float | None:
     return float(fields["median_cpu_s"])
 
 
-def measure(case: Case, n: int, ns: str | None) -> tuple[Runs, Runs | None, Runs | None]:
-    """`lastmile run --json`, `lastmile-run` (when built) and ns-2, interleaved."""
+def measure(case: Case, n: int, ns: str | None) -> tuple[Runs, Runs | None, dict[str, Runs]]:
+    """`lastmile run --json`, the native builds that are built and ns-2, interleaved."""
     lm, ref = Runs(), (Runs() if ns and case.ns2 else None)
-    native = Runs() if NATIVE.exists() else None
+    natives = {label: Runs() for label, path in NATIVES if path.exists()}
     command = [*lastmile_command(), "run", "--json", *case.lastmile_args()]
     timed(command)  # Writes the bytecode cache, if it was not there.
     for _ in range(n):
         lm.add(*timed(command))
-        if native is not None:
-            native.add(*timed([str(NATIVE), *case.lastmile_args()]))
+        for label, path in NATIVES:
+            if label in natives:
+                natives[label].add(*timed([str(path), *case.lastmile_args()]))
         if ref is not None and ns is not None and case.ns2 is not None:
             ref.add(*timed([ns, case.ns2]))
-    return lm, ref, native
+    return lm, ref, natives
 
 
 def lastmile_work(summary: dict[str, object]) -> Work:
@@ -248,7 +254,7 @@ def main() -> int:
     work: list[list[str]] = []
     failed = []
     for case in cases:
-        lm, ref, native = measure(case, args.n, ns)
+        lm, ref, natives = measure(case, args.n, ns)
         engine = engine_cpu_s(case, args.n)
         summary = json.loads(lm.last_stdout)
         events = summary["engine"]["events"]
@@ -275,21 +281,22 @@ def main() -> int:
                 failed.append(f"{case.name}: lastmile run {ratio:.2f}x < {args.check}x")
         else:
             row += ["-", "-", "-"]
-        if native is not None:
+        for label, _ in NATIVES:
+            native = natives.get(label)
+            if native is None:
+                row += ["-", "-"]
+                continue
             native_cpu = statistics.median(native.cpu_s)
             same = json.loads(native.last_stdout)["engine"]["events"] == events
             row.append(f"{native_cpu:.3f}" + ("" if same else " (other events!)"))
-            if ref is not None:
-                native_ratio = statistics.median(ref.cpu_s) / native_cpu
-                row.append(f"{native_ratio:.2f}x")
-                if args.check_native is not None and native_ratio < args.check_native:
-                    failed.append(
-                        f"{case.name}: lastmile-run {native_ratio:.2f}x < {args.check_native}x"
-                    )
-            else:
+            if ref is None:
                 row.append("-")
-        else:
-            row += ["-", "-"]
+                continue
+            native_ratio = statistics.median(ref.cpu_s) / native_cpu
+            row.append(f"{native_ratio:.2f}x")
+            check = args.check_native if label == "lastmile-run" else None
+            if check is not None and native_ratio < check:
+                failed.append(f"{case.name}: lastmile-run {native_ratio:.2f}x < {check}x")
         speed.append(row)
         print(f"{case.name}: done", file=sys.stderr, flush=True)
     table(
@@ -305,8 +312,7 @@ def main() -> int:
             "ns-2 CPU (s)",
             "ns-2 wall (s)",
             "ns-2 / lastmile",
-            "lastmile-run CPU (s)",
-            "ns-2 / lastmile-run",
+            *(h for label, _ in NATIVES for h in (f"{label} CPU (s)", f"ns-2 / {label}")),
         ],
         speed,
     )
