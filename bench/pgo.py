@@ -61,7 +61,7 @@ CONGESTION_CONTROLS = (
     "santa_cruz",
 )
 #: Summary fields that measure the host, not the run.
-WALL_FIELDS = frozenset({"wall_s", "events_per_wall_s"})
+WALL_FIELDS = frozenset({"wall_s"})
 
 
 def training_runs() -> list[list[str]]:
