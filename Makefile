@@ -45,8 +45,8 @@ bench-ns2: $(PY) ## lastmile against ns-2.35 (`ns`), whole process, on four scen
 	cargo build -q --release -p lastmile-cli
 	$(PY) bench/vs_ns2.py
 
-pgo: ## lastmile-run built with a profile of the seeds' experiments -> target/pgo/release (checked: same summaries)
-	$(PY) bench/pgo.py
+pgo: ## lastmile-run (target/pgo/release) and the extension (.venv) built with profiles of the seeds' experiments, checked
+	. $(VENV)/bin/activate && $(PY) bench/pgo.py --python
 
 docs: ## regenerate docs/: reproductions (.md and index.html; full runs, ~70 s), scenario reference
 	$(VENV)/bin/lastmile reproduce all --out out/reproduce --docs docs; test $$? -le 1

@@ -1,6 +1,7 @@
-"""A profile-guided build of `lastmile-run`, checked to give the plain build's results.
+"""Profile-guided builds of `lastmile-run` and the Python extension, checked to give the
+plain build's results.
 
-    python bench/pgo.py      # or: make pgo
+    python bench/pgo.py [--python]      # make pgo: both
 
 Profile-guided optimisation (PGO) changes how the compiler lays out and inlines the code,
 never what it computes: the build is told which branches the runs take and which calls are
@@ -24,9 +25,11 @@ profile ages as the code changes (changed functions lose it, silently), and the 
 format is tied to the compiler's LLVM. `bench/vs_ns2.py` times `target/pgo/release/lastmile-run`
 in a column of its own when it exists.
 
-The Python extension is not built with the profile: the core's functions are named
-differently in it (another build of the crate), so `lastmile-run`'s counts do not reach
-it; measured, a wheel built with them was no faster.
+With `--python`, the same for the Python extension, into the active virtual environment
+(`maturin develop --release`): its own instrumented wheel is trained through `python -m
+lastmile run --json` (the core's functions are named differently in the extension's build
+of the crate, so `lastmile-run`'s counts do not reach it: a wheel built with them was no
+faster), and its summaries are checked against the plain `lastmile-run`'s.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +50,12 @@ PROFILE_DIR = GEN_TARGET / "profiles"
 PROFILE = USE_TARGET / "lastmile.profdata"
 PLAIN = ROOT / "target" / "release" / "lastmile-run"
 OPTIMISED = USE_TARGET / "release" / "lastmile-run"
+#: The extension's instrumented build, its unpacked wheel and counts; its optimised build.
+PY_GEN_TARGET = ROOT / "target" / "pgo-gen-py"
+PY_SITE = PY_GEN_TARGET / "site"
+PY_PROFILE_DIR = PY_GEN_TARGET / "profiles"
+PY_PROFILE = USE_TARGET / "lastmile-py.profdata"
+PY_USE_TARGET = ROOT / "target" / "pgo-py"
 
 #: One training scenario run with each TCP recovery and congestion control (`--set`).
 VARIANT_SCENARIO = "experiments/survey_table1.toml"
@@ -100,45 +111,71 @@ def llvm_profdata() -> Path:
     return tool
 
 
-def cargo_build(target: Path, rustflags: str) -> None:
+def build_env(target: Path, rustflags: str) -> dict[str, str]:
+    """The environment of a build into `target` with `rustflags` added to the user's."""
     flags = " ".join(f for f in (os.environ.get("RUSTFLAGS", ""), rustflags) if f)
-    env = {**os.environ, "RUSTFLAGS": flags, "CARGO_TARGET_DIR": str(target)}
+    return {**os.environ, "RUSTFLAGS": flags, "CARGO_TARGET_DIR": str(target)}
+
+
+def cargo_build(target: Path, rustflags: str) -> None:
+    env = build_env(target, rustflags)
     subprocess.run(
         ["cargo", "build", "--release", "-p", "lastmile-cli"], cwd=ROOT, env=env, check=True
     )
 
 
-def run(binary: Path, args: list[str]) -> dict[str, object]:
-    proc = subprocess.run(
-        [str(binary), *args], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+def summary_of(command: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        sys.exit(f"pgo: {binary.name} {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+        sys.exit(f"pgo: {' '.join(command)} failed ({proc.returncode}):\n{proc.stderr}")
     summary: dict[str, object] = json.loads(proc.stdout)
     return summary
 
 
-def without_wall(value: object) -> object:
-    """`value` with the host's wall-clock fields taken out, at any depth."""
+def run(binary: Path, args: list[str]) -> dict[str, object]:
+    return summary_of([str(binary), *args])
+
+
+def run_python(args: list[str], site: Path | None = None) -> dict[str, object]:
+    """`python -m lastmile run --json`, with the package in `site` first if given."""
+    env = dict(os.environ)
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH")) if p)
+    return summary_of([sys.executable, "-m", "lastmile", "run", "--json", *args], env)
+
+
+def without_wall(value: object, also: frozenset[str] = frozenset()) -> object:
+    """`value` with the host's wall-clock fields (and the keys `also`) taken out, at any
+    depth."""
     if isinstance(value, dict):
-        return {k: without_wall(v) for k, v in value.items() if k not in WALL_FIELDS}
+        drop = WALL_FIELDS | also
+        return {k: without_wall(v, also) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [without_wall(v) for v in value]
+        return [without_wall(v, also) for v in value]
     return value
+
+
+def merge(profdata: Path, raw_dir: Path, into: Path) -> None:
+    into.parent.mkdir(parents=True, exist_ok=True)
+    raw = sorted(raw_dir.glob("*.profraw"))
+    subprocess.run([str(profdata), "merge", "-o", str(into), *map(str, raw)], check=True)
+
+
+def fresh(raw_dir: Path) -> None:
+    """Counts of an earlier training are not summed into this one's."""
+    for old in raw_dir.glob("*.profraw"):
+        old.unlink()
 
 
 def train(profdata: Path) -> None:
     print("pgo: building lastmile-run instrumented (target/pgo-gen)", flush=True)
-    for old in PROFILE_DIR.glob("*.profraw"):
-        old.unlink()
+    fresh(PROFILE_DIR)
     cargo_build(GEN_TARGET, f"-Cprofile-generate={PROFILE_DIR}")
     runs = training_runs()
     for i, args in enumerate(runs, 1):
         print(f"pgo: training {i}/{len(runs)}: {' '.join(args)}", flush=True)
         run(GEN_TARGET / "release" / "lastmile-run", args)
-    USE_TARGET.mkdir(parents=True, exist_ok=True)
-    raw = sorted(PROFILE_DIR.glob("*.profraw"))
-    subprocess.run([str(profdata), "merge", "-o", str(PROFILE), *map(str, raw)], check=True)
+    merge(profdata, PROFILE_DIR, PROFILE)
 
 
 def check_same_results() -> None:
@@ -152,15 +189,65 @@ def check_same_results() -> None:
     print(f"pgo: same summaries as target/release/lastmile-run on {len(runs)} runs")
 
 
+def maturin() -> str:
+    found = shutil.which("maturin")
+    if found is None or not os.environ.get("VIRTUAL_ENV"):
+        sys.exit(
+            "pgo: --python installs the extension into the active virtual environment, with "
+            "maturin: activate it first (`. .venv/bin/activate`, after `make venv`)"
+        )
+    return found
+
+
+def train_python(profdata: Path, maturin_bin: str) -> None:
+    print("pgo: building the extension instrumented (target/pgo-gen-py)", flush=True)
+    fresh(PY_PROFILE_DIR)
+    wheels = PY_GEN_TARGET / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    env = build_env(PY_GEN_TARGET, f"-Cprofile-generate={PY_PROFILE_DIR}")
+    build = [maturin_bin, "build", "--release", "--out", str(wheels)]
+    subprocess.run(build, cwd=ROOT, env=env, check=True)
+    shutil.rmtree(PY_SITE, ignore_errors=True)
+    (wheel,) = wheels.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(PY_SITE)
+    runs = training_runs()
+    for i, args in enumerate(runs, 1):
+        print(f"pgo: training the extension {i}/{len(runs)}: {' '.join(args)}", flush=True)
+        run_python(args, PY_SITE)
+    merge(profdata, PY_PROFILE_DIR, PY_PROFILE)
+
+
+def build_python(maturin_bin: str) -> None:
+    print("pgo: installing the extension built with its profile (target/pgo-py)", flush=True)
+    env = build_env(PY_USE_TARGET, f"-Cprofile-use={PY_PROFILE}")
+    subprocess.run([maturin_bin, "develop", "--release"], cwd=ROOT, env=env, check=True)
+    runs = check_runs()
+    for args in runs:
+        plain, optimised = run(PLAIN, args), run_python(args)
+        command = frozenset({"command"})  # `lastmile-run ...` against `lastmile run ...`.
+        if without_wall(plain, command) != without_wall(optimised, command):
+            sys.exit(f"pgo: {' '.join(args)}: the optimised extension's summary differs")
+    print(f"pgo: the extension gives lastmile-run's summaries on {len(runs)} runs")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help="also the Python extension, into the active virtual environment",
+    )
+    args = parser.parse_args()
     profdata = llvm_profdata()
+    maturin_bin = maturin() if args.python else None
     train(profdata)
-    use = f"-Cprofile-use={PROFILE}"
     print("pgo: building lastmile-run with the profile (target/pgo)", flush=True)
-    cargo_build(USE_TARGET, use)
+    cargo_build(USE_TARGET, f"-Cprofile-use={PROFILE}")
     check_same_results()
+    if maturin_bin is not None:
+        train_python(profdata, maturin_bin)
+        build_python(maturin_bin)
     print(f"pgo: {OPTIMISED.relative_to(ROOT)}")
     return 0
 

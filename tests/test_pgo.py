@@ -74,3 +74,6 @@ def test_the_check_ignores_only_the_wall_clock() -> None:
     assert pgo.without_wall(summary) == pgo.without_wall(later)
     moved = {"engine": {"events": 10, "wall_s": 0.5}, "flows": [{"bytes_delivered": 8}]}
     assert pgo.without_wall(summary) != pgo.without_wall(moved)
+    # The extension's check also sets aside the command line typed.
+    typed = {**summary, "command": "lastmile-run x.toml"}
+    assert pgo.without_wall(typed, frozenset({"command"})) == pgo.without_wall(summary)
