@@ -28,6 +28,9 @@
 # Agent/TCP/Vegas sizes its ring of send times (v_sendtime_, v_transmits_: window_ packets
 # when the first packet is sent, tcp-vegas.cc:468) to <n> while window_ and ssthresh_ are
 # set back to <window> at once, so that only the ring changes.
+# Diagnostic too: with VEGAS_TRACE=<file>, every packet event (trace-all) and the agent's
+# traced variables go to <file>, in the order they happen (validation/ns2/vegas_trace.py
+# replays Vegas's per-round code on it).
 
 if {$argc < 5} {
     puts stderr "usage: ns chain.tcl agent window per seed duration_s \[trace_file\]"
@@ -42,6 +45,11 @@ set trace_file [lindex $argv 5]
 
 set ns [new Simulator]
 $defaultRNG seed $seed
+set vegas_trace [expr {[info exists env(VEGAS_TRACE)] ? $env(VEGAS_TRACE) : ""}]
+if {$vegas_trace != ""} {
+    set trace_all [open $vegas_trace w]
+    $ns trace-all $trace_all
+}
 
 set fh [$ns node]
 set bs [$ns node]
@@ -93,6 +101,10 @@ $ns connect $tcp $sink
 set ftp [new Application/FTP]
 $ftp attach-agent $tcp
 
+if {$vegas_trace != ""} {
+    $tcp attach $trace_all
+    foreach var {cwnd_ ssthresh_ t_seqno_ ack_ dupacks_ backoff_ nrexmit_} { $tcp trace $var }
+}
 if {$trace_file != ""} {
     set tf [open $trace_file w]
     $tcp attach $tf
@@ -124,7 +136,7 @@ proc backoffs {} {
 }
 
 proc finish {} {
-    global ns tcp agent_name window per seed duration engine_start trace_file tf payload
+    global ns tcp agent_name window per seed duration engine_start trace_file tf payload vegas_trace trace_all
     set engine_s [expr {([clock clicks -milliseconds] - $engine_start) / 1000.0}]
     set pkt $payload
     set acked [expr {[$tcp set ack_] + 1}]
@@ -136,6 +148,7 @@ proc finish {} {
         [expr {$agent_name == "Fack" ? [backoffs] : [$tcp set nrexmit_]}] [$tcp set nrexmitpack_] [$tcp set ndatapack_] $acked \
         [$tcp set nrexmit_] $engine_s]
     if {$trace_file != ""} { close $tf }
+    if {$vegas_trace != ""} { $ns flush-trace; close $trace_all }
     exit 0
 }
 
