@@ -233,7 +233,10 @@ def build_python(maturin_bin: str) -> None:
         plain, optimised = run(PLAIN, args), run_python(args)
         command = frozenset({"command"})  # `lastmile-run ...` against `lastmile run ...`.
         if without_wall(plain, command) != without_wall(optimised, command):
-            sys.exit(f"pgo: {' '.join(args)}: the optimised extension's summary differs")
+            sys.exit(
+                f"pgo: {' '.join(args)}: the optimised extension's summary differs; put the "
+                "plain build back with `maturin develop --release`"
+            )
     print(f"pgo: the extension gives lastmile-run's summaries on {len(runs)} runs")
 
 
