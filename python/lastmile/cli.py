@@ -151,10 +151,10 @@ def _scenario_file(args: argparse.Namespace) -> Path | str:
     if args.example is not None and args.scenario is not None:
         raise _BadInput("give a SCENARIO file or --example NAME, not both")
     if args.example is not None:
-        from lastmile._examples import example_path
+        from lastmile._examples import example_file
 
         try:
-            return example_path(args.example)
+            return example_file(args.example)
         except KeyError as e:
             raise _BadInput(str(e.args[0])) from None
     for link in args.pcap if "pcap" in args else ():
