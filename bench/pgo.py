@@ -10,7 +10,7 @@ hot. The steps:
 1. build `lastmile-run` instrumented (`-Cprofile-generate`, into `target/pgo-gen`);
 2. run it on the training set: every `experiments/*.toml` (the seeds' experiments: TULIP,
    Snoop, WTCP, LLE-TCP, 802.11, FAMA-NCS, the survey's mechanisms), and one of them with
-   each TCP recovery and congestion control. The benchmark scenarios
+   each TCP variant and congestion control the scenario schema names. The benchmark scenarios
    (`bench/scenarios/*.toml`, `bench/vs_ns2.py`) are *not* trained on, so the figures
    measured on them are not the training runs';
 3. merge the counts with the toolchain's `llvm-profdata` (`rustup component add
@@ -58,29 +58,30 @@ PY_PROFILE_DIR = PY_GEN_TARGET / "profiles"
 PY_PROFILE = USE_TARGET / "lastmile-py.profdata"
 PY_USE_TARGET = ROOT / "target" / "pgo-py"
 
-#: One training scenario run with each TCP recovery and congestion control (`--set`).
+#: One training scenario run with each TCP variant and congestion control (`--set`).
 VARIANT_SCENARIO = "experiments/survey_table1.toml"
-RECOVERIES = ("tahoe", "reno", "newreno", "sack", "fack")
-CONGESTION_CONTROLS = (
-    "reno",
-    "vegas",
-    "westwood_plus",
-    "veno",
-    "fast",
-    "illinois",
-    "cubic",
-    "bbr",
-    "santa_cruz",
-)
 #: Summary fields that measure the host, not the run.
 WALL_FIELDS = frozenset({"wall_s"})
 
 
+def tcp_names() -> tuple[list[str], list[str]]:
+    """The TCP variants and congestion-control names the core takes, from its scenario
+    schema (`lastmile schema`), so that a new one is trained on without editing this file."""
+    import lastmile
+
+    definitions = json.loads(lastmile.schema())["definitions"]
+    variants = [v for choice in definitions["TcpVariant"]["oneOf"] for v in choice["enum"]]
+    named_cc = definitions["TcpSpec"]["properties"]["cc"]["anyOf"]
+    controls = [c for choice in named_cc if "enum" in choice for c in choice["enum"]]
+    return variants, controls
+
+
 def training_runs() -> list[list[str]]:
     """The training set: `lastmile-run` arguments, relative to the checkout."""
+    variants, controls = tcp_names()
     runs = [[str(p.relative_to(ROOT))] for p in sorted((ROOT / "experiments").glob("*.toml"))]
-    runs += [[VARIANT_SCENARIO, "--set", f"flow.0.tcp.variant={v}"] for v in RECOVERIES]
-    runs += [[VARIANT_SCENARIO, "--set", f"flow.0.tcp.cc={cc}"] for cc in CONGESTION_CONTROLS]
+    runs += [[VARIANT_SCENARIO, "--set", f"flow.0.tcp.variant={v}"] for v in variants]
+    runs += [[VARIANT_SCENARIO, "--set", f"flow.0.tcp.cc={cc}"] for cc in controls]
     return runs
 
 

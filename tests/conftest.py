@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -73,3 +75,20 @@ def without_wall_time(summary: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture
 def small_args() -> Sequence[str]:
     return SMALL
+
+
+@pytest.fixture(scope="session")
+def native() -> Path:
+    """`lastmile-run` (`crates/lastmile-cli`): built here with `cargo build -p lastmile-cli`
+    (a no-op when it is up to date, as after `cargo test --workspace` in CI), or taken from
+    ``LASTMILE_RUN_BIN``."""
+    given = os.environ.get("LASTMILE_RUN_BIN")
+    if given:
+        return Path(given)
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("cargo not found: lastmile-run cannot be built here")
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([cargo, "build", "-q", "-p", "lastmile-cli"], cwd=root, check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+    return target / "debug" / "lastmile-run"

@@ -9,8 +9,6 @@ date, as after `cargo test --workspace` in CI), or taken from ``LASTMILE_RUN_BIN
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,19 +17,6 @@ import pytest
 from conftest import EXAMPLES, example, lastmile_cli, without_wall_time, write
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def native() -> Path:
-    given = os.environ.get("LASTMILE_RUN_BIN")
-    if given:
-        return Path(given)
-    cargo = shutil.which("cargo")
-    if cargo is None:
-        pytest.skip("cargo not found: lastmile-run cannot be built here")
-    subprocess.run([cargo, "build", "-q", "-p", "lastmile-cli"], cwd=ROOT, check=True)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "debug" / "lastmile-run"
 
 
 def run_native(binary: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -8,13 +8,9 @@ measured in docs/performance.md, not here.
 from __future__ import annotations
 
 import importlib.util
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from types import ModuleType
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,25 +26,16 @@ def load_pgo() -> ModuleType:
 pgo = load_pgo()
 
 
-@pytest.fixture(scope="module")
-def native() -> Path:
-    given = os.environ.get("LASTMILE_RUN_BIN")
-    if given:
-        return Path(given)
-    cargo = shutil.which("cargo")
-    if cargo is None:
-        pytest.skip("cargo not found: lastmile-run cannot be built here")
-    subprocess.run([cargo, "build", "-q", "-p", "lastmile-cli"], cwd=ROOT, check=True)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "debug" / "lastmile-run"
-
-
 def test_the_training_set_is_every_experiment_and_no_benchmark() -> None:
     runs = pgo.training_runs()
     files = {args[0] for args in runs}
     experiments = {str(p.relative_to(ROOT)) for p in (ROOT / "experiments").glob("*.toml")}
     assert experiments <= files
     assert not any(f.startswith("bench/") for f in files)
+    # Every TCP variant and named congestion control of the core, read from its schema.
+    variants, controls = pgo.tcp_names()
+    assert {"tahoe", "sack", "fack"} <= set(variants) and {"cubic", "bbr"} <= set(controls)
+    assert len(runs) == len(experiments) + len(variants) + len(controls)
     # The check covers the benchmarks the figures are measured on.
     checked = {args[0] for args in pgo.check_runs()}
     assert {"bench/scenarios/chain.toml", "bench/scenarios/wifi.toml"} <= checked
