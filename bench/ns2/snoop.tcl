@@ -11,7 +11,8 @@
 # Snoop test suite) where lastmile's chain hop is a full-duplex point-to-point link. The
 # two do not keep the same schedule: with no errors at all the transfer takes ns-2 133 s of
 # simulated time and lastmile 82 s (data and ACKs contend for ns-2's LAN); with the errors,
-# 322 s (6 timeouts at the source) against 130 s. The speed comparison counts the same
+# 322 s (6 timeouts at the source) against 98 s (at 13706e4; 130 s at e578496, the
+# build of docs/performance.md's first table). The speed comparison counts the same
 # transfer, not the same schedule.
 #
 #     ns bench/ns2/snoop.tcl
