@@ -248,15 +248,24 @@ fn add_flow(
         )),
         src_port,
     );
-    for (conn, node, remote, is_source) in [
-        (AnyEndpoint::Tcp(source_conn), src, dst_addr, true),
-        (sink_conn, dst, src_addr, false),
+    let source_key = (src_port, dst_addr, SINK_PORT);
+    let sink_key = (SINK_PORT, src_addr, src_port);
+    for (conn, node, remote, demux_key, is_source) in [
+        (
+            AnyEndpoint::Tcp(source_conn),
+            src,
+            dst_addr,
+            source_key,
+            true,
+        ),
+        (sink_conn, dst, src_addr, sink_key, false),
     ] {
         let endpoint = EndpointId(world.endpoints.len() as u32);
         world.endpoints.push(Endpoint {
             conn,
             node,
             remote,
+            demux_key,
             flow: id,
             is_source,
             sent_data: false,
@@ -265,12 +274,11 @@ fn add_flow(
     }
     debug_assert_eq!(world.flow_ends.len(), i, "flows are added in order");
     world.flow_ends.push([(src, source), (dst, sink)]);
-    world.nodes[src.index()]
-        .demux
-        .insert((src_port, dst_addr, SINK_PORT), source);
-    world.nodes[dst.index()]
-        .demux
-        .insert((SINK_PORT, src_addr, src_port), sink);
+    for (node, key, endpoint) in [(src, source_key, source), (dst, sink_key, sink)] {
+        let taken = world.nodes[node.index()].demux.insert(key, endpoint);
+        // `World::deliver_in_place` trusts an endpoint whose key is a packet's.
+        debug_assert!(taken.is_none(), "demultiplexing keys are unique on a node");
+    }
 
     let jitter = f.start_jitter.sim();
     let jitter = if jitter.is_zero() {

@@ -93,8 +93,7 @@ impl PacketArena {
 /// The endpoint of `flow` on `to`, where one of its packets arrives next: the one its
 /// delivery will read, if `to` is where it is going. Read from `flow_ends` (a few bytes per
 /// flow) while the packet is in the cache, so that the arrival before it can ask for the
-/// endpoint ahead (`World::on_propagated`); a hint only, as the delivery looks its endpoint
-/// up.
+/// endpoint ahead (`World::on_propagated`); `NO_ENDPOINT` if the packet has none on `to`.
 #[inline(always)]
 fn arrival_endpoint(
     flow_ends: &[[(NodeId, EndpointId); 2]],
@@ -108,12 +107,17 @@ fn arrival_endpoint(
     }
 }
 
-/// Asks for endpoint `e` ahead (`World::prefetch_endpoints`): out of line, so that runs
-/// that never ask keep the arrival's code small.
+/// Asks ahead (`World::prefetch_endpoints`) for what the arrival of a packet for endpoint
+/// `e` will read cold: the endpoint, and the record of its flow, which the delivery's
+/// accounting writes (`Flow::on_delivery`, every segment delivered in order) and the
+/// source's reads. A flow's endpoints are numbered two by two in the flows' order
+/// (`build`), so the flow is `e / 2` (a hint: a wrong guess would only cost a line). Out
+/// of line, so that runs that never ask keep the arrival's code small.
 #[cold]
 #[inline(never)]
-fn prefetch_endpoint(endpoints: &[Endpoint], e: EndpointId) {
+fn prefetch_arrival(endpoints: &[Endpoint], flows: &[Flow], e: EndpointId) {
     prefetch_element::<_, ENDPOINT_PREFETCH_LINES>(endpoints, e.index());
+    prefetch_element::<_, FLOW_PREFETCH_LINES>(flows, e.index() / 2);
 }
 
 /// `Propagating::endpoint` of a packet no endpoint is asked for ahead for (an id no run
@@ -249,7 +253,11 @@ pub struct Link {
 /// How many cache lines of an endpoint (about 1.5 KB, of which a segment's handling
 /// reads a scattered part) its next packet's arrival asks for ahead
 /// (`World::on_propagated`).
-const ENDPOINT_PREFETCH_LINES: usize = 24;
+const ENDPOINT_PREFETCH_LINES: usize = 25;
+
+/// How many cache lines of a flow's record (`Flow`, 280 bytes: all of it) the arrival
+/// before its packet's asks for.
+const FLOW_PREFETCH_LINES: usize = 5;
 
 /// The endpoints' total size from which a run asks for them ahead
 /// (`World::prefetch_endpoints`): about a core's L2 cache.
@@ -274,6 +282,10 @@ pub struct Endpoint {
     pub conn: AnyEndpoint,
     pub node: NodeId,
     pub remote: Ipv4Addr,
+    /// Its key in its node's demultiplexing map (`Node::demux`): (local port, remote
+    /// address, remote port). Each key is unique on its node and the map is fixed once
+    /// built.
+    pub demux_key: (u16, Ipv4Addr, u16),
     pub flow: FlowId,
     pub is_source: bool,
     /// The endpoint has sent a data segment.
@@ -443,7 +455,7 @@ impl World {
     pub(super) fn dispatch(&mut self, now: SimTime, event: Event) -> Result<(), SimError> {
         match event {
             Event::TxDone { link, dir } => self.on_tx_done(now, link, dir),
-            Event::Arrive { node, slot } => self.on_arrive(now, node, slot),
+            Event::Arrive { node, slot } => self.on_arrive(now, node, slot, NO_ENDPOINT),
             Event::Propagated { link, dir } => self.on_propagated(now, link, dir),
             Event::Timer { timer, generation } => self.on_timer(now, timer, generation),
             Event::CellRxStart { cell, station } => self.on_cell_rx_start(now, cell, station),
@@ -760,11 +772,11 @@ impl World {
                 .schedule_reserved(next.at, next.seq, Event::Propagated { link, dir })?;
             self.packets.prefetch(next.slot);
             if next.endpoint != NO_ENDPOINT {
-                prefetch_endpoint(&self.endpoints, next.endpoint);
+                prefetch_arrival(&self.endpoints, &self.flows, next.endpoint);
             }
         }
         let to = l.dirs[dir.index()].to;
-        self.on_arrive(now, to, arrived.slot)
+        self.on_arrive(now, to, arrived.slot, arrived.endpoint)
     }
 
     /// Puts the packet in `slot` on its way along `link`'s direction `dir`, to arrive at
@@ -798,7 +810,16 @@ impl World {
         Ok(())
     }
 
-    fn on_arrive(&mut self, now: SimTime, node: NodeId, slot: PacketSlot) -> Result<(), SimError> {
+    /// A packet reaches `node`; `named` is the endpoint it was named ahead for
+    /// (`Propagating::endpoint`, `NO_ENDPOINT` if none), which spares the delivery its
+    /// demultiplexing when the packet's ports and source are that endpoint's.
+    fn on_arrive(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        slot: PacketSlot,
+        named: EndpointId,
+    ) -> Result<(), SimError> {
         if self.packets.get(slot).ip.dst != self.nodes[node.index()].addr {
             let p = self.packets.get_mut(slot);
             p.ip.ttl = p.ip.ttl.saturating_sub(1);
@@ -819,7 +840,7 @@ impl World {
             }
             return self.deliver_local(now, node, packet);
         }
-        self.deliver_in_place(now, node, slot)
+        self.deliver_in_place(now, node, slot, named)
     }
 
     /// `deliver_local` for the packet in `slot`, read where it lies: a TCP segment goes to
@@ -830,6 +851,7 @@ impl World {
         now: SimTime,
         node: NodeId,
         slot: PacketSlot,
+        named: EndpointId,
     ) -> Result<(), SimError> {
         // A port to a real host (or a UDP sink) takes the packet by value.
         let packet = self.packets.get(slot);
@@ -839,9 +861,19 @@ impl World {
         }
         let (src_port, dst_port) = packet.transport.ports();
         let key = (dst_port, packet.ip.src, src_port);
-        let Some(&endpoint) = self.nodes[node.index()].demux.get(&key) else {
-            self.packets.release(slot);
-            return Ok(()); // No listener, as in `deliver_local`.
+        // An endpoint on `node` whose key is the packet's is the one the node's map gives:
+        // keys are unique on a node and the map never changes (`Endpoint::demux_key`). The
+        // one named ahead is read from the endpoint, asked for ahead, where the map's
+        // probe would read cold memory with thousands of flows.
+        let endpoint = match self.endpoints.get(named.index()) {
+            Some(e) if e.demux_key == key && e.node == node => named,
+            _ => match self.nodes[node.index()].demux.get(&key) {
+                Some(&endpoint) => endpoint,
+                None => {
+                    self.packets.release(slot);
+                    return Ok(()); // No listener, as in `deliver_local`.
+                }
+            },
         };
         let mut out = self.take_outbox();
         self.endpoints[endpoint.index()]
