@@ -29,7 +29,6 @@ lint: $(PY) ## cargo fmt/clippy, ruff, mypy (no build)
 	$(VENV)/bin/mypy python/lastmile tests bench validation
 
 bench: $(PY) ## callgrind gate (fails above bench/callgrind_baseline.json), criterion, 10 MB/1 GB runs, the CLI, 1-10,000 flows
-	cargo build -q --profile gate -p lastmile-core --example whole_run --example bench_run
 	cargo build -q --release -p lastmile-core --example whole_run --example bench_run
 	$(PY) bench/callgrind_gate.py
 	cargo bench -p lastmile-core --bench engine
