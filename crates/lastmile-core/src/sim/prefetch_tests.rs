@@ -1,9 +1,9 @@
 //! Asking for the next packet's endpoint and flow ahead (`World::prefetch_endpoints`) is a
 //! hint: on a dumbbell with enough flows that the run asks, every endpoint named ahead is
 //! the one the node's demultiplexing map gives for the packet, with the packet's key (so
-//! the delivery takes it without probing the map), the flow asked for with it (the
-//! endpoint's number halved) is the packet's, every packet
-//! delivered to an endpoint off a link had its endpoint named, and the run ends with the
+//! the delivery takes it without probing the map); the flow asked for with it (the
+//! endpoint's number halved) is the packet's; every packet delivered to an endpoint off a
+//! link had its endpoint named; a wrong name is not taken; and the run ends with the
 //! summary (its event count included) of the same run that never asks.
 
 use super::report::summarize;

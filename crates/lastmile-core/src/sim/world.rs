@@ -255,8 +255,8 @@ pub struct Link {
 /// (`World::on_propagated`).
 const ENDPOINT_PREFETCH_LINES: usize = 25;
 
-/// How many cache lines of a flow's record (`Flow`, 280 bytes: all of it) the arrival
-/// before its packet's asks for.
+/// How many cache lines of a flow's record (`Flow`, 280 bytes: all of it) are asked for
+/// with its endpoint (`prefetch_arrival`).
 const FLOW_PREFETCH_LINES: usize = 5;
 
 /// The endpoints' total size from which a run asks for them ahead
