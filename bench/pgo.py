@@ -114,14 +114,11 @@ def llvm_profdata() -> Path:
 
 
 def build_env(target: Path, rustflags: str) -> dict[str, str]:
-    """The environment of a build into `target` with `rustflags` added to the user's; a
-    profiled build (instrumented or optimised) is in one codegen unit, which with the
-    profile took a further 7-8 % off the cell and TULIP over FAMA-NCS (the chain the same)."""
+    """The environment of a build into `target` with `rustflags` added to the user's. The
+    release profile is in one codegen unit (`Cargo.toml`), which with the profile took a
+    further 7-8 % off the cell and TULIP over FAMA-NCS (the chain the same)."""
     flags = " ".join(f for f in (os.environ.get("RUSTFLAGS", ""), rustflags) if f)
-    env = {**os.environ, "RUSTFLAGS": flags, "CARGO_TARGET_DIR": str(target)}
-    if "-Cprofile-" in rustflags:
-        env["CARGO_PROFILE_RELEASE_CODEGEN_UNITS"] = "1"
-    return env
+    return {**os.environ, "RUSTFLAGS": flags, "CARGO_TARGET_DIR": str(target)}
 
 
 def cargo_build(target: Path, rustflags: str) -> None:
